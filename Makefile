@@ -1,0 +1,130 @@
+# tdbf — GNU Makefile.  `make help` lists the targets.
+#
+# Honours PREFIX, DESTDIR, LIBDIR, CC, CFLAGS (appended), LDFLAGS.
+
+VERSION     := 0.1.0
+SOVERSION   := 0
+PREFIX      ?= /usr/local
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+BINDIR      ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+CC          ?= cc
+WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+BASEFLAGS   := -std=c11 $(WARN) -Iinclude -Isrc/lib
+OPT         ?= -O2 -g
+ALL_CFLAGS  := $(BASEFLAGS) $(OPT) $(CFLAGS)
+LIB_CFLAGS  := $(ALL_CFLAGS) -fPIC -fvisibility=hidden
+SAN_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+BUILD       := build
+LIB_SRC     := $(sort $(wildcard src/lib/*.c))
+CLI_SRC     := $(sort $(wildcard src/cli/*.c))
+TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
+TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_BINS   := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
+SAN_BINS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
+DEPS        := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(SAN_LIB_OBJ:.o=.d)
+
+STATIC_LIB  := $(BUILD)/libtdbf.a
+SHARED_LIB  := $(BUILD)/libtdbf.so.$(VERSION)
+SONAME      := libtdbf.so.$(SOVERSION)
+CLI         := $(BUILD)/tdbf
+PCFILE      := $(BUILD)/tdbf.pc
+
+LIBS        := -lm
+TEST_LIBS   := -lcmocka $(LIBS)
+
+.PHONY: all lib cli test san check install uninstall clean help demo
+
+all: lib cli $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI and tdbf.pc
+
+lib: $(STATIC_LIB) $(SHARED_LIB) ## build the static and shared library
+
+cli: $(CLI) ## build the tdbf command-line tool
+
+$(BUILD)/src/lib/%.o: src/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/src/cli/%.o: src/cli/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(SONAME) $(LDFLAGS) -o $@ $^ $(LIBS)
+	ln -sf libtdbf.so.$(VERSION) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/libtdbf.so
+
+# The CLI links the static library, like any user could; it sees only tdbf.h.
+$(CLI): $(CLI_OBJ) $(STATIC_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(LIBS)
+
+$(PCFILE): tdbf.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# ---- tests -------------------------------------------------------------
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_COMMON) $(STATIC_LIB) $(TEST_LIBS)
+
+$(BUILD)/san/src/lib/%.o: src/lib/%.c
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
+	@mkdir -p $(@D)
+	$(CC) $(BASEFLAGS) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
+
+test: $(TEST_BINS) $(CLI) ## build and run the unit, property and statistical tests
+	@sh tests/run-unit.sh $(TEST_BINS)
+
+san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  sh tests/run-unit.sh $(SAN_BINS)
+
+check: test san ## both test builds
+
+demo: $(CLI) ## run the demo (Zipf stream through APBF vs the exact window)
+	$(CLI) demo
+
+# ---- install -----------------------------------------------------------
+install: all ## install library, header, CLI and tdbf.pc under $(DESTDIR)$(PREFIX)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 include/tdbf.h $(DESTDIR)$(INCLUDEDIR)/tdbf.h
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libtdbf.a
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libtdbf.so.$(VERSION)
+	ln -sf libtdbf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtdbf.so
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/tdbf
+	install -m 644 $(PCFILE) $(DESTDIR)$(PKGCONFIGDIR)/tdbf.pc
+
+uninstall: ## remove what install put there
+	rm -f $(DESTDIR)$(INCLUDEDIR)/tdbf.h $(DESTDIR)$(LIBDIR)/libtdbf.a \
+	      $(DESTDIR)$(LIBDIR)/libtdbf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/libtdbf.so $(DESTDIR)$(BINDIR)/tdbf \
+	      $(DESTDIR)$(PKGCONFIGDIR)/tdbf.pc
+
+clean: ## remove build/
+	rm -rf $(BUILD)
+
+help: ## list the targets
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 12
+
+-include $(DEPS)

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install the Debian packages tdbf needs, only those that are missing.
+# Usage: scripts/deps.sh [build|test|all]   (default: all)
+# Fast when everything is present: one dpkg-query, no apt-get.
+set -eu
+
+build_pkgs="make gcc libc6-dev libxxhash-dev pkg-config"
+test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind"
+
+case "${1:-all}" in
+  build) want="$build_pkgs" ;;
+  test|all) want="$build_pkgs $test_pkgs" ;;
+  *) echo "usage: $0 [build|test|all]" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $want; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing="$missing $p"
+done
+
+[ -z "$missing" ] && exit 0
+
+echo "deps: installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

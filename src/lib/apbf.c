@@ -1,0 +1,208 @@
+/*
+ * apbf.c — Age-Partitioned Bloom Filter, count window.
+ *
+ * Shtul, Baquero, Almeida, "Age-Partitioned Bloom Filters" (paper 004),
+ * section 5.
+ *
+ * Model.  k+l slices of m bits each, kept in a circular buffer.  An insert
+ * sets one bit in each of the k newest logical slices s_0 .. s_{k-1}.  Every
+ * g = floor(m ln2 / k) inserts (a generation) the buffer shifts: the oldest
+ * slice s_{k+l-1} is cleared and becomes the new s_0.  A slice takes inserts
+ * for k generations, k*g <= m ln2 keys, so it stops at fill 1/2.  A query
+ * answers yes iff some k consecutive logical slices s_j .. s_{j+k-1},
+ * 0 <= j <= l, all have the key's bit set (Algorithm 1 finds such a run
+ * reading few slices: start at s_l, walk towards older slices counting
+ * matches, on a miss jump k back).
+ *
+ *     buffer position:   0     1     2     3     4     5     6    (k=3, l=4)
+ *                      +-----+-----+-----+-----+-----+-----+-----+
+ *     logical slice:   | s_5 | s_6 | s_0 | s_1 | s_2 | s_3 | s_4 |
+ *                      +-----+-----+-----+-----+-----+-----+-----+
+ *                                   ^ base: a shift moves it one left
+ *                                     (mod k+l) and clears that slice.
+ *
+ * Hashing.  Each buffer position j owns a fixed hash h_j (section 5.1: the
+ * mapping must not move when slices shift), derived from the key's one
+ * 128-bit hash as lo + j*hi and reduced to [0, m) by multiply-shift.
+ *
+ * Window.  A key inserted in some generation sits in s_t .. s_{t+k-1} after
+ * t shifts and is found while t <= l, i.e. for at least l*g further inserts:
+ * the window is w = l*g with no false negatives (section 5.2).  It may
+ * linger up to k more generations (slack k*g), reported with probability
+ * halving per lost slice (peak NPWS ~ 2/l).
+ *
+ * False positives.  Worst just before a shift, F(k,l,0,0) over the slices'
+ * fills (section 5.3, plan.c).  Measured on 10^4 keys through a 10^3 window,
+ * the rate sits inside the binomial band of plan.c's exact-fill F (see
+ * tests/unit/test_apbf.c).
+ *
+ * add() is test-and-set: it runs the query first (the answer a contains()
+ * would have given), then performs a due shift and sets the k bits.  Bits
+ * are only ever cleared a whole slice at a time by a shift, so a key inside
+ * the window can never lose a bit: no false negatives, for any key bytes.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct apbf {
+    unsigned  k;            /* slices set per insert */
+    unsigned  l;            /* extra slices: the window is l generations */
+    unsigned  slices;       /* k + l */
+    unsigned  base;         /* buffer position of logical slice s_0 */
+    uint64_t  m;            /* bits per slice */
+    uint64_t  words;        /* 64-bit words per slice */
+    uint64_t  g;            /* generation size: inserts between shifts */
+    uint64_t  fill;         /* inserts in the current generation, 0..g */
+    uint64_t  shifts;       /* shifts since open */
+    double    fp_planned;   /* plan.c exact-fill F(k,l,0,0) */
+    uint64_t *bits;         /* slices * words, 64-byte aligned */
+} apbf;
+
+static size_t apbf_bytes(const apbf *a)
+{
+    return (size_t)a->slices * (size_t)a->words * sizeof(uint64_t);
+}
+
+/* Buffer position of logical slice i (0 <= i < k+l), without division. */
+static inline unsigned position(const apbf *a, unsigned i)
+{
+    unsigned pos = a->base + i;
+    return pos >= a->slices ? pos - a->slices : pos;
+}
+
+static inline uint64_t bit_of(const apbf *a, unsigned pos, const tdbf_hash128 *h)
+{
+    return (uint64_t)pos * a->words * 64 + tdbf_reduce(tdbf_hash_nth(h, pos), a->m);
+}
+
+static inline int slice_has(const apbf *a, unsigned logical, const tdbf_hash128 *h)
+{
+    return tdbf_bit_get(a->bits, bit_of(a, position(a, logical), h));
+}
+
+/* Algorithm 1 (section 5.4). */
+static int query(const apbf *a, const tdbf_hash128 *h)
+{
+    const int k = (int)a->k;
+    int i = (int)a->l, before_jump = 0, run = 0;
+    while (i >= 0) {
+        if (slice_has(a, (unsigned)i, h)) {
+            run++;
+            i++;
+            if (before_jump + run == k)
+                return 1;
+        } else {
+            i -= k;
+            before_jump = run;
+            run = 0;
+        }
+    }
+    return 0;
+}
+
+/* Retire the oldest slice: it becomes the new, empty s_0. */
+static void shift(apbf *a)
+{
+    a->base = a->base == 0 ? a->slices - 1 : a->base - 1;
+    memset(a->bits + (size_t)a->base * a->words, 0, a->words * sizeof(uint64_t));
+    a->fill = 0;
+    a->shifts++;
+}
+
+static int apbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    apbf *a = f->impl;
+    int present = query(a, &key->hash);
+    if (a->fill == a->g)
+        shift(a);
+    for (unsigned i = 0; i < a->k; i++)
+        tdbf_bit_set(a->bits, bit_of(a, position(a, i), &key->hash));
+    a->fill++;
+    return present;
+}
+
+static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    return query(f->impl, &key->hash);
+}
+
+static int apbf_open(tdbf *f, const tdbf_config *cfg)
+{
+    if (cfg->window_items == 0 || cfg->window_ns != 0)
+        return TDBF_EWINDOW;
+    if ((cfg->k == 0) != (cfg->l == 0))
+        return TDBF_EPARAM;
+    tdbf_plan plan;
+    int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, cfg->window_items, &plan)
+                    : tdbf_plan_apbf(cfg->window_items, cfg->error, &plan, NULL, 0, NULL);
+    if (rc != TDBF_OK)
+        return rc;
+    double bytes = (double)(plan.k + plan.l) * (double)tdbf_words_for_bits(plan.m) * 8.0;
+    if (!tdbf_fits(bytes + sizeof(apbf), cfg->max_memory))
+        return TDBF_ETOOBIG;
+
+    apbf *a = tdbf_mem_calloc(f, 1, sizeof *a);
+    if (!a)
+        return TDBF_ENOMEM;
+    a->k = plan.k;
+    a->l = plan.l;
+    a->slices = plan.k + plan.l;
+    a->m = plan.m;
+    a->words = tdbf_words_for_bits(plan.m);
+    a->g = plan.g;
+    a->fp_planned = plan.fp;
+    a->bits = tdbf_mem_calloc_aligned(f, apbf_bytes(a));
+    if (!a->bits) {
+        tdbf_mem_free(f, a, sizeof *a);
+        return TDBF_ENOMEM;
+    }
+    f->impl = a;
+    return TDBF_OK;
+}
+
+static void apbf_close(tdbf *f)
+{
+    apbf *a = f->impl;
+    tdbf_mem_free_aligned(f, a->bits, apbf_bytes(a));
+    tdbf_mem_free(f, a, sizeof *a);
+}
+
+/* Current fill of each logical slice, newest first. */
+static void measured_fills(const apbf *a, double *fills)
+{
+    for (unsigned i = 0; i < a->slices; i++) {
+        const uint64_t *slice = a->bits + (size_t)position(a, i) * a->words;
+        fills[i] = (double)tdbf_popcount(slice, a->words) / (double)a->m;
+    }
+}
+
+static void apbf_stats(const tdbf *f, tdbf_stats *st)
+{
+    const apbf *a = f->impl;
+    double fills[TDBF_MAX_K + TDBF_MAX_L];
+    measured_fills(a, fills);
+    st->k = a->k;
+    st->l = a->l;
+    st->slices = a->slices;
+    st->slice_bits = a->m;
+    st->generation_size = a->g;
+    st->generation_fill = a->fill;
+    st->generations = a->shifts;
+    st->window_items = (uint64_t)a->l * a->g;
+    st->error_planned = a->fp_planned;
+    st->error_estimated = tdbf_apbf_fp(a->k, a->l, fills);
+}
+
+const tdbf_ops tdbf_apbf_ops = {
+    .open = apbf_open,
+    .close = apbf_close,
+    .add = apbf_add,
+    .contains = apbf_contains,
+    .advance = NULL,
+    .stats = apbf_stats,
+    .add_batch = NULL,
+    .contains_batch = NULL,
+};

@@ -1,0 +1,281 @@
+/*
+ * exact.c — the exact sliding-window set: ground truth for tests, eval and
+ * the demo (differential testing in the spirit of SQLite's bitvec.c test).
+ *
+ * Every distinct key in the window is stored whole (its bytes, not a hash:
+ * the answer must be exact), in an open-addressing hash table with linear
+ * probing and backward-shift deletion.  A FIFO ring records every add as
+ * (entry, sequence number, time); as adds age out of the window the ring is
+ * popped, and an entry is freed when the popped add was its latest one.
+ *
+ *   count window W:  key present iff one of the last W adds was this key
+ *                    (its latest add has sequence > adds - W)
+ *   time window T:   key present iff its latest add was less than T ago
+ *                    (now - last_ns < T)
+ *
+ * Memory is proportional to the distinct keys in the window, which is the
+ * point of the probabilistic designs; stats report it so the demo can show
+ * the ratio.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct entry {
+    uint64_t      hash;      /* key hash, low half: table slot */
+    uint64_t      last_seq;  /* sequence number of the latest add (1-based) */
+    uint64_t      last_ns;   /* time of the latest add */
+    size_t        len;
+    unsigned char bytes[];   /* the key */
+} entry;
+
+typedef struct fifo_item {
+    entry   *key;
+    uint64_t seq;
+    uint64_t ns;
+} fifo_item;
+
+typedef struct exact {
+    uint64_t   window_items;  /* W, or 0 */
+    uint64_t   window_ns;     /* T, or 0 */
+    uint64_t   adds;          /* sequence number of the latest add */
+    entry    **slots;         /* hash table, capacity a power of two */
+    size_t     capacity;
+    size_t     count;         /* distinct keys stored */
+    fifo_item *ring;          /* adds still inside the window, oldest first */
+    size_t     ring_capacity; /* power of two */
+    size_t     ring_head;
+    size_t     ring_len;
+} exact;
+
+enum { INITIAL_SLOTS = 64, INITIAL_RING = 64 };
+
+static size_t entry_size(size_t len)
+{
+    return sizeof(entry) + len;
+}
+
+/* ---- hash table ------------------------------------------------------ */
+
+static size_t slot_of(const exact *x, uint64_t hash)
+{
+    return (size_t)hash & (x->capacity - 1);
+}
+
+static entry **find_slot(const exact *x, const tdbf_key *key)
+{
+    size_t i = slot_of(x, key->hash.lo);
+    for (;;) {
+        entry **slot = &x->slots[i];
+        entry *e = *slot;
+        if (!e || (e->hash == key->hash.lo && e->len == key->len &&
+                   (key->len == 0 || memcmp(e->bytes, key->bytes, key->len) == 0)))
+            return slot;
+        i = (i + 1) & (x->capacity - 1);
+    }
+}
+
+static int grow_table(tdbf *f, exact *x)
+{
+    size_t capacity = x->capacity * 2;
+    entry **slots = tdbf_mem_calloc(f, capacity, sizeof *slots);
+    if (!slots)
+        return TDBF_ENOMEM;
+    entry **old = x->slots;
+    size_t old_capacity = x->capacity;
+    x->slots = slots;
+    x->capacity = capacity;
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (!old[i])
+            continue;
+        size_t j = slot_of(x, old[i]->hash);
+        while (slots[j])
+            j = (j + 1) & (capacity - 1);
+        slots[j] = old[i];
+    }
+    tdbf_mem_free(f, old, old_capacity * sizeof *old);
+    return TDBF_OK;
+}
+
+/* Backward-shift deletion keeps every probe chain unbroken without
+ * tombstones. */
+static void remove_entry(tdbf *f, exact *x, entry *e)
+{
+    size_t hole = slot_of(x, e->hash);
+    while (x->slots[hole] != e)
+        hole = (hole + 1) & (x->capacity - 1);
+    size_t i = hole;
+    for (;;) {
+        i = (i + 1) & (x->capacity - 1);
+        entry *next = x->slots[i];
+        if (!next)
+            break;
+        size_t home = slot_of(x, next->hash);
+        /* Move `next` into the hole unless its home lies cyclically in
+         * (hole, i]: then it is already reachable. */
+        bool reachable = hole <= i ? (home > hole && home <= i)
+                                   : (home > hole || home <= i);
+        if (!reachable) {
+            x->slots[hole] = next;
+            hole = i;
+        }
+    }
+    x->slots[hole] = NULL;
+    x->count--;
+    tdbf_mem_free(f, e, entry_size(e->len));
+}
+
+/* ---- FIFO of adds ---------------------------------------------------- */
+
+static int ring_push(tdbf *f, exact *x, fifo_item item)
+{
+    if (x->ring_len == x->ring_capacity) {
+        size_t capacity = x->ring_capacity * 2;
+        fifo_item *ring = tdbf_mem_alloc(f, capacity * sizeof *ring);
+        if (!ring)
+            return TDBF_ENOMEM;
+        for (size_t i = 0; i < x->ring_len; i++)
+            ring[i] = x->ring[(x->ring_head + i) & (x->ring_capacity - 1)];
+        tdbf_mem_free(f, x->ring, x->ring_capacity * sizeof *ring);
+        x->ring = ring;
+        x->ring_capacity = capacity;
+        x->ring_head = 0;
+    }
+    x->ring[(x->ring_head + x->ring_len) & (x->ring_capacity - 1)] = item;
+    x->ring_len++;
+    return TDBF_OK;
+}
+
+static bool oldest_expired(const exact *x, uint64_t now_ns)
+{
+    const fifo_item *old = &x->ring[x->ring_head];
+    if (x->window_items)
+        return x->adds - old->seq >= x->window_items;
+    return now_ns - old->ns >= x->window_ns;
+}
+
+/* Pop the adds that left the window; free keys whose latest add that was. */
+static void expire(tdbf *f, exact *x, uint64_t now_ns)
+{
+    while (x->ring_len && oldest_expired(x, now_ns)) {
+        fifo_item old = x->ring[x->ring_head];
+        x->ring_head = (x->ring_head + 1) & (x->ring_capacity - 1);
+        x->ring_len--;
+        if (old.key->last_seq == old.seq)
+            remove_entry(f, x, old.key);
+    }
+}
+
+static bool in_window(const exact *x, const entry *e, uint64_t now_ns)
+{
+    if (x->window_items)
+        return x->adds - e->last_seq < x->window_items;
+    return now_ns - e->last_ns < x->window_ns;
+}
+
+/* ---- operations ------------------------------------------------------ */
+
+static int exact_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    const exact *x = f->impl;
+    const entry *e = *find_slot(x, key);
+    return e && in_window(x, e, now_ns);
+}
+
+static int exact_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    exact *x = f->impl;
+    /* Make room first so a failed allocation leaves the set unchanged. */
+    if (2 * (x->count + 1) > x->capacity && grow_table(f, x) != TDBF_OK)
+        return TDBF_ENOMEM;
+    entry **slot = find_slot(x, key);
+    entry *e = *slot;
+    int present = e && in_window(x, e, now_ns);
+    bool created = false;
+    if (!e) {
+        e = tdbf_mem_alloc(f, entry_size(key->len));
+        if (!e)
+            return TDBF_ENOMEM;
+        e->hash = key->hash.lo;
+        e->len = key->len;
+        if (key->len)
+            memcpy(e->bytes, key->bytes, key->len);
+        created = true;
+    }
+    fifo_item item = {e, x->adds + 1, now_ns};
+    if (ring_push(f, x, item) != TDBF_OK) {
+        if (created)
+            tdbf_mem_free(f, e, entry_size(key->len));
+        return TDBF_ENOMEM;
+    }
+    if (created) {
+        *slot = e;
+        x->count++;
+    }
+    x->adds++;
+    e->last_seq = x->adds;
+    e->last_ns = now_ns;
+    expire(f, x, now_ns);
+    return present;
+}
+
+static int exact_advance(tdbf *f, uint64_t now_ns)
+{
+    exact *x = f->impl;
+    if (x->window_ns)
+        expire(f, x, now_ns);
+    return TDBF_OK;
+}
+
+static int exact_open(tdbf *f, const tdbf_config *cfg)
+{
+    if ((cfg->window_items == 0) == (cfg->window_ns == 0))
+        return TDBF_EWINDOW;
+    if (cfg->k || cfg->l)
+        return TDBF_EPARAM;
+    exact *x = tdbf_mem_calloc(f, 1, sizeof *x);
+    if (!x)
+        return TDBF_ENOMEM;
+    x->window_items = cfg->window_items;
+    x->window_ns = cfg->window_ns;
+    x->capacity = INITIAL_SLOTS;
+    x->ring_capacity = INITIAL_RING;
+    x->slots = tdbf_mem_calloc(f, x->capacity, sizeof *x->slots);
+    x->ring = tdbf_mem_alloc(f, x->ring_capacity * sizeof *x->ring);
+    if (!x->slots || !x->ring) {
+        tdbf_mem_free(f, x->slots, x->capacity * sizeof *x->slots);
+        tdbf_mem_free(f, x->ring, x->ring_capacity * sizeof *x->ring);
+        tdbf_mem_free(f, x, sizeof *x);
+        return TDBF_ENOMEM;
+    }
+    f->impl = x;
+    return TDBF_OK;
+}
+
+static void exact_close(tdbf *f)
+{
+    exact *x = f->impl;
+    for (size_t i = 0; i < x->capacity; i++)
+        if (x->slots[i])
+            tdbf_mem_free(f, x->slots[i], entry_size(x->slots[i]->len));
+    tdbf_mem_free(f, x->slots, x->capacity * sizeof *x->slots);
+    tdbf_mem_free(f, x->ring, x->ring_capacity * sizeof *x->ring);
+    tdbf_mem_free(f, x, sizeof *x);
+}
+
+static void exact_stats(const tdbf *f, tdbf_stats *st)
+{
+    const exact *x = f->impl;
+    st->window_items = x->window_items;
+    st->window_ns = x->window_ns;
+    st->keys = x->count;
+}
+
+const tdbf_ops tdbf_exact_ops = {
+    .open = exact_open,
+    .close = exact_close,
+    .add = exact_add,
+    .contains = exact_contains,
+    .advance = exact_advance,
+    .stats = exact_stats,
+};

@@ -1,0 +1,294 @@
+/*
+ * filter.c — the generic API: validation, hashing, the clock, dispatch.
+ *
+ * Each design is a table of operations (internal.h).  This file is the only
+ * place that checks arguments, hashes keys (once per key, XXH3-128 with the
+ * filter's seed), clamps time (a `now` behind the largest seen is treated
+ * as that largest value, so a design never sees time go backwards), counts
+ * adds and answers the version and error-name questions.
+ */
+#define _DEFAULT_SOURCE /* getentropy() */
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ---- version and errors --------------------------------------------- */
+
+unsigned tdbf_version_number(void)
+{
+    return TDBF_VERSION_NUMBER;
+}
+
+const char *tdbf_version_string(void)
+{
+    return TDBF_VERSION_STRING;
+}
+
+const char *tdbf_strerror(int code)
+{
+    switch (code) {
+    case TDBF_OK:          return "success";
+    case TDBF_EINVAL:      return "invalid argument";
+    case TDBF_ENOMEM:      return "out of memory";
+    case TDBF_EDESIGN:     return "unknown or unavailable design";
+    case TDBF_EERROR:      return "error rate must be strictly between 0 and 1";
+    case TDBF_EWINDOW:     return "missing, zero or wrong kind of window for this design";
+    case TDBF_EPARAM:      return "parameter out of range (k and l must both be set, 1..64 and 1..512)";
+    case TDBF_ETOOBIG:     return "filter would exceed the memory cap";
+    case TDBF_ENOTSUP:     return "operation not supported by this design";
+    case TDBF_ECORRUPT:    return "corrupt or malformed data";
+    case TDBF_EVERSION:    return "unsupported format version";
+    case TDBF_EIO:         return "input/output error";
+    case TDBF_EINFEASIBLE: return "no parameters meet the requested error rate";
+    default:               return "unknown error";
+    }
+}
+
+/* ---- designs -------------------------------------------------------- */
+
+static const char *const design_names[TDBF_DESIGN_COUNT] = {
+    "apbf", "apbbf", "tlbf", "tbf", "btbf", "clock",
+    "rotating", "fpdecay", "stable", "bloom", "exact",
+};
+
+static const tdbf_ops *const design_ops[TDBF_DESIGN_COUNT] = {
+    [TDBF_APBF] = &tdbf_apbf_ops,
+    [TDBF_BLOOM] = &tdbf_bloom_ops,
+    [TDBF_EXACT] = &tdbf_exact_ops,
+};
+
+const char *tdbf_design_name(tdbf_design design)
+{
+    return (unsigned)design < TDBF_DESIGN_COUNT ? design_names[design] : NULL;
+}
+
+int tdbf_design_parse(const char *name, tdbf_design *out)
+{
+    if (!name || !out)
+        return TDBF_EINVAL;
+    for (unsigned i = 0; i < TDBF_DESIGN_COUNT; i++) {
+        if (strcasecmp(name, design_names[i]) == 0) {
+            *out = (tdbf_design)i;
+            return TDBF_OK;
+        }
+    }
+    return TDBF_EDESIGN;
+}
+
+int tdbf_design_available(tdbf_design design)
+{
+    return (unsigned)design < TDBF_DESIGN_COUNT && design_ops[design] != NULL;
+}
+
+/* ---- lifecycle ------------------------------------------------------ */
+
+void tdbf_config_init(tdbf_config *cfg)
+{
+    if (!cfg)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->design = TDBF_APBF;
+    cfg->error = 0.01;
+    cfg->max_memory = TDBF_DEFAULT_MAX_MEMORY;
+}
+
+/* A random nonzero seed.  The library reads no clock; entropy comes from
+ * the kernel, mixed with an address as a fallback. */
+static uint64_t random_seed(void)
+{
+    uint64_t seed = 0;
+    if (getentropy(&seed, sizeof seed) != 0)
+        seed = tdbf_mix64((uint64_t)(uintptr_t)&seed);
+    return seed ? seed : 1;
+}
+
+int tdbf_open(tdbf **out, const tdbf_config *cfg)
+{
+    if (!out)
+        return TDBF_EINVAL;
+    *out = NULL;
+    if (!cfg)
+        return TDBF_EINVAL;
+    if (!tdbf_design_available(cfg->design))
+        return TDBF_EDESIGN;
+    if (!(cfg->error > 0.0 && cfg->error < 1.0))
+        return TDBF_EERROR;
+    if (cfg->k > TDBF_MAX_K || cfg->l > TDBF_MAX_L)
+        return TDBF_EPARAM;
+
+    tdbf_config local = *cfg;
+    if (local.max_memory == 0)
+        local.max_memory = TDBF_DEFAULT_MAX_MEMORY;
+    const tdbf_allocator *alloc = cfg->allocator ? cfg->allocator : tdbf_default_allocator();
+    if (!alloc->alloc || !alloc->calloc || !alloc->free)
+        return TDBF_EINVAL;
+
+    tdbf *f = alloc->calloc(alloc->opaque, 1, sizeof *f);
+    if (!f)
+        return TDBF_ENOMEM;
+    f->alloc = *alloc;
+    f->memory_bytes = sizeof *f;
+    f->ops = design_ops[cfg->design];
+    f->design = cfg->design;
+    f->error = cfg->error;
+    f->seed = cfg->seed ? cfg->seed : random_seed();
+    int rc = f->ops->open(f, &local);
+    if (rc != TDBF_OK) {
+        alloc->free(alloc->opaque, f);
+        return rc;
+    }
+    *out = f;
+    return TDBF_OK;
+}
+
+void tdbf_close(tdbf *f)
+{
+    if (!f)
+        return;
+    f->ops->close(f);
+    f->alloc.free(f->alloc.opaque, f);
+}
+
+/* ---- operations ----------------------------------------------------- */
+
+static uint64_t clamp_now(const tdbf *f, uint64_t now_ns)
+{
+    return now_ns > f->now_ns ? now_ns : f->now_ns;
+}
+
+static void make_key(const tdbf *f, const void *bytes, size_t len, tdbf_key *key)
+{
+    key->bytes = bytes;
+    key->len = len;
+    key->hash = tdbf_hash_key(f->seed, bytes, len);
+}
+
+int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns)
+{
+    if (!f || (!key && len))
+        return TDBF_EINVAL;
+    tdbf_key k;
+    make_key(f, key, len, &k);
+    f->now_ns = clamp_now(f, now_ns);
+    int rc = f->ops->add(f, &k, f->now_ns);
+    if (rc >= 0)
+        f->items++;
+    return rc;
+}
+
+int tdbf_contains(const tdbf *f, const void *key, size_t len, uint64_t now_ns)
+{
+    if (!f || (!key && len))
+        return TDBF_EINVAL;
+    tdbf_key k;
+    make_key(f, key, len, &k);
+    return f->ops->contains(f, &k, clamp_now(f, now_ns));
+}
+
+int tdbf_advance(tdbf *f, uint64_t now_ns)
+{
+    if (!f)
+        return TDBF_EINVAL;
+    f->now_ns = clamp_now(f, now_ns);
+    return f->ops->advance ? f->ops->advance(f, f->now_ns) : TDBF_OK;
+}
+
+/* ---- batch ---------------------------------------------------------- */
+
+static bool batch_args_ok(size_t n, const void *const *keys, const size_t *lens)
+{
+    if (n == 0)
+        return true;
+    if (!keys || !lens)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!keys[i] && lens[i])
+            return false;
+    return true;
+}
+
+/* Keys are hashed in chunks so the hashes stay in L1 while a design that
+ * prefetches works through them. */
+enum { BATCH_CHUNK = 64 };
+
+static size_t hash_chunk(const tdbf *f, size_t from, size_t n,
+                         const void *const *keys, const size_t *lens,
+                         tdbf_key *chunk)
+{
+    size_t count = n - from < BATCH_CHUNK ? n - from : BATCH_CHUNK;
+    for (size_t i = 0; i < count; i++)
+        make_key(f, keys[from + i], lens[from + i], &chunk[i]);
+    return count;
+}
+
+int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
+                   const size_t *lens, uint64_t now_ns, uint8_t *results)
+{
+    if (!f || !batch_args_ok(n, keys, lens))
+        return TDBF_EINVAL;
+    f->now_ns = clamp_now(f, now_ns);
+    tdbf_key chunk[BATCH_CHUNK];
+    uint8_t scratch[BATCH_CHUNK];
+    for (size_t done = 0; done < n;) {
+        size_t count = hash_chunk(f, done, n, keys, lens, chunk);
+        uint8_t *out = results ? results + done : scratch;
+        if (f->ops->add_batch) {
+            int rc = f->ops->add_batch(f, count, chunk, f->now_ns, out);
+            if (rc < 0)
+                return rc;
+            f->items += count;
+        } else {
+            for (size_t i = 0; i < count; i++) {
+                int rc = f->ops->add(f, &chunk[i], f->now_ns);
+                if (rc < 0)
+                    return rc;
+                f->items++;
+                out[i] = (uint8_t)rc;
+            }
+        }
+        done += count;
+    }
+    return TDBF_OK;
+}
+
+int tdbf_contains_batch(const tdbf *f, size_t n, const void *const *keys,
+                        const size_t *lens, uint64_t now_ns, uint8_t *results)
+{
+    if (!f || !results || !batch_args_ok(n, keys, lens))
+        return TDBF_EINVAL;
+    uint64_t now = clamp_now(f, now_ns);
+    tdbf_key chunk[BATCH_CHUNK];
+    for (size_t done = 0; done < n;) {
+        size_t count = hash_chunk(f, done, n, keys, lens, chunk);
+        if (f->ops->contains_batch) {
+            f->ops->contains_batch(f, count, chunk, now, results + done);
+        } else {
+            for (size_t i = 0; i < count; i++)
+                results[done + i] = (uint8_t)f->ops->contains(f, &chunk[i], now);
+        }
+        done += count;
+    }
+    return TDBF_OK;
+}
+
+/* ---- introspection -------------------------------------------------- */
+
+int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
+{
+    if (!f || !out)
+        return TDBF_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->design = f->design;
+    out->items = f->items;
+    out->seed = f->seed;
+    out->now_ns = f->now_ns;
+    out->error_configured = f->error;
+    f->ops->stats(f, out);
+    out->memory_bytes = f->memory_bytes;
+    if (out->window_items)
+        out->bits_per_item = 8.0 * (double)out->memory_bytes / (double)out->window_items;
+    return TDBF_OK;
+}

@@ -1,0 +1,25 @@
+/*
+ * hash.c — XXH3-128 through libxxhash, inlined (XXH_INLINE_ALL): measured
+ * 1.9 ns per 16-byte key inlined against 5.2 ns through the shared library
+ * (shared/design.md), and no run-time dependency on libxxhash.
+ */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "hash.h"
+
+tdbf_hash128 tdbf_hash_key(uint64_t seed, const void *key, size_t len)
+{
+    static const unsigned char empty[1] = {0};
+    XXH128_hash_t x = XXH3_128bits_withSeed(len ? key : empty, len, seed);
+    tdbf_hash128 h = {x.low64, x.high64 | 1u};
+    return h;
+}
+
+uint64_t tdbf_mix64(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}

@@ -1,0 +1,40 @@
+/*
+ * hash.h — the one hash per key, and index derivation (private).
+ *
+ * Every design hashes a key exactly once, with XXH3-128 seeded per filter,
+ * and derives all its indices from the two 64-bit halves (Kirsch &
+ * Mitzenmacher double hashing: x_j = lo + j*hi).  Indices are mapped into
+ * [0, n) by multiply-shift (Lemire's "fastrange": (x * n) >> 64), which uses
+ * the high bits of x and needs no division.
+ */
+#ifndef TDBF_HASH_H
+#define TDBF_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tdbf_hash128 {
+    uint64_t lo;
+    uint64_t hi;   /* forced odd: the stride of the double hashing */
+} tdbf_hash128;
+
+/* Hash `len` bytes at `key` with `seed`.  key may be NULL when len is 0. */
+tdbf_hash128 tdbf_hash_key(uint64_t seed, const void *key, size_t len);
+
+/* A 64-bit mixer (splitmix64 finalizer) for deriving seeds. */
+uint64_t tdbf_mix64(uint64_t x);
+
+/* The j-th derived 64-bit hash of a key. */
+static inline uint64_t tdbf_hash_nth(const tdbf_hash128 *h, uint64_t j)
+{
+    return h->lo + j * h->hi;
+}
+
+/* Map a uniform 64-bit value to [0, n) without division. */
+static inline uint64_t tdbf_reduce(uint64_t x, uint64_t n)
+{
+    __extension__ typedef unsigned __int128 u128;
+    return (uint64_t)(((u128)x * n) >> 64);
+}
+
+#endif
