@@ -125,6 +125,6 @@ clean: ## remove build/
 	rm -rf $(BUILD)
 
 help: ## list the targets
-	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | sed -e 's/:.*## /\t/' | expand -t 12
+	@grep -hE '^[a-z]+:.*## ' Makefile | sed -e 's/:.*## /\t/' | expand -t 12
 
 -include $(DEPS)

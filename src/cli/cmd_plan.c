@@ -1,0 +1,298 @@
+/*
+ * cmd_plan.c — `tdbf plan`: size an Age-Partitioned Bloom filter.
+ *
+ * Two modes, both printing the same table (or one JSON object):
+ *   planner   --error E --window N   tdbf_plan_apbf() picks the (k, l, m)
+ *             whose exact-fill FP meets E with the least memory, plus
+ *             alternatives with other k (paper 004, section 5, Table 2);
+ *   explicit  --k K --l L --window N  tdbf_plan_eval() evaluates one pair.
+ */
+#include "cli.h"
+
+#include <string.h>
+
+#include <tdbf.h>
+
+#define PLAN_DEFAULT_ALTS 8
+#define PLAN_MAX_ALTS     TDBF_MAX_K
+
+enum {
+    OPT_ERROR,
+    OPT_WINDOW,
+    OPT_K,
+    OPT_L,
+    OPT_ALTS,
+    OPT_JSON
+};
+
+static const cli_option plan_options[] = {
+    [OPT_ERROR]  = {"error", "E", "target false-positive rate, 0 < E < 1 (0.001, 1e-3, 0.1%)"},
+    [OPT_WINDOW] = {"window", "N", "window in insertions that must never be forgotten (1M = 10^6)"},
+    [OPT_K]      = {"k", "K", "evaluate this k (slices per insertion) instead of planning; needs --l"},
+    [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
+    [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
+    [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
+    {NULL, NULL, NULL}
+};
+
+typedef struct plan_request {
+    uint64_t window;
+    double   error;       /* target, or 0 when not given */
+    unsigned k, l;        /* explicit pair, or 0 */
+    uint64_t alts;
+    int      json;
+} plan_request;
+
+static uint64_t plan_bytes(const tdbf_plan *plan)
+{
+    return (plan->bits + 7) / 8;
+}
+
+static int same_plan(const tdbf_plan *a, const tdbf_plan *b)
+{
+    return a->k == b->k && a->l == b->l && a->m == b->m;
+}
+
+/* ---- JSON ------------------------------------------------------------ */
+
+static void json_plan_fields(cli_json *j, const tdbf_plan *plan)
+{
+    cli_json_u64(j, "k", plan->k);
+    cli_json_u64(j, "l", plan->l);
+    cli_json_u64(j, "m", plan->m);
+    cli_json_u64(j, "g", plan->g);
+    cli_json_u64(j, "window", plan->window);
+    cli_json_u64(j, "slack", plan->slack);
+    cli_json_u64(j, "bits", plan->bits);
+    cli_json_u64(j, "bytes", plan_bytes(plan));
+    cli_json_double(j, "bits_per_item", plan->bits_per_item);
+    cli_json_double(j, "fp", plan->fp);
+    cli_json_double(j, "fp_paper", plan->fp_paper);
+    cli_json_double(j, "eff", plan->eff);
+    cli_json_double(j, "npws", plan->npws);
+    cli_json_double(j, "accesses_false", plan->accesses_false);
+}
+
+static void print_json(const plan_request *req, const tdbf_plan *best,
+                       const tdbf_plan *alts, size_t n_alts)
+{
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_object_begin(&j, NULL);
+    json_plan_fields(&j, best);
+    cli_json_u64(&j, "requested_window", req->window);
+    if (req->error > 0.0) {
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_bool(&j, "meets_target", best->fp <= req->error);
+    } else {
+        cli_json_string(&j, "target_error", NULL);
+    }
+    cli_json_array_begin(&j, "alternatives");
+    for (size_t i = 0; i < n_alts; i++) {
+        cli_json_object_begin(&j, NULL);
+        json_plan_fields(&j, &alts[i]);
+        cli_json_object_end(&j);
+    }
+    cli_json_array_end(&j);
+    cli_json_object_end(&j);
+    fputc('\n', stdout);
+}
+
+/* ---- table ----------------------------------------------------------- */
+
+static void table_row(cli_table *t, const tdbf_plan *plan, int chosen)
+{
+    char buf[32];
+    cli_table_cell(t, "%s", chosen ? "*" : "");
+    cli_table_cell(t, "%u", plan->k);
+    cli_table_cell(t, "%u", plan->l);
+    cli_table_cell(t, "%s", cli_format_count(buf, sizeof buf, plan->m));
+    cli_table_cell(t, "%s", cli_format_count(buf, sizeof buf, plan->g));
+    cli_table_cell(t, "%s", cli_format_count(buf, sizeof buf, plan->window));
+    cli_table_cell(t, "%s", cli_format_count(buf, sizeof buf, plan->slack));
+    cli_table_cell(t, "%s", cli_format_bytes(buf, sizeof buf, plan_bytes(plan)));
+    cli_table_cell(t, "%.2f", plan->bits_per_item);
+    cli_table_cell(t, "%.4g", plan->fp);
+    cli_table_cell(t, "%.4g", plan->fp_paper);
+    cli_table_cell(t, "%.2f", plan->eff);
+    cli_table_cell(t, "%.2f", plan->accesses_false);
+    cli_table_cell(t, "%.3f", plan->npws);
+}
+
+static int print_table(const plan_request *req, const tdbf_plan *best,
+                       const tdbf_plan *alts, size_t n_alts)
+{
+    char window[32];
+    cli_format_count(window, sizeof window, req->window);
+    if (req->k == 0)
+        printf("APBF plan for a window of %s insertions, target error %g "
+               "(least memory with fp <= target):\n\n", window, req->error);
+    else if (req->error > 0.0)
+        printf("APBF with k=%u, l=%u for a window of %s insertions, target "
+               "error %g:\n\n", req->k, req->l, window, req->error);
+    else
+        printf("APBF with k=%u, l=%u for a window of %s insertions:\n\n",
+               req->k, req->l, window);
+
+    cli_table t;
+    cli_table_init(&t, 14, "lrrrrrrrrrrrrr");
+    static const char *const headers[] = {
+        "", "k", "l", "m", "g", "window", "slack", "memory", "bits/item",
+        "fp", "fp_paper", "eff", "acc_false", "npws"
+    };
+    for (size_t c = 0; c < sizeof headers / sizeof headers[0]; c++)
+        cli_table_cell(&t, "%s", headers[c]);
+    table_row(&t, best, req->k == 0);
+    for (size_t i = 0; i < n_alts; i++)
+        table_row(&t, &alts[i], 0);
+    int rc = cli_table_print(&t, stdout, "", 1);
+    cli_table_free(&t);
+    if (rc != 0)
+        return cli_error("plan", "out of memory");
+
+    printf("\n%s"
+           "m = bits per slice, g = insertions per generation, window = l*g "
+           "(guaranteed), slack = k*g,\n"
+           "memory = (k+l)*m bits, bits/item = memory / requested window.\n"
+           "fp = analytic worst case just before a shift, with the real fill "
+           "of each slice;\n"
+           "fp_paper = paper Table 2's linear-fill model; eff = space "
+           "efficiency vs a Bloom filter (paper 5.5);\n"
+           "acc_false = expected slice reads of a negative query; npws = peak "
+           "normalized probability-weighted slack.\n",
+           req->k == 0 ? "* = chosen (least memory); the others trade memory "
+                         "for fewer reads (small k) or less slack (large l).\n"
+                       : "");
+    if (req->k != 0 && req->error > 0.0 && best->fp > req->error)
+        printf("\nNote: fp %.4g exceeds the target %g; run without --k/--l "
+               "to let the planner choose.\n", best->fp, req->error);
+    return CLI_EXIT_OK;
+}
+
+/* ---- command --------------------------------------------------------- */
+
+static int parse_args(const cli_command *self, int argc, char **argv,
+                      plan_request *req)
+{
+    const char *cmd = self->name;
+    cli_parser parser;
+    cli_parser_init(&parser, cmd, self->options, argc, argv);
+    int have_alts = 0;
+    uint64_t number;
+    const char *value;
+    int opt;
+
+    memset(req, 0, sizeof *req);
+    req->alts = PLAN_DEFAULT_ALTS;
+    while ((opt = cli_next_option(&parser, &value)) != CLI_OPT_END) {
+        switch (opt) {
+        case CLI_OPT_HELP:
+            cli_command_help(self, stdout);
+            return -1;
+        case CLI_OPT_ERROR:
+            return CLI_EXIT_USAGE;
+        case OPT_ERROR:
+            if (cli_parse_probability(cmd, "error", value, &req->error) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case OPT_WINDOW:
+            if (cli_parse_count(cmd, "window", value, 1, UINT64_MAX,
+                                &req->window) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case OPT_K:
+            if (cli_parse_count(cmd, "k", value, 1, TDBF_MAX_K, &number) != 0)
+                return CLI_EXIT_USAGE;
+            req->k = (unsigned)number;
+            break;
+        case OPT_L:
+            if (cli_parse_count(cmd, "l", value, 1, TDBF_MAX_L, &number) != 0)
+                return CLI_EXIT_USAGE;
+            req->l = (unsigned)number;
+            break;
+        case OPT_ALTS:
+            if (cli_parse_count(cmd, "alts", value, 0, PLAN_MAX_ALTS,
+                                &req->alts) != 0)
+                return CLI_EXIT_USAGE;
+            have_alts = 1;
+            break;
+        case OPT_JSON:
+            req->json = 1;
+            break;
+        default:
+            return CLI_EXIT_USAGE;
+        }
+    }
+
+    if (req->window == 0)
+        return cli_usage_error(cmd, "--window is required");
+    if ((req->k == 0) != (req->l == 0))
+        return cli_usage_error(cmd, "--k and --l go together: give both "
+                               "(explicit pair) or neither (planner)");
+    if (req->k == 0 && req->error == 0.0)
+        return cli_usage_error(cmd, "--error is required (or give --k and "
+                               "--l to evaluate an explicit pair)");
+    if (req->k != 0 && have_alts)
+        return cli_usage_error(cmd, "--alts applies to the planner, not to "
+                               "an explicit --k/--l");
+    return CLI_EXIT_OK;
+}
+
+static int run_plan(const cli_command *self, int argc, char **argv)
+{
+    plan_request req;
+    int status = parse_args(self, argc, argv, &req);
+    if (status < 0)
+        return CLI_EXIT_OK;           /* --help */
+    if (status != CLI_EXIT_OK)
+        return status;
+
+    tdbf_plan best;
+    tdbf_plan alts[PLAN_MAX_ALTS + 1];
+    size_t n_alts = 0;
+    char what[96];
+    int rc;
+
+    if (req.k != 0) {
+        rc = tdbf_plan_eval(req.k, req.l, req.window, &best);
+        snprintf(what, sizeof what, "k=%u, l=%u, window %llu", req.k, req.l,
+                 (unsigned long long)req.window);
+    } else {
+        /* ask for one more than shown: the chosen plan may be among them */
+        rc = tdbf_plan_apbf(req.window, req.error, &best,
+                            req.alts > 0 ? alts : NULL, (size_t)req.alts + 1,
+                            &n_alts);
+        snprintf(what, sizeof what, "window %llu, error %g",
+                 (unsigned long long)req.window, req.error);
+    }
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+
+    /* Alternatives other than the chosen plan, at most req.alts of them. */
+    size_t kept = 0;
+    for (size_t i = 0; i < n_alts && kept < req.alts; i++)
+        if (!same_plan(&alts[i], &best))
+            alts[kept++] = alts[i];
+
+    if (req.json) {
+        print_json(&req, &best, alts, kept);
+        return CLI_EXIT_OK;
+    }
+    return print_table(&req, &best, alts, kept);
+}
+
+const cli_command cli_cmd_plan = {
+    .name = "plan",
+    .summary = "choose APBF parameters (k, l, m) for a window and an error rate",
+    .usage = "--error E --window N [--alts K] [--json]\n"
+             "--k K --l L --window N [--error E] [--json]",
+    .details =
+        "The planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
+        "false-positive rate -- the worst case just before a shift, with the\n"
+        "exact expected fill of every slice -- meets E with the least memory;\n"
+        "the alternatives use other k, each with the largest l that meets E.\n"
+        "With --k and --l it evaluates that pair instead (tdbf_plan_eval).\n"
+        "Paper 004, section 5; its Table 2 lists the paper's choices.\n",
+    .options = plan_options,
+    .run = run_plan,
+};

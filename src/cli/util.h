@@ -1,0 +1,192 @@
+/*
+ * util.h — shared helpers of the tdbf command-line tool.
+ *
+ * Everything a subcommand needs besides the library itself:
+ *   - diagnostics: one line on stderr prefixed "tdbf CMD:", exit codes
+ *   - a long-option parser ("--opt value" and "--opt=value")
+ *   - strict number parsing with suffixes (counts k/M/G, durations ns..h)
+ *   - number formatting (thousands separators, human-readable bytes)
+ *   - a tiny one-line JSON writer
+ *   - a monotonic clock
+ *   - aligned text tables
+ *
+ * The CLI sees the library only through <tdbf.h>, like any other user.
+ */
+#ifndef TDBF_CLI_UTIL_H
+#define TDBF_CLI_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt_index, first_arg) \
+    __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define CLI_PRINTF(fmt_index, first_arg)
+#endif
+
+/* ======================================================================
+ * Exit codes and diagnostics
+ * ====================================================================== */
+
+enum {
+    CLI_EXIT_OK      = 0,  /* success */
+    CLI_EXIT_RUNTIME = 1,  /* the work failed (library error, I/O, check) */
+    CLI_EXIT_USAGE   = 2   /* bad command line */
+};
+
+/* Print "tdbf CMD: message" on stderr and return CLI_EXIT_RUNTIME. */
+int cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* Print "tdbf CMD: message" and the hint "Try 'tdbf CMD --help'." on
+ * stderr and return CLI_EXIT_USAGE.  cmd NULL means the top level. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
+
+/* Report a library return code: "tdbf CMD: WHAT: <tdbf_strerror(code)>"
+ * and return CLI_EXIT_RUNTIME. */
+int cli_lib_error(const char *cmd, const char *what, int code);
+
+/* ======================================================================
+ * Long-option parser
+ * ====================================================================== */
+
+/* One option of a subcommand.  A NULL-name entry ends a table. */
+typedef struct cli_option {
+    const char *name;     /* long name without the dashes: "window" */
+    const char *metavar;  /* value placeholder ("N"), or NULL for a flag */
+    const char *help;     /* one line for `tdbf CMD --help` */
+} cli_option;
+
+/* Parser state: initialise with cli_parser_init, then call cli_next_option
+ * until it returns CLI_OPT_END.  argv[0] is the subcommand name and is
+ * skipped. */
+typedef struct cli_parser {
+    const char       *cmd;      /* subcommand name for messages */
+    const cli_option *options;  /* NULL-terminated table */
+    int               argc;
+    char            **argv;
+    int               index;    /* next argv element to look at */
+} cli_parser;
+
+enum {
+    CLI_OPT_END   = -1,  /* no more options */
+    CLI_OPT_HELP  = -2,  /* --help or -h was given */
+    CLI_OPT_ERROR = -3   /* a usage error was already printed */
+};
+
+void cli_parser_init(cli_parser *p, const char *cmd, const cli_option *options,
+                     int argc, char **argv);
+
+/* Return the index in p->options of the next option and set *value to its
+ * argument (NULL for flags), or one of the CLI_OPT_* codes.  Unknown
+ * options, missing or unexpected values and positional arguments are
+ * reported on stderr (CLI_OPT_ERROR).  "--" ends the options. */
+int cli_next_option(cli_parser *p, const char **value);
+
+/* Print "  --name VALUE   help" lines for an option table. */
+void cli_print_options(FILE *out, const cli_option *options);
+
+/* ======================================================================
+ * Number parsing.  Each function prints a usage error naming the option
+ * ("tdbf plan: --window: '12x' is not a positive integer") and returns -1,
+ * or stores the value and returns 0.
+ * ====================================================================== */
+
+/* An unsigned integer in [min, max] with an optional suffix: k, M, G, T
+ * (powers of 1000) or Ki, Mi, Gi, Ti (powers of 1024), or a power-of-ten
+ * exponent ("1e6").  Digits may be grouped with '_' ("1_000_000").
+ * Hexadecimal "0x..." is accepted without suffix. */
+int cli_parse_count(const char *cmd, const char *opt, const char *text,
+                    uint64_t min, uint64_t max, uint64_t *out);
+
+/* A probability strictly between 0 and 1: "0.001", "1e-3" or "0.1%". */
+int cli_parse_probability(const char *cmd, const char *opt, const char *text,
+                          double *out);
+
+/* A finite real number in [min, max]. */
+int cli_parse_real(const char *cmd, const char *opt, const char *text,
+                   double min, double max, double *out);
+
+/* A positive duration in nanoseconds: a number (decimals allowed) followed
+ * by one of ns, us, ms, s, m, h, d.  A bare number is rejected: the unit
+ * must be explicit. */
+int cli_parse_duration_ns(const char *cmd, const char *opt, const char *text,
+                          uint64_t *out);
+
+/* ======================================================================
+ * Formatting
+ * ====================================================================== */
+
+/* "3,000,000".  Returns buf. */
+char *cli_format_count(char *buf, size_t size, uint64_t value);
+
+/* "1.71 MiB", "512 B".  Returns buf. */
+char *cli_format_bytes(char *buf, size_t size, uint64_t bytes);
+
+/* ======================================================================
+ * JSON writer: compact output, one value per call, commas handled.
+ * Doubles are printed with %.10g; NaN and infinities become null.
+ * ====================================================================== */
+
+#define CLI_JSON_MAX_DEPTH 16
+
+typedef struct cli_json {
+    FILE    *out;
+    int      depth;
+    unsigned char has_items[CLI_JSON_MAX_DEPTH];  /* a comma is needed */
+} cli_json;
+
+void cli_json_init(cli_json *j, FILE *out);
+/* key is the member name inside an object, NULL inside an array or at the
+ * top level. */
+void cli_json_object_begin(cli_json *j, const char *key);
+void cli_json_object_end(cli_json *j);
+void cli_json_array_begin(cli_json *j, const char *key);
+void cli_json_array_end(cli_json *j);
+void cli_json_u64(cli_json *j, const char *key, uint64_t value);
+void cli_json_i64(cli_json *j, const char *key, int64_t value);
+void cli_json_double(cli_json *j, const char *key, double value);
+void cli_json_bool(cli_json *j, const char *key, int value);
+void cli_json_string(cli_json *j, const char *key, const char *value);
+
+/* ======================================================================
+ * Clock
+ * ====================================================================== */
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t cli_now_ns(void);
+
+/* ======================================================================
+ * Tables: collect cells, then print with each column padded to its widest
+ * cell.  Columns are right-aligned unless their align letter is 'l'.
+ * ====================================================================== */
+
+#define CLI_TABLE_MAX_COLS 16
+#define CLI_TABLE_CELL     96
+
+typedef struct cli_table {
+    size_t  cols;
+    char    align[CLI_TABLE_MAX_COLS];
+    size_t  rows;            /* rows stored, header included */
+    size_t  capacity;        /* rows allocated */
+    size_t  filled;          /* cells filled in the last row */
+    char  (*cells)[CLI_TABLE_CELL];
+    int     failed;          /* an allocation failed: print refuses */
+} cli_table;
+
+/* Set up a table with `cols` columns (at most CLI_TABLE_MAX_COLS); align
+ * is a string of 'l'/'r', one per column (NULL: all right-aligned but the
+ * first). */
+void cli_table_init(cli_table *t, size_t cols, const char *align);
+/* Append one cell (printf format) to the current row; a new row starts
+ * once the previous one has `cols` cells.  Long cells are truncated. */
+void cli_table_cell(cli_table *t, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Print every row, each prefixed by `indent`, columns separated by two
+ * spaces; a dashed rule follows the first row if `header_rule`.
+ * Returns 0, or -1 if an allocation had failed (nothing printed). */
+int cli_table_print(const cli_table *t, FILE *out, const char *indent,
+                    int header_rule);
+void cli_table_free(cli_table *t);
+
+#endif /* TDBF_CLI_UTIL_H */
