@@ -158,6 +158,9 @@ typedef struct tdbf_config {
     uint64_t    max_memory; /* refuse plans above this many bytes; default
                                (and 0) = TDBF_DEFAULT_MAX_MEMORY, 4 GiB */
     const struct tdbf_allocator *allocator; /* NULL = the process default */
+    unsigned    max_slices; /* TLBF: cap on slices (0 = 2(k+l)+32); when
+                               reached the filter stops growing and FP rises,
+                               never false negatives (stats.cap_hits) */
 } tdbf_config;
 
 /* Fill *cfg with defaults: design APBF, error 0.01, no window (one must be
@@ -281,7 +284,10 @@ typedef struct tdbf_stats {
     double   error_planned;   /* analytic worst-case FP of the chosen parameters */
     double   error_estimated; /* FP predicted from the current fill of the bits */
     double   bits_per_item;   /* memory bits / guaranteed window */
-    uint64_t keys;            /* EXACT: distinct keys held in the window */
+    uint64_t keys;            /* EXACT: distinct keys held in the window;
+                                 TLBF: insertions in live generations */
+    uint64_t cap_hits;        /* times growth was refused by max_slices or
+                                 max_memory (the filter degraded: FP up) */
 } tdbf_stats;
 
 /* Fill *out with the filter's statistics.  Cost: O(memory) for designs
@@ -323,9 +329,11 @@ TDBF_API int tdbf_plan_eval(unsigned k, unsigned l, uint64_t window,
 
 /* Choose APBF parameters for `window` insertions and target FP `error`:
  * *best is the (k, l, m) whose exact-fill FP meets `error` with the least
- * total memory.  If alts is not NULL, up to max_alts alternatives (other k,
- * each with the largest l that meets the error) are written in increasing
- * k (fewer accesses and smaller l first), and *n_alts gets their number.
+ * total memory.  If alts is not NULL, up to max_alts alternatives are
+ * written: the feasible k nearest to the best one's, alternating below and
+ * above it (the best itself is not repeated), each with its cheapest l,
+ * sorted by increasing k (smaller k: fewer reads, more slack; larger k:
+ * lower NPWS); *n_alts gets their number.
  * Returns TDBF_OK, TDBF_EERROR, TDBF_EWINDOW, TDBF_EINVAL or
  * TDBF_EINFEASIBLE (no k <= TDBF_MAX_K works). */
 TDBF_API int tdbf_plan_apbf(uint64_t window, double error, tdbf_plan *best,

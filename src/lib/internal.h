@@ -57,6 +57,7 @@ struct tdbf {
 /* Per-design operation tables (NULL entries in filter.c's table are
  * designs not built yet). */
 extern const tdbf_ops tdbf_apbf_ops;
+extern const tdbf_ops tdbf_tlbf_ops;
 extern const tdbf_ops tdbf_bloom_ops;
 extern const tdbf_ops tdbf_exact_ops;
 
@@ -97,6 +98,12 @@ void tdbf_apbf_fills_exact(unsigned k, unsigned l, uint64_t m, uint64_t g,
 uint64_t tdbf_apbf_generation(uint64_t m, unsigned k);
 
 #define TDBF_LN2 0.69314718055994530942
+
+/* tdbf_plan_apbf with l limited to max_l (designs whose cost grows with
+ * the slice count, such as TLBF, plan with a smaller l). */
+int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
+                     tdbf_plan *best, tdbf_plan *alts, size_t max_alts,
+                     size_t *n_alts);
 
 /* Bytes needed, as a double so huge requests cannot overflow. */
 bool tdbf_fits(double bytes, uint64_t max_memory);

@@ -200,9 +200,10 @@ int tdbf_plan_eval(unsigned k, unsigned l, uint64_t window, tdbf_plan *out)
 
 /* Largest l in [1, TDBF_MAX_L] whose exact FP meets `error` for this k
  * (FP grows with l: more starting positions), or 0 if none. */
-static unsigned largest_feasible_l(unsigned k, uint64_t window, double error)
+static unsigned largest_feasible_l(unsigned k, uint64_t window, double error,
+                                   unsigned max_l)
 {
-    unsigned lo = 0, hi = TDBF_MAX_L;
+    unsigned lo = 0, hi = max_l;
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
         tdbf_plan p;
@@ -217,9 +218,10 @@ static unsigned largest_feasible_l(unsigned k, uint64_t window, double error)
 /* For one k: sizes and exact FP of the feasible l with the fewest total
  * bits (rounding of g can make a slightly smaller l cheaper for small
  * windows).  The recursions for the report are left to tdbf_plan_eval. */
-static int best_for_k(unsigned k, uint64_t window, double error, tdbf_plan *out)
+static int best_for_k(unsigned k, uint64_t window, double error,
+                      unsigned max_l, tdbf_plan *out)
 {
-    unsigned lmax = largest_feasible_l(k, window, error);
+    unsigned lmax = largest_feasible_l(k, window, error, max_l);
     if (lmax == 0)
         return TDBF_EINFEASIBLE;
     unsigned best_l = lmax;
@@ -240,7 +242,14 @@ static int best_for_k(unsigned k, uint64_t window, double error, tdbf_plan *out)
 int tdbf_plan_apbf(uint64_t window, double error, tdbf_plan *best,
                    tdbf_plan *alts, size_t max_alts, size_t *n_alts)
 {
-    if (!best)
+    return tdbf_plan_search(window, error, TDBF_MAX_L, best, alts, max_alts, n_alts);
+}
+
+int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
+                     tdbf_plan *best, tdbf_plan *alts, size_t max_alts,
+                     size_t *n_alts)
+{
+    if (!best || max_l == 0 || max_l > TDBF_MAX_L)
         return TDBF_EINVAL;
     if (!(error > 0.0 && error < 1.0))
         return TDBF_EERROR;
@@ -260,7 +269,7 @@ int tdbf_plan_apbf(uint64_t window, double error, tdbf_plan *best,
         if (best_k && k > best_k + 4 &&
             (double)k * (double)window / TDBF_LN2 > (double)cand[best_k].bits)
             break;
-        int rc = best_for_k(k, window, error, &cand[k]);
+        int rc = best_for_k(k, window, error, max_l, &cand[k]);
         if (rc != TDBF_OK) {
             if (rc != TDBF_EINFEASIBLE)
                 last_rc = rc;

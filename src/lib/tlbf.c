@@ -1,0 +1,486 @@
+/*
+ * tlbf.c — Time-limited Bloom Filter: APBF over a time window.
+ *
+ * Paper 001 (time-based APBF), with the equations its copy lost restated in
+ * shared/design.md ("TLBF"), and the reference module's defects fixed.
+ *
+ * Model.  Like APBF (apbf.c), a key is inserted into the k newest slices
+ * and found if k consecutive slices hold it.  But the insert rate is not
+ * known, so slices differ in size, and the number of slices L floats:
+ *
+ *     logical:  s_0 (newest)  s_1  ...  s_{k-1} | s_k  ...  s_{L-1} (oldest)
+ *               <--- take inserts for k generations ---> <- read only ->
+ *     each:     m_i bits, capacity C_i, count c_i, stamp t_i (latest insert)
+ *
+ *   - Retire (Eq 3): a slice is stale once now - t_i >= T.  Stamps never
+ *     increase with age, so stale slices are a suffix: they are retired at
+ *     shifts and by tdbf_advance, and queries ignore them (queries never
+ *     change the filter).  A key added at t lies in slices whose stamp is
+ *     >= t, so it stays present while now - t < T: no false negatives.  Its
+ *     oldest slice stopped taking inserts one generation after t, so after
+ *     T plus that generation's span it is gone (the expiry bound).
+ *   - Shift trigger (Eqs 4, 5): slice i < k can take
+ *     left_i = ceil((C_i - c_i) / (k - i)) inserts per remaining generation;
+ *     the generation lasts min_i left_i inserts.  tdbf also shifts when a
+ *     generation has lasted T/l, so slow streams still age in steps of T/l.
+ *   - Generation target (Eq 6): g* = ceil(g (T/l) / dt) + 1 from the last
+ *     generation's g inserts in dt.  dt = 0 (a burst at one timestamp) is an
+ *     infinite rate: g* may at most double per shift, so a burst of N
+ *     inserts adds about log2(N/g) slices instead of N/g.
+ *   - New slice capacity (Eq 7): walk the current slices from position k
+ *     down, letting any that would fill first limit the coming generations,
+ *     so s_0 is not sized for generations that cannot happen.
+ *   - New slice size (Eq 8, generalised): m_0 = C_0 / -ln(1 - r) bits so it
+ *     ends at fill r.  The paper keeps r = 1/2, but every slice beyond k+l
+ *     adds starting positions and raises FP (bursts used to reach 13 % at a
+ *     1 % target).  tdbf picks r per slice count L from the F recursion of
+ *     paper 004 (plan.c): the largest r whose F over L slices meets the
+ *     error, so growth costs memory, not accuracy.
+ *   - Hash functions: slices k apart never take the same insert, so k hash
+ *     functions suffice (section 6); slice j created by the j-th shift uses
+ *     function j mod k.
+ *
+ * Bounds.  At most max_slices slices and max_memory bytes.  When a shift
+ * would pass either, it is skipped: inserts keep going into the current
+ * slices, whose fill (and the FP rate) rises, never a false negative;
+ * stats.cap_hits counts it.  Time is 64-bit ns throughout: no 32-bit step,
+ * no wrap; differences are taken as now - earlier with now clamped.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct slice {
+    uint64_t *bits;
+    uint64_t  m;          /* bits */
+    uint64_t  capacity;   /* C_i: inserts that bring it to its target fill */
+    uint64_t  count;      /* c_i: inserts received */
+    uint64_t  generation; /* inserts received while it was s_0 */
+    uint64_t  stamp;      /* t_i: time of the latest insert, ns */
+    unsigned  hash;       /* hash function index, 0 .. k-1 */
+} slice;
+
+typedef struct tlbf {
+    unsigned  k, l;
+    unsigned  max_slices;    /* cap on L */
+    unsigned  ring_size;     /* allocated ring entries, grows up to max_slices */
+    uint64_t  window_ns;     /* T */
+    uint64_t  span_ns;       /* T / l: target time per generation */
+    slice    *ring;          /* ring_size entries */
+    unsigned  head;          /* ring index of s_0 */
+    unsigned  count;         /* L */
+    unsigned  next_hash;
+    uint64_t  countdown;     /* Eq 5: inserts left in this generation */
+    uint64_t  gen_target;    /* g* (Eq 6) */
+    uint64_t  last_shift_ns;
+    uint64_t  shifts;
+    uint64_t  cap_hits;
+    uint64_t  max_memory;
+    double    fp_planned;    /* exact-fill F for k+l slices at fill 1/2 */
+    double    error;
+} tlbf;
+
+/* ---- slices ----------------------------------------------------------- */
+
+static slice *at(const tlbf *t, unsigned logical)
+{
+    unsigned i = t->head + logical;
+    return &t->ring[i >= t->ring_size ? i - t->ring_size : i];
+}
+
+static size_t slice_bytes(uint64_t m)
+{
+    return (size_t)tdbf_words_for_bits(m) * sizeof(uint64_t);
+}
+
+static bool stale(const tlbf *t, const slice *s, uint64_t now_ns)
+{
+    return now_ns - s->stamp >= t->window_ns;
+}
+
+static void retire_oldest(tdbf *f, tlbf *t)
+{
+    slice *s = at(t, t->count - 1);
+    tdbf_mem_free(f, s->bits, slice_bytes(s->m));
+    memset(s, 0, sizeof *s);
+    t->count--;
+}
+
+/* Bits for `capacity` inserts to end at fill r: n/m = -ln(1 - r).  Eq 8's
+ * floor of 2k bits keeps tiny slices from saturating. */
+static uint64_t bits_for(uint64_t capacity, double fill, unsigned k)
+{
+    double m = ceil((double)capacity / -log1p(-fill));
+    return m < 2.0 * k ? 2u * k : (uint64_t)m;
+}
+
+/* Make room for one more slice in the ring (L < max_slices). */
+static int reserve_slot(tdbf *f, tlbf *t)
+{
+    if (t->count < t->ring_size)
+        return TDBF_OK;
+    unsigned size = t->ring_size * 2 < t->max_slices ? t->ring_size * 2 : t->max_slices;
+    slice *ring = tdbf_mem_calloc(f, size, sizeof *ring);
+    if (!ring)
+        return TDBF_ENOMEM;
+    for (unsigned i = 0; i < t->count; i++)
+        ring[i] = *at(t, i);
+    tdbf_mem_free(f, t->ring, t->ring_size * sizeof *ring);
+    t->ring = ring;
+    t->ring_size = size;
+    t->head = 0;
+    return TDBF_OK;
+}
+
+/* Allocate a new s_0 (L < max_slices). */
+static int push_front(tdbf *f, tlbf *t, uint64_t capacity, double fill,
+                      uint64_t now_ns)
+{
+    int rc = reserve_slot(f, t);
+    if (rc != TDBF_OK)
+        return rc;
+    uint64_t m = bits_for(capacity, fill, t->k);
+    if (!tdbf_fits((double)f->memory_bytes + (double)slice_bytes(m) + 128.0,
+                   t->max_memory))
+        return TDBF_ETOOBIG;
+    uint64_t *bits = tdbf_mem_calloc(f, 1, slice_bytes(m));
+    if (!bits)
+        return TDBF_ENOMEM;
+    t->head = t->head == 0 ? t->ring_size - 1 : t->head - 1;
+    t->count++;
+    slice *s = at(t, 0);
+    s->bits = bits;
+    s->m = m;
+    s->capacity = capacity;
+    s->count = 0;
+    s->generation = 0;
+    s->stamp = now_ns;
+    s->hash = t->next_hash;
+    t->next_hash = (t->next_hash + 1) % t->k;
+    return TDBF_OK;
+}
+
+/* ---- sizing ------------------------------------------------------------ */
+
+/* Largest fill r <= 1/2 for full slices such that F over L slices (the k
+ * inserting ones at their exact ramp 1 - (1-r)^((i+1)/k)) meets the error. */
+static double target_fill(const tlbf *t, unsigned slices)
+{
+    if (slices <= t->k + t->l)
+        return 0.5;
+    unsigned l = slices - t->k;
+    double fills[TDBF_MAX_K + TDBF_MAX_L];
+    double lo = 0.01, hi = 0.5;
+    for (int iter = 0; iter < 30; iter++) {
+        double r = 0.5 * (lo + hi);
+        for (unsigned i = 0; i < slices; i++)
+            fills[i] = i < t->k ? -expm1((double)(i + 1) / t->k * log1p(-r)) : r;
+        if (tdbf_apbf_fp(t->k, l, fills) <= t->error)
+            lo = r;
+        else
+            hi = r;
+    }
+    return lo;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+static uint64_t room(const slice *s)
+{
+    return s->count >= s->capacity ? 0 : s->capacity - s->count;
+}
+
+/* Eqs 4-5: inserts before one of s_0..s_{k-1} reaches its capacity. */
+static uint64_t generation_length(const tlbf *t)
+{
+    uint64_t g = UINT64_MAX;
+    unsigned inserting = t->count < t->k ? t->count : t->k;
+    for (unsigned i = 0; i < inserting; i++) {
+        uint64_t left = ceil_div(room(at(t, i)), t->k - i);
+        if (left < g)
+            g = left;
+    }
+    return g == 0 || g == UINT64_MAX ? 1 : g;
+}
+
+/* Eq 7: capacity for the new s_0.  The current s_0..s_{k-2} become
+ * s_1..s_{k-1}; new position j has k - j generations of inserts left.
+ * Walk from i = k down: the slice that would run out first (least room
+ * per remaining generation, after what the walk already committed) caps
+ * those generations; once none caps below g*, the rest run at g*. */
+static uint64_t new_capacity(const tlbf *t, uint64_t g_target)
+{
+    uint64_t committed = 0;
+    unsigned i = t->k;
+    while (i > 1) {
+        uint64_t q_min = UINT64_MAX;
+        unsigned j_min = 0;
+        for (unsigned j = i - 1; j >= 1; j--) {
+            if (j - 1 >= t->count)
+                continue;  /* no slice will be there */
+            uint64_t left = room(at(t, j - 1));
+            left = left > committed ? left - committed : 0;
+            uint64_t q = ceil_div(left, i - j);
+            if (q < q_min) {
+                q_min = q;
+                j_min = j;
+            }
+        }
+        if (j_min == 0 || g_target <= q_min)
+            break;
+        committed += q_min * (i - j_min);
+        i = j_min;
+    }
+    return committed + (uint64_t)i * g_target;
+}
+
+/* Eq 6 with the burst fix: the rate-derived target may at most quadruple
+ * the generation just completed.  (Growing the previous *target* instead
+ * lets it run away while old, small slices keep the real generations
+ * short: a 20 000-key burst then sized a slice for 14 million keys.)
+ * Measured on that burst (k=11, l=45, target 0.01): growth 2x gave 66
+ * extra slices and FP 0.018; 4x 40 slices, FP 0.0146, 38 bits/key; 8x 31
+ * slices, FP 0.013 but 64 bits/key. */
+enum { BURST_GROWTH = 4 };
+
+static uint64_t next_target(const tlbf *t, uint64_t now_ns)
+{
+    uint64_t g = at(t, 0)->generation;
+    uint64_t dt = now_ns - t->last_shift_ns;
+    double limit = BURST_GROWTH * (double)(g ? g : 1);
+    double want = dt == 0 ? limit
+                          : ceil((double)g * (double)t->span_ns / (double)dt) + 1.0;
+    if (want > limit)
+        want = limit;
+    return want < 1.0 ? 1 : (uint64_t)want;
+}
+
+/* ---- life cycle of slices ------------------------------------------------ */
+
+static void retire_stale(tdbf *f, tlbf *t, uint64_t now_ns)
+{
+    while (t->count > t->k && stale(t, at(t, t->count - 1), now_ns))
+        retire_oldest(f, t);
+}
+
+/* Start over with k empty slices sized for the current target: at open,
+ * and when everything is stale (the filter has been idle for T). */
+static int restart(tdbf *f, tlbf *t, uint64_t now_ns)
+{
+    while (t->count)
+        retire_oldest(f, t);
+    for (unsigned j = 0; j < t->k; j++) {
+        /* Pushed oldest first: the slice ending at s_i gets (k - i)
+         * generations of room, so all k limit the first generation alike. */
+        unsigned i = t->k - 1 - j;
+        int rc = push_front(f, t, (uint64_t)(t->k - i) * t->gen_target, 0.5, now_ns);
+        if (rc != TDBF_OK) {
+            while (t->count)
+                retire_oldest(f, t);
+            return rc;
+        }
+    }
+    t->countdown = generation_length(t);
+    t->last_shift_ns = now_ns;
+    return TDBF_OK;
+}
+
+/* Shift order (design.md): target, retire, grow by a new s_0, recount. */
+static void shift(tdbf *f, tlbf *t, uint64_t now_ns)
+{
+    uint64_t g_target = next_target(t, now_ns);
+    retire_stale(f, t, now_ns);
+    int rc = TDBF_ETOOBIG;
+    if (t->count < t->max_slices) {
+        double fill = target_fill(t, t->count + 1);
+        rc = push_front(f, t, new_capacity(t, g_target), fill, now_ns);
+    }
+    if (rc != TDBF_OK) {
+        /* Degrade: keep filling the current slices for another generation. */
+        t->cap_hits++;
+        t->countdown = t->gen_target ? t->gen_target : 1;
+        t->last_shift_ns = now_ns;
+        return;
+    }
+    t->gen_target = g_target;
+    t->last_shift_ns = now_ns;
+    t->shifts++;
+    t->countdown = generation_length(t);
+}
+
+/* ---- queries ---------------------------------------------------------- */
+
+static unsigned live_slices(const tlbf *t, uint64_t now_ns)
+{
+    unsigned live = t->count;
+    while (live > 0 && stale(t, at(t, live - 1), now_ns))
+        live--;
+    return live;
+}
+
+static int slice_has(const tlbf *t, unsigned logical, const tdbf_hash128 *h)
+{
+    const slice *s = at(t, logical);
+    return tdbf_bit_get(s->bits, tdbf_reduce(tdbf_hash_nth(h, s->hash), s->m));
+}
+
+/* Algorithm 1 of paper 004 over the live slices. */
+static int query(const tlbf *t, const tdbf_hash128 *h, uint64_t now_ns)
+{
+    unsigned live = live_slices(t, now_ns);
+    if (live < t->k)
+        return 0;
+    const int k = (int)t->k;
+    int i = (int)(live - t->k), before_jump = 0, run = 0;
+    while (i >= 0) {
+        if (slice_has(t, (unsigned)i, h)) {
+            run++;
+            i++;
+            if (before_jump + run == k)
+                return 1;
+        } else {
+            i -= k;
+            before_jump = run;
+            run = 0;
+        }
+    }
+    return 0;
+}
+
+/* ---- operations ------------------------------------------------------- */
+
+static int tlbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    tlbf *t = f->impl;
+    int present = query(t, &key->hash, now_ns);
+    if (t->count == 0 || stale(t, at(t, 0), now_ns)) {
+        int rc = restart(f, t, now_ns);
+        if (rc != TDBF_OK)
+            return rc;
+    } else if (t->countdown == 0 || now_ns - t->last_shift_ns >= t->span_ns) {
+        shift(f, t, now_ns);
+    }
+    for (unsigned i = 0; i < t->k; i++) {
+        slice *s = at(t, i);
+        tdbf_bit_set(s->bits, tdbf_reduce(tdbf_hash_nth(&key->hash, s->hash), s->m));
+        s->count++;
+        s->stamp = now_ns;
+    }
+    at(t, 0)->generation++;
+    t->countdown--;
+    return present;
+}
+
+static int tlbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    return query(f->impl, &key->hash, now_ns);
+}
+
+static int tlbf_advance(tdbf *f, uint64_t now_ns)
+{
+    tlbf *t = f->impl;
+    if (t->count && stale(t, at(t, 0), now_ns)) {
+        /* Idle for T: nothing is live; release every slice. */
+        while (t->count)
+            retire_oldest(f, t);
+        return TDBF_OK;
+    }
+    retire_stale(f, t, now_ns);
+    return TDBF_OK;
+}
+
+/* ---- open, close, stats ----------------------------------------------- */
+
+enum { TLBF_MAX_L = 64, TLBF_DEFAULT_CAPACITY = 1024 };
+
+static int tlbf_open(tdbf *f, const tdbf_config *cfg)
+{
+    if (cfg->window_ns == 0 || cfg->window_items != 0)
+        return TDBF_EWINDOW;
+    if ((cfg->k == 0) != (cfg->l == 0))
+        return TDBF_EPARAM;
+    uint64_t capacity = cfg->capacity ? cfg->capacity : TLBF_DEFAULT_CAPACITY;
+    tdbf_plan plan;
+    int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, capacity, &plan)
+                    : tdbf_plan_search(capacity, cfg->error, TLBF_MAX_L, &plan,
+                                       NULL, 0, NULL);
+    if (rc != TDBF_OK)
+        return rc;
+    unsigned base = plan.k + plan.l;
+    unsigned max_slices = cfg->max_slices ? cfg->max_slices : 2 * base + 32;
+    if (max_slices <= base || max_slices > plan.k + TDBF_MAX_L)
+        return TDBF_EPARAM;
+    double steady = (double)base * (double)slice_bytes(plan.m);
+    if (!tdbf_fits(steady, cfg->max_memory))
+        return TDBF_ETOOBIG;
+
+    tlbf *t = tdbf_mem_calloc(f, 1, sizeof *t);
+    if (!t)
+        return TDBF_ENOMEM;
+    t->ring_size = base + 2;
+    t->ring = tdbf_mem_calloc(f, t->ring_size, sizeof *t->ring);
+    if (!t->ring) {
+        tdbf_mem_free(f, t, sizeof *t);
+        return TDBF_ENOMEM;
+    }
+    t->k = plan.k;
+    t->l = plan.l;
+    t->max_slices = max_slices;
+    t->window_ns = cfg->window_ns;
+    t->span_ns = cfg->window_ns / plan.l ? cfg->window_ns / plan.l : 1;
+    t->gen_target = plan.g;
+    t->max_memory = cfg->max_memory;
+    t->fp_planned = plan.fp;
+    t->error = cfg->error;
+    f->impl = t;
+    return TDBF_OK;
+}
+
+static void tlbf_close(tdbf *f)
+{
+    tlbf *t = f->impl;
+    while (t->count)
+        retire_oldest(f, t);
+    tdbf_mem_free(f, t->ring, t->ring_size * sizeof *t->ring);
+    tdbf_mem_free(f, t, sizeof *t);
+}
+
+static void tlbf_stats(const tdbf *f, tdbf_stats *st)
+{
+    const tlbf *t = f->impl;
+    unsigned live = live_slices(t, f->now_ns);
+    double fills[TDBF_MAX_K + TDBF_MAX_L];
+    uint64_t held = 0;
+    for (unsigned i = 0; i < live; i++) {
+        const slice *s = at(t, i);
+        fills[i] = (double)tdbf_popcount(s->bits, tdbf_words_for_bits(s->m)) / (double)s->m;
+        held += s->generation;
+    }
+    st->k = t->k;
+    st->l = t->l;
+    st->window_ns = t->window_ns;
+    st->slices = t->count;
+    st->slice_bits = t->count ? at(t, 0)->m : 0;
+    st->generation_size = t->gen_target;
+    st->generation_fill = t->count ? at(t, 0)->generation : 0;
+    st->generations = t->shifts;
+    st->error_planned = t->fp_planned;
+    st->error_estimated = live > t->k ? tdbf_apbf_fp(t->k, live - t->k, fills) : 0.0;
+    st->keys = held;
+    st->cap_hits = t->cap_hits;
+    if (held)
+        st->bits_per_item = 8.0 * (double)f->memory_bytes / (double)held;
+}
+
+const tdbf_ops tdbf_tlbf_ops = {
+    .open = tlbf_open,
+    .close = tlbf_close,
+    .add = tlbf_add,
+    .contains = tlbf_contains,
+    .advance = tlbf_advance,
+    .stats = tlbf_stats,
+};
