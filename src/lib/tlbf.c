@@ -16,9 +16,13 @@
  *     increase with age, so stale slices are a suffix: they are retired at
  *     shifts and by tdbf_advance, and queries ignore them (queries never
  *     change the filter).  A key added at t lies in slices whose stamp is
- *     >= t, so it stays present while now - t < T: no false negatives.  Its
- *     oldest slice stopped taking inserts one generation after t, so after
- *     T plus that generation's span it is gone (the expiry bound).
+ *     >= t, so it stays present while now - t < T: no false negatives.
+ *     Expiry bound: its oldest slice stopped taking inserts at the end of
+ *     its generation, so T plus that generation's span after t its own run
+ *     is gone; a run borrowing newer slices may still match it, with
+ *     probability halving per further generation (APBF's slack), until its
+ *     newest slice is stale too, T + (k+1) spans after t at most.  Past
+ *     that it is reported only at the FP rate (tests/unit/test_tlbf.c).
  *   - Shift trigger (Eqs 4, 5): slice i < k can take
  *     left_i = ceil((C_i - c_i) / (k - i)) inserts per remaining generation;
  *     the generation lasts min_i left_i inserts.  tdbf also shifts when a

@@ -1,0 +1,522 @@
+/*
+ * test_tlbf.c — Time-limited Bloom Filter (src/lib/tlbf.c).
+ *
+ * The heart is a schedule-driven property test: keys arrive in phases
+ * (steady rate, 10x up and down, bursts at one timestamp, idle gaps longer
+ * than the window, random jitter) and after every insert the oldest key
+ * still inside the time window must be reported present.  Then the
+ * regressions for the reference module's defects listed in
+ * shared/design.md, each a case the naive implementation fails.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+#define SEC UINT64_C(1000000000)
+
+/* ---- a stream of inserts with a history for window checks -------------- */
+
+typedef struct stream {
+    tdbf     *f;
+    uint64_t  window_ns;
+    uint64_t  seed;       /* key stream */
+    uint64_t  now;
+    uint64_t  next;       /* index of the next key */
+    uint64_t *times;      /* insert time of key i */
+    uint64_t  capacity;
+    uint64_t  oldest;     /* first key still inside the window */
+    uint64_t  checks;
+    uint64_t  false_negatives;
+    uint64_t  rng;
+} stream;
+
+static void stream_init(stream *s, tdbf *f, uint64_t window_ns, uint64_t start,
+                        uint64_t capacity, uint64_t seed)
+{
+    memset(s, 0, sizeof *s);
+    s->f = f;
+    s->window_ns = window_ns;
+    s->seed = seed;
+    s->now = start;
+    s->capacity = capacity;
+    s->times = calloc(capacity, sizeof *s->times);
+    assert_non_null(s->times);
+    s->rng = seed ^ 0x5eed;
+}
+
+static void stream_free(stream *s)
+{
+    free(s->times);
+    s->times = NULL;
+}
+
+static int key_present(const stream *s, uint64_t index, uint64_t now)
+{
+    uint8_t key[DRV_KEY_MAX];
+    size_t len = drv_key(key, DRV_SPACE_INSERT, s->seed, index);
+    return tdbf_contains(s->f, key, len, now);
+}
+
+/* The oldest key with now - t < T is the one most at risk: check it. */
+static void check_oldest(stream *s)
+{
+    while (s->oldest < s->next && s->now - s->times[s->oldest] >= s->window_ns)
+        s->oldest++;
+    if (s->oldest == s->next)
+        return;
+    s->checks++;
+    if (key_present(s, s->oldest, s->now) != 1) {
+        if (s->false_negatives == 0)
+            print_message("first false negative: key %llu added at %llu, now %llu (age %llu ns < T %llu)\n",
+                          (unsigned long long)s->oldest,
+                          (unsigned long long)s->times[s->oldest],
+                          (unsigned long long)s->now,
+                          (unsigned long long)(s->now - s->times[s->oldest]),
+                          (unsigned long long)s->window_ns);
+        s->false_negatives++;
+    }
+}
+
+/* Every key inside the window. */
+static void sweep_window(stream *s)
+{
+    for (uint64_t i = s->oldest; i < s->next; i++) {
+        if (s->now - s->times[i] >= s->window_ns)
+            continue;
+        s->checks++;
+        if (key_present(s, i, s->now) != 1)
+            s->false_negatives++;
+    }
+}
+
+static void insert_one(stream *s)
+{
+    assert_true(s->next < s->capacity);
+    uint8_t key[DRV_KEY_MAX];
+    size_t len = drv_key(key, DRV_SPACE_INSERT, s->seed, s->next);
+    int rc = tdbf_add(s->f, key, len, s->now);
+    if (rc < 0)
+        fail_msg("tdbf_add returned %d (%s)", rc, tdbf_strerror(rc));
+    s->times[s->next++] = s->now;
+    check_oldest(s);
+}
+
+/* n inserts, the clock advancing step_ns (+ jitter in [0, jitter_ns)) before
+ * each. */
+static void phase(stream *s, uint64_t n, uint64_t step_ns, uint64_t jitter_ns)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        s->now += step_ns + (jitter_ns ? drv_below(&s->rng, jitter_ns) : 0);
+        insert_one(s);
+    }
+    sweep_window(s);
+}
+
+static tdbf *open_tlbf(double error, uint64_t window_ns, uint64_t capacity,
+                       uint64_t seed)
+{
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_TLBF;
+    cfg.error = error;
+    cfg.window_ns = window_ns;
+    cfg.capacity = capacity;
+    cfg.seed = seed;
+    return drv_open(&cfg);
+}
+
+static double measured_fp(const tdbf *f, uint64_t probes, uint64_t seed, uint64_t now)
+{
+    return (double)drv_probe_hits(f, seed, 0, probes, now) / (double)probes;
+}
+
+static tdbf_stats stats_of(const tdbf *f)
+{
+    tdbf_stats st;
+    CHECK_RC(tdbf_get_stats(f, &st), TDBF_OK);
+    return st;
+}
+
+/* ---- property: no false negatives under adversarial timing ------------- */
+
+static void test_no_false_negatives_any_schedule(void **state)
+{
+    (void)state;
+    const uint64_t T = SEC;
+    const uint64_t scale = DRV_PICK(1, 10);
+    uint64_t total = 0;
+    stream s;
+    tdbf *f = open_tlbf(0.01, T, 10000, 11);
+    stream_init(&s, f, T, SEC, 1300000 / scale + 100000, 21);
+    phase(&s, 200000 / scale, T / 10000, 0);          /* 10^4 per window */
+    phase(&s, 200000 / scale, T / 100000, 0);         /* 10x up */
+    phase(&s, 50000 / scale, T / 10000, 0);           /* 10x down */
+    phase(&s, 20000, 0, 0);                           /* burst, one timestamp */
+    phase(&s, 1, 3 * T, 0);                           /* idle gap > T */
+    phase(&s, 100000 / scale, T / 10000, 0);
+    phase(&s, 200000 / scale, 0, 2 * T / 10000);      /* jitter, ties included */
+    phase(&s, 20000, 0, 0);                           /* another burst */
+    phase(&s, 200000 / scale, T / 1000000, 0);        /* 100x up */
+    phase(&s, 100000 / scale, T / 1000, T / 1000);    /* slow, jittered */
+    total = s.next;
+    print_message("schedule: %llu inserts, %llu window checks, %llu false negatives, %u slices at end\n",
+                  (unsigned long long)total, (unsigned long long)s.checks,
+                  (unsigned long long)s.false_negatives, stats_of(f).slices);
+    CHECK_U64_EQ(s.false_negatives, 0);
+    CHECK_U64_GE(total, DRV_PICK(1000000, 100000));
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+/* 64-bit ns time: nothing wraps at 2^32 ms or near 2^63. */
+static void run_from(uint64_t start)
+{
+    const uint64_t T = 60 * SEC;
+    stream s;
+    tdbf *f = open_tlbf(0.01, T, 6000, 5);
+    stream_init(&s, f, T, start, 40000, 9);
+    phase(&s, 30000, T / 6000, 0);  /* 5 windows */
+    CHECK_U64_EQ(s.false_negatives, 0);
+    /* The last key expires exactly T after it was added. */
+    uint64_t last = s.next - 1, added = s.times[last];
+    assert_int_equal(key_present(&s, last, added + T - 1), 1);
+    assert_int_equal(key_present(&s, last, added + T), 0);
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+static void test_time_near_boundaries(void **state)
+{
+    (void)state;
+    run_from(UINT64_C(4294967296) * 1000000 - 120 * SEC); /* across 2^32 ms */
+    run_from(1);                                          /* across 2^32 ns */
+    run_from((UINT64_C(1) << 63) - 150 * SEC);            /* across 2^63 ns */
+    run_from(UINT64_MAX - 400 * SEC);                     /* ends near 2^64 */
+}
+
+/* ---- regressions of the reference module's defects --------------------- */
+
+/* dt = 0 between shifts: no division by zero, no slice explosion. */
+static void test_burst_at_one_timestamp(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC;
+    const double error = 0.01;
+    stream s;
+    tdbf *f = open_tlbf(error, T, 1200, 3);
+    stream_init(&s, f, T, 1000 * SEC, 40000, 4);
+    phase(&s, 20 * 300, SEC / 20, 0);   /* 20/s for five minutes */
+    tdbf_stats before = stats_of(f);
+    phase(&s, 20000, 0, 0);             /* 20 000 at one timestamp */
+    tdbf_stats after = stats_of(f);
+    uint64_t probes = DRV_PICK(400000, 100000);
+    double fp = measured_fp(f, probes, 77, s.now);
+    double bits_per_key = 8.0 * (double)after.memory_bytes / (double)after.keys;
+    print_message("burst: slices %u -> %u, memory %llu -> %llu bytes (%.1f bits/key), FP %.5f (target %.2g)\n",
+                  before.slices, after.slices,
+                  (unsigned long long)before.memory_bytes,
+                  (unsigned long long)after.memory_bytes, bits_per_key, fp, error);
+    CHECK_U64_EQ(s.false_negatives, 0);
+    if (!(fp <= 2 * error))
+        fail_msg("FP after the burst %.5f exceeds 2x the target %.3g", fp, error);
+    /* The reference grew to 15 116 slices on 21 000 inserts. */
+    if (after.slices > before.slices + 64)
+        fail_msg("slices grew from %u to %u during the burst", before.slices, after.slices);
+    if (!(bits_per_key < 64.0))
+        fail_msg("%.1f bits per key after the burst", bits_per_key);
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+/* The unfinished generation expires when inserts stop. */
+static void test_newest_generation_expires_when_idle(void **state)
+{
+    (void)state;
+    const uint64_t T = 10 * SEC;
+    stream s;
+    tdbf *f = open_tlbf(0.01, T, 1000, 8);
+    stream_init(&s, f, T, SEC, 2000, 2);
+    phase(&s, 1000, T / 1000, 0);
+    uint64_t last_added = s.now;
+    uint64_t present_later = 0;
+    for (uint64_t i = 0; i < s.next; i++)
+        present_later += (uint64_t)key_present(&s, i, last_added + T);
+    print_message("%llu of %llu keys present at last add + T\n",
+                  (unsigned long long)present_later, (unsigned long long)s.next);
+    CHECK_U64_EQ(present_later, 0);
+    CHECK_U64_EQ(s.false_negatives, 0);
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+/* Queries never change the filter, whatever time they name. */
+static void test_queries_do_not_mutate(void **state)
+{
+    (void)state;
+    const uint64_t T = 5 * SEC;
+    stream s;
+    tdbf *f = open_tlbf(0.01, T, 5000, 13);
+    stream_init(&s, f, T, SEC, 20000, 6);
+    phase(&s, 12000, T / 5000, 0);
+    tdbf_stats before = stats_of(f);
+    uint8_t key[DRV_KEY_MAX];
+    for (uint64_t i = 0; i < 100000; i++) {
+        size_t len = drv_key(key, DRV_SPACE_PROBE, 3, i);
+        /* Far past, now, and far future (everything stale). */
+        (void)tdbf_contains(f, key, len, i % 3 == 0 ? 0 : i % 3 == 1 ? s.now : s.now + 10 * T);
+    }
+    tdbf_stats after = stats_of(f);
+    assert_memory_equal(&before, &after, sizeof before);
+    CHECK_U64_EQ(s.false_negatives, 0);
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+/* Time going backwards is clamped: it never rewinds the filter. */
+static void test_time_backwards_is_clamped(void **state)
+{
+    (void)state;
+    const uint64_t T = 10 * SEC;
+    tdbf *f = open_tlbf(0.01, T, 1000, 17);
+    CHECK_RC(tdbf_add(f, "late", 4, 100 * SEC), 0);
+    /* An add stamped in the past is treated as happening at 100 s. */
+    CHECK_RC(tdbf_add(f, "early", 5, 1 * SEC), 0);
+    CHECK_U64_EQ(stats_of(f).now_ns, 100 * SEC);
+    assert_int_equal(tdbf_contains(f, "early", 5, 100 * SEC + T - 1), 1);
+    assert_int_equal(tdbf_contains(f, "early", 5, 100 * SEC + T), 0);
+    /* advance into the past is a no-op. */
+    CHECK_RC(tdbf_advance(f, 0), TDBF_OK);
+    CHECK_U64_EQ(stats_of(f).now_ns, 100 * SEC);
+    assert_int_equal(tdbf_contains(f, "late", 4, 100 * SEC), 1);
+    tdbf_close(f);
+}
+
+/* advance() retires stale slices without inserting: idle filters shrink. */
+static void test_advance_releases_memory(void **state)
+{
+    (void)state;
+    const uint64_t T = 10 * SEC;
+    stream s;
+    tdbf *f = open_tlbf(0.01, T, 1000, 19);
+    stream_init(&s, f, T, SEC, 30000, 7);
+    phase(&s, 20000, 0, 0);              /* a burst makes big slices */
+    tdbf_stats busy = stats_of(f);
+    CHECK_RC(tdbf_advance(f, s.now + T / 2), TDBF_OK);
+    CHECK_U64_EQ(s.false_negatives, 0);
+    assert_int_equal(key_present(&s, s.next - 1, s.now + T / 2), 1);
+    CHECK_RC(tdbf_advance(f, s.now + T), TDBF_OK);
+    tdbf_stats idle = stats_of(f);
+    print_message("advance: %u slices / %llu bytes busy, %u / %llu after T idle\n",
+                  busy.slices, (unsigned long long)busy.memory_bytes, idle.slices,
+                  (unsigned long long)idle.memory_bytes);
+    CHECK_U64_EQ(idle.slices, 0);
+    if (!(idle.memory_bytes * 4 < busy.memory_bytes))
+        fail_msg("memory after idle %llu not well below busy %llu",
+                 (unsigned long long)idle.memory_bytes, (unsigned long long)busy.memory_bytes);
+    /* And it works again afterwards. */
+    CHECK_RC(tdbf_add(f, "again", 5, s.now + 2 * T), 0);
+    assert_int_equal(tdbf_contains(f, "again", 5, s.now + 2 * T), 1);
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+/* At the slice cap the filter degrades (FP up), never false negatives. */
+static void test_cap_degrades_without_false_negatives(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC;
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_TLBF;
+    cfg.window_ns = T;
+    cfg.capacity = 100;
+    cfg.k = 4;
+    cfg.l = 4;
+    cfg.max_slices = 9;
+    cfg.seed = 23;
+    tdbf *f = drv_open(&cfg);
+    stream s;
+    stream_init(&s, f, T, SEC, 60000, 8);
+    phase(&s, 50000, T / 100000, 0);     /* 500x the planned rate */
+    tdbf_stats st = stats_of(f);
+    print_message("cap: %u slices (max 9), %llu cap hits, estimated FP %.3g\n",
+                  st.slices, (unsigned long long)st.cap_hits, st.error_estimated);
+    CHECK_U64_EQ(s.false_negatives, 0);
+    assert_true(st.slices <= 9);
+    assert_true(st.cap_hits > 0);
+    /* A too-small cap is refused outright. */
+    cfg.max_slices = 8;
+    tdbf *g = NULL;
+    CHECK_RC(tdbf_open(&g, &cfg), TDBF_EPARAM);
+    /* So is a memory cap below what k+l slices need. */
+    cfg.max_slices = 0;
+    cfg.capacity = 100000000;
+    cfg.max_memory = 4096;
+    CHECK_RC(tdbf_open(&g, &cfg), TDBF_ETOOBIG);
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+/* Configuration errors. */
+static void test_config_errors(void **state)
+{
+    (void)state;
+    tdbf_config cfg;
+    tdbf *f = NULL;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_TLBF;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EWINDOW);      /* no window */
+    cfg.window_items = 1000;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EWINDOW);      /* count window */
+    cfg.window_ns = SEC;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EWINDOW);      /* both */
+    cfg.window_items = 0;
+    cfg.k = 3;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EPARAM);       /* k without l */
+    cfg.k = 0;
+    cfg.error = 1.0;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EERROR);
+    assert_null(f);
+}
+
+/* Tiny and odd parameters: exercises the unsigned arithmetic of Eqs 4/7
+ * (the sanitizer build traps any overflow) and keeps the property. */
+static void test_small_parameters(void **state)
+{
+    (void)state;
+    const unsigned kl[][2] = {{1, 1}, {2, 1}, {1, 5}, {3, 2}};
+    for (size_t c = 0; c < sizeof kl / sizeof kl[0]; c++) {
+        tdbf_config cfg;
+        tdbf_config_init(&cfg);
+        cfg.design = TDBF_TLBF;
+        cfg.window_ns = 1000;     /* 1 us window, 1 ns steps */
+        cfg.capacity = 1;
+        cfg.k = kl[c][0];
+        cfg.l = kl[c][1];
+        cfg.seed = 29;
+        tdbf *f = drv_open(&cfg);
+        stream s;
+        stream_init(&s, f, cfg.window_ns, 1, 30000, 10 + c);
+        phase(&s, 5000, 1, 0);
+        phase(&s, 5000, 0, 0);
+        phase(&s, 5000, 0, 3);
+        phase(&s, 100, 2000, 0);
+        phase(&s, 5000, 0, 1);
+        CHECK_U64_EQ(s.false_negatives, 0);
+        stream_free(&s);
+        tdbf_close(f);
+    }
+}
+
+/* ---- statistics at a steady rate --------------------------------------- */
+
+/* Paper 001 Table 2: bits per element of the window, min and max. */
+static const struct {
+    double error;
+    double paper_min, paper_max;
+} table2[] = {
+    {0.1, 10, 13}, {0.01, 19, 24}, {0.001, 26, 35}, {0.0001, 32, 45}, {0.00001, 41, 56},
+};
+
+static void test_steady_rate_memory_and_fp(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, rate = 1000;   /* 60 000 keys per window */
+    size_t rows = DRV_PICK(5, 2);
+    for (size_t r = 0; r < rows; r++) {
+        double error = table2[r].error;
+        stream s;
+        tdbf *f = open_tlbf(error, T, rate * 60, 31);
+        stream_init(&s, f, T, SEC, rate * 600 + 10, 40 + r);
+        phase(&s, rate * 600, SEC / rate, 0);   /* ten windows */
+        tdbf_stats st = stats_of(f);
+        double bits = 8.0 * (double)st.memory_bytes / (double)(rate * 60);
+        uint64_t probes = (uint64_t)(DRV_PICK(200, 40) / error);
+        if (probes > DRV_PICK(4000000, 400000))
+            probes = DRV_PICK(4000000, 400000);
+        uint64_t hits = drv_probe_hits(f, 91, 0, probes, s.now);
+        double fp = (double)hits / (double)probes;
+        double band = drv_band(error, (double)probes, 0.0);
+        print_message("error %-7g: %.1f bits/element of the window (paper %g-%g: %s), "
+                      "FP %.3g (%llu/%llu; target + band %.3g), k=%u l=%u slices=%u\n",
+                      error, bits, table2[r].paper_min, table2[r].paper_max,
+                      bits < table2[r].paper_min ? "below"
+                      : bits <= table2[r].paper_max ? "within" : "ABOVE",
+                      fp, (unsigned long long)hits, (unsigned long long)probes,
+                      error + band, st.k, st.l, st.slices);
+        CHECK_U64_EQ(s.false_negatives, 0);
+        if (!(bits <= table2[r].paper_max))
+            fail_msg("%.1f bits/element above the paper's %g", bits, table2[r].paper_max);
+        if (!(fp <= error + band))
+            fail_msg("FP %.4g above the target's band %.4g", fp, error + band);
+        stream_free(&s);
+        tdbf_close(f);
+    }
+}
+
+/* Expiry bound.  A key's own run of k slices turns stale T plus one
+ * generation's span after it was added; until its newest slice is stale
+ * too (k spans later) it can still be matched by a run borrowing newer
+ * slices, with probability halving per span (the slack, NPWS ~ 2/l, as in
+ * APBF).  Past T + (k+1) spans it is reported only at the FP rate. */
+static void test_expired_keys_at_fp_rate(void **state)
+{
+    (void)state;
+    const uint64_t T = 10 * SEC, rate = 2000;
+    const double error = 0.01;
+    stream s;
+    tdbf *f = open_tlbf(error, T, rate * 10, 37);
+    stream_init(&s, f, T, SEC, rate * 60 + 10, 12);
+    phase(&s, rate * 60, SEC / rate, 0);
+    tdbf_stats st = stats_of(f);
+    uint64_t span = T / st.l, slack = (st.k + 1) * span;
+    uint64_t old = 0, hits = 0, fading = 0, fading_hits = 0;
+    for (uint64_t i = 0; i < s.next; i++) {
+        uint64_t age = s.now - s.times[i];
+        int present = key_present(&s, i, s.now);
+        if (age >= T + span && age < T + slack) {
+            fading++;
+            fading_hits += (uint64_t)present;
+        } else if (age >= T + slack && age <= 3 * T) {
+            old++;
+            hits += (uint64_t)present;
+        }
+    }
+    double rate_old = (double)hits / (double)old;
+    double band = drv_band(error, (double)old, 0.0);
+    print_message("slack zone (T+span .. T+(k+1)span): %llu of %llu keys reported (%.3f; NPWS-like decay)\n",
+                  (unsigned long long)fading_hits, (unsigned long long)fading,
+                  (double)fading_hits / (double)fading);
+    print_message("expired keys (age > T+(k+1)span): %llu of %llu reported (%.4f; FP target %.2g + band %.4f)\n",
+                  (unsigned long long)hits, (unsigned long long)old, rate_old, error, band);
+    if (!(rate_old <= error + band))
+        fail_msg("keys past the slack reported at %.4f, above FP %.3g + %.4f", rate_old, error, band);
+    /* The slack zone decays: on average well under half of it is reported. */
+    if (!((double)fading_hits < 0.5 * (double)fading))
+        fail_msg("%llu of %llu keys in the slack zone reported", (unsigned long long)fading_hits,
+                 (unsigned long long)fading);
+    stream_free(&s);
+    tdbf_close(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_false_negatives_any_schedule),
+        cmocka_unit_test(test_time_near_boundaries),
+        cmocka_unit_test(test_burst_at_one_timestamp),
+        cmocka_unit_test(test_newest_generation_expires_when_idle),
+        cmocka_unit_test(test_queries_do_not_mutate),
+        cmocka_unit_test(test_time_backwards_is_clamped),
+        cmocka_unit_test(test_advance_releases_memory),
+        cmocka_unit_test(test_cap_degrades_without_false_negatives),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_small_parameters),
+        cmocka_unit_test(test_steady_rate_memory_and_fp),
+        cmocka_unit_test(test_expired_keys_at_fp_rate),
+    };
+    return cmocka_run_group_tests_name("tlbf", tests, NULL, NULL);
+}
