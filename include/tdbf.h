@@ -15,7 +15,7 @@
  *   6. Operations (add, contains, advance)
  *   7. Batch operations
  *   8. Introspection (stats)
- *   9. Planner (APBF sizing, paper 004 section 5)
+ *   9. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
  *
  * Conventions that hold for every function:
  *   - Errors are negative TDBF_E* codes; TDBF_OK is 0.  The library never
@@ -139,6 +139,11 @@ TDBF_API int tdbf_design_available(tdbf_design design);
 /* Largest k and l accepted by APBF (and the planner's search range). */
 #define TDBF_MAX_K 64
 #define TDBF_MAX_L 512
+/* APBBF block sizes B (bits): one 64-bit word or one 64-byte cache line. */
+#define TDBF_BLOCK_WORD 64
+#define TDBF_BLOCK_LINE 512
+/* Largest b (bits set per key inside its block) accepted by APBBF. */
+#define TDBF_MAX_BLOCK_HASHES 16
 /* Default memory cap for a single filter: 4 GiB. */
 #define TDBF_DEFAULT_MAX_MEMORY (UINT64_C(4) << 30)
 
@@ -161,10 +166,13 @@ typedef struct tdbf_config {
     unsigned    max_slices; /* TLBF: cap on slices (0 = 2(k+l)+32); when
                                reached the filter stops growing and FP rises,
                                never false negatives (stats.cap_hits) */
+    unsigned    block_bits; /* APBBF: B, 512 (default, 0) or 64 */
+    unsigned    block_hashes; /* APBBF: b bits per block, 0 = planner */
 } tdbf_config;
 
 /* Fill *cfg with defaults: design APBF, error 0.01, no window (one must be
- * set), random seed, planner-chosen k and l, 4 GiB cap, default allocator.
+ * set), random seed, planner-chosen k and l (and APBBF b; B = 512), 4 GiB
+ * cap, default allocator.
  * cfg may be NULL (no-op). */
 TDBF_API void tdbf_config_init(tdbf_config *cfg);
 
@@ -201,12 +209,14 @@ TDBF_API int tdbf_set_allocator(const tdbf_allocator *allocator);
  *   TDBF_EERROR    error rate outside (0, 1)
  *   TDBF_EWINDOW   no window, or a window of the wrong kind for the design
  *   TDBF_EPARAM    k or l out of range (1..TDBF_MAX_K, 1..TDBF_MAX_L; both
- *                  or neither must be set), or a half-specified pair
+ *                  or neither must be set), or a half-specified pair;
+ *                  APBBF: block_bits not 0, 64 or 512, or block_hashes
+ *                  above TDBF_MAX_BLOCK_HASHES
  *   TDBF_EINFEASIBLE the planner found no (k, l) meeting the error rate
  *   TDBF_ETOOBIG   the planned memory exceeds cfg.max_memory
  *   TDBF_ENOMEM    allocation failed
- * All memory is allocated here: add/contains never allocate for APBF and
- * Bloom. */
+ * All memory is allocated here: add/contains never allocate for APBF,
+ * APBBF and Bloom. */
 TDBF_API int tdbf_open(tdbf **out, const tdbf_config *cfg);
 
 /* Release a filter and all its memory.  NULL is accepted (no-op). */
@@ -275,7 +285,8 @@ typedef struct tdbf_stats {
     unsigned k;               /* slices set per insertion */
     unsigned l;               /* extra slices (APBF) */
     unsigned slices;          /* slices (or sub-filters) currently allocated */
-    uint64_t slice_bits;      /* bits per slice (APBF), total bits (Bloom) */
+    uint64_t slice_bits;      /* bits per slice (APBF) or segment (APBBF),
+                                 total bits (Bloom) */
     uint64_t generation_size; /* insertions per generation (APBF g) */
     uint64_t generation_fill; /* insertions in the current generation */
     uint64_t generations;     /* shifts performed since open */
@@ -296,7 +307,7 @@ typedef struct tdbf_stats {
 TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
 
 /* ======================================================================
- * 9. Planner (APBF, paper 004 sections 5.2-5.5)
+ * 9. Planner (APBF: paper 004 sections 5.2-5.5; APBBF: section 6)
  * ====================================================================== */
 
 /* One APBF parameter set and its analytic metrics. */
@@ -341,7 +352,8 @@ TDBF_API int tdbf_plan_apbf(uint64_t window, double error, tdbf_plan *best,
 
 /* The paper's APBF false-positive recursion F(k, l, 0, 0) over explicit
  * fill ratios fills[0 .. k+l-1] (logical slice order, newest first).
- * Returns the probability, or -1.0 if an argument is invalid. */
+ * Returns the probability, or -1.0 if an argument is invalid (k or l out
+ * of range, fills NULL, a fill outside [0, 1] or NaN). */
 TDBF_API double tdbf_apbf_fp(unsigned k, unsigned l, const double *fills);
 
 /* Expected slice reads of Algorithm 1 for a query that returns false,
@@ -349,6 +361,85 @@ TDBF_API double tdbf_apbf_fp(unsigned k, unsigned l, const double *fills);
  * Returns the expectation, or -1.0 if an argument is invalid. */
 TDBF_API double tdbf_apbf_accesses_false(unsigned k, unsigned l,
                                          const double *fills);
+
+/* ---- APBBF: blocked APBF (paper 004 section 6) ------------------------
+ *
+ * Each of the k+l segments is a blocked Bloom filter: a key picks one
+ * block of B bits (64: a word; 512: a cache line) per segment and sets b
+ * bits in it, one in each of b near-equal parts of the block.  A block
+ * that has received X keys matches a never-inserted key with probability
+ * prod_j (1 - (1 - 1/part_j)^X), which is (1 - (1 - b/B)^X)^b when b
+ * divides B.  A segment's capacity is lambda = ln2 / -ln(1 - b/B) keys per
+ * block (expected fill 1/2 at that mean load), so the generation size is
+ * g = floor(blocks * lambda / k). */
+
+/* One APBBF parameter set and its analytic metrics.  The fields marked
+ * (model) use the paper's loads: segment i < k holds (i+1)/k of its
+ * capacity and the others all of it, per-block load Poisson; they do not
+ * depend on the window and reproduce Table 3 of the paper. */
+typedef struct tdbf_plan_blocked {
+    unsigned k;               /* segments per insertion */
+    unsigned l;               /* extra segments; window = l generations */
+    unsigned block_bits;      /* B: 64 or 512 */
+    unsigned block_hashes;    /* b: bits set per key inside its block */
+    uint64_t blocks;          /* blocks per segment */
+    uint64_t g;               /* generation size floor(blocks lambda / k) */
+    uint64_t window;          /* guaranteed window l*g (>= requested) */
+    uint64_t slack;           /* k*g: how far past the window a key may linger */
+    uint64_t bits;            /* total bits (k+l) * blocks * B */
+    double   bits_per_item;   /* bits / requested window */
+    double   fp;              /* F(k,l,0,0) with this filter's exact expected
+                                 loads ((i+1)g keys over `blocks` blocks,
+                                 binomial): what the filter really does */
+    double   fp_paper;        /* (model) F(k,l,0,0): Table 3 "APBBF" */
+    double   fp_apbf;         /* an APBF (k*b, l*b) in the same memory, paper
+                                 fills: Table 3 "APBF" */
+    double   capacity;        /* lambda / (B ln2 / b): window relative to
+                                 that APBF, Table 3 "cap." */
+    double   accesses_window; /* (model) expected block reads of a query for
+                                 a key inside the window (Table 3 "win.") */
+    double   accesses_fp;     /* (model) ... for a false positive ("fp") */
+    double   accesses_false;  /* (model) ... for a negative query ("false") */
+    double   npws;            /* (model) peak normalized probability-weighted
+                                 slack: sum_{i<k} r^i / l, r = the match
+                                 probability of a full segment */
+} tdbf_plan_blocked;
+
+/* Evaluate explicit APBBF parameters for a window of `window` insertions:
+ * sizes the segments (blocks, g) so that l*g >= window with every segment
+ * at most at capacity, and fills *out.
+ *   k, l          1..TDBF_MAX_K, 1..TDBF_MAX_L
+ *   block_bits    B: 64 or 512 (0 means 512)
+ *   block_hashes  b: 1..TDBF_MAX_BLOCK_HASHES
+ * Returns TDBF_OK, TDBF_EPARAM (a parameter out of range), TDBF_EWINDOW
+ * (window 0), TDBF_ETOOBIG (more than 2^52 bits) or TDBF_EINVAL (out NULL).
+ * Pure computation, thread-safe; cost grows with k*l and the block load
+ * (microseconds to a millisecond). */
+TDBF_API int tdbf_plan_apbbf_eval(unsigned k, unsigned l, unsigned block_bits,
+                                  unsigned block_hashes, uint64_t window,
+                                  tdbf_plan_blocked *out);
+
+/* Choose APBBF parameters for `window` insertions, target FP `error` and
+ * block size block_bits (64 or 512; 0 means 512): *best is the (k, l, b)
+ * whose exact-load FP (fp) meets `error` with the least total memory,
+ * searching b in 1..16 (B = 512) or 1..8 (B = 64), k in 1..TDBF_MAX_K and
+ * l in 1..TDBF_MAX_L; ties go to the smaller b, then the smaller k.
+ * Returns TDBF_OK, TDBF_EERROR, TDBF_EWINDOW, TDBF_EPARAM (block_bits),
+ * TDBF_EINVAL (best NULL) or TDBF_EINFEASIBLE.  Thread-safe; takes
+ * milliseconds. */
+TDBF_API int tdbf_plan_apbbf(uint64_t window, double error,
+                             unsigned block_bits, tdbf_plan_blocked *best);
+
+/* The probability r that a never-inserted key matches an APBBF segment of
+ * `blocks` blocks (block_bits 64 or 512, block_hashes b bits per key) into
+ * which `keys` distinct keys have been inserted: E[m(X)] over the block
+ * load X ~ Binomial(keys, 1/blocks).  These r feed tdbf_apbf_fp and
+ * tdbf_apbf_accesses_false exactly as slice fills do for APBF (for a
+ * filter with generation g just before a shift: keys = (i+1)g for segment
+ * i < k, k*g for the others).  Returns r in [0, 1], or -1.0 if an
+ * argument is invalid. */
+TDBF_API double tdbf_apbbf_match(unsigned block_bits, unsigned block_hashes,
+                                 uint64_t keys, uint64_t blocks);
 
 #ifdef __cplusplus
 }

@@ -30,7 +30,13 @@ uint64_t tdbf_mix64(uint64_t x);
  * coincide far more often than independent hashes would, and a 100-key
  * APBF window measured 3x its planned FP.  One multiply-xorshift round per
  * index breaks that structure (measured back on plan). */
-static inline uint64_t tdbf_hash_nth(const tdbf_hash128 *h, uint64_t j)
+#if defined(__clang__)
+#define TDBF_WRAPS __attribute__((no_sanitize("unsigned-integer-overflow")))
+#else
+#define TDBF_WRAPS
+#endif
+
+TDBF_WRAPS static inline uint64_t tdbf_hash_nth(const tdbf_hash128 *h, uint64_t j)
 {
     uint64_t x = h->lo + j * h->hi;
     x ^= x >> 32;

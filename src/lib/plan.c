@@ -80,15 +80,27 @@ static bool valid_kl(unsigned k, unsigned l)
     return k >= 1 && k <= TDBF_MAX_K && l >= 1 && l <= TDBF_MAX_L;
 }
 
-double tdbf_apbf_fp(unsigned k, unsigned l, const double *fills)
+/* Every fill a probability (NaN fails the comparison too). */
+static bool valid_fills(unsigned k, unsigned l, const double *fills)
 {
     if (!valid_kl(k, l) || !fills)
+        return false;
+    for (unsigned i = 0; i < k + l; i++)
+        if (!(fills[i] >= 0.0 && fills[i] <= 1.0))
+            return false;
+    return true;
+}
+
+double tdbf_apbf_fp(unsigned k, unsigned l, const double *fills)
+{
+    if (!valid_fills(k, l, fills))
         return -1.0;
     double next[TDBF_MAX_K + 1], cur[TDBF_MAX_K + 1];
     /* Column i = k+l: past the last slice only a completed run counts. */
     for (unsigned a = 0; a <= k; a++)
         next[a] = a == k ? 1.0 : 0.0;
-    for (unsigned i = k + l; i-- > 0;) {
+    for (unsigned col = k + l; col > 0; col--) {
+        unsigned i = col - 1;
         double r = fills[i];
         cur[k] = 1.0;
         for (unsigned a = 0; a < k; a++)
@@ -100,7 +112,7 @@ double tdbf_apbf_fp(unsigned k, unsigned l, const double *fills)
 
 double tdbf_apbf_accesses_false(unsigned k, unsigned l, const double *fills)
 {
-    if (!valid_kl(k, l) || !fills)
+    if (!valid_fills(k, l, fills))
         return -1.0;
     const tdbf_allocator *a = tdbf_default_allocator();
     size_t cells = (size_t)k * (l + 1);
