@@ -109,7 +109,7 @@ san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
 
 check: test san ## both test builds
 
-demo: $(CLI) ## run the demo (Zipf stream through APBF vs the exact window)
+demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo
 
 # ---- install -----------------------------------------------------------

@@ -456,6 +456,35 @@ char *cli_format_bytes(char *buf, size_t size, uint64_t bytes)
     return buf;
 }
 
+char *cli_format_duration_ns(char *buf, size_t size, uint64_t ns)
+{
+    /* Largest unit first; `from` is where it takes over, so that 90 s
+     * stays "90 s" rather than "1.5 m". */
+    static const struct {
+        const char *name;
+        double      ns;
+        double      from;
+    } units[] = {
+        {"h", 3600e9, 36000e9},
+        {"m", 60e9, 600e9},
+        {"s", 1e9, 1e9},
+        {"ms", 1e6, 1e6},
+        {"us", 1e3, 1e3},
+        {"ns", 1.0, 0.0},
+    };
+    if (ns == 0) {
+        snprintf(buf, size, "0 s");
+        return buf;
+    }
+    size_t unit = 0;
+    while ((double)ns < units[unit].from)
+        unit++;
+    double value = (double)ns / units[unit].ns;
+    snprintf(buf, size, value < 999.5 ? "%.3g %s" : "%.0f %s", value,
+             units[unit].name);
+    return buf;
+}
+
 /* ======================================================================
  * JSON writer
  * ====================================================================== */

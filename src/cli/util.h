@@ -5,7 +5,8 @@
  *   - diagnostics: one line on stderr prefixed "tdbf CMD:", exit codes
  *   - a long-option parser ("--opt value" and "--opt=value")
  *   - strict number parsing with suffixes (counts k/M/G, durations ns..h)
- *   - number formatting (thousands separators, human-readable bytes)
+ *   - number formatting (thousands separators, human-readable bytes and
+ *     durations)
  *   - a tiny one-line JSON writer
  *   - a monotonic clock
  *   - aligned text tables
@@ -123,6 +124,11 @@ char *cli_format_count(char *buf, size_t size, uint64_t value);
 
 /* "1.71 MiB", "512 B".  Returns buf. */
 char *cli_format_bytes(char *buf, size_t size, uint64_t bytes);
+
+/* A duration in the units cli_parse_duration_ns reads, three significant
+ * digits: "750 ns", "1.33 s", "60 s", "25 m" (minutes from 10 m on, hours
+ * from 10 h on).  Returns buf. */
+char *cli_format_duration_ns(char *buf, size_t size, uint64_t ns);
 
 /* ======================================================================
  * JSON writer: compact output, one value per call, commas handled.

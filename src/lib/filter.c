@@ -56,6 +56,7 @@ static const char *const design_names[TDBF_DESIGN_COUNT] = {
 
 static const tdbf_ops *const design_ops[TDBF_DESIGN_COUNT] = {
     [TDBF_APBF] = &tdbf_apbf_ops,
+    [TDBF_APBBF] = &tdbf_apbbf_ops,
     [TDBF_TLBF] = &tdbf_tlbf_ops,
     [TDBF_BLOOM] = &tdbf_bloom_ops,
     [TDBF_EXACT] = &tdbf_exact_ops,

@@ -57,6 +57,7 @@ struct tdbf {
 /* Per-design operation tables (NULL entries in filter.c's table are
  * designs not built yet). */
 extern const tdbf_ops tdbf_apbf_ops;
+extern const tdbf_ops tdbf_apbbf_ops;
 extern const tdbf_ops tdbf_tlbf_ops;
 extern const tdbf_ops tdbf_bloom_ops;
 extern const tdbf_ops tdbf_exact_ops;
@@ -104,6 +105,50 @@ uint64_t tdbf_apbf_generation(uint64_t m, unsigned k);
 int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
                      tdbf_plan *best, tdbf_plan *alts, size_t max_alts,
                      size_t *n_alts);
+
+/* ---- APBBF planner internals (plan_blocked.c) ---- */
+/* First bit of part j (0 <= j <= b) of a B-bit block split into b
+ * near-equal parts; part j is bits start(j) .. start(j+1) - 1.  The
+ * filter and the model share this split. */
+static inline unsigned tdbf_apbbf_part_start(unsigned block_bits,
+                                             unsigned block_hashes, unsigned j)
+{
+    return j * block_bits / block_hashes;
+}
+/* Keys per block at which a segment is "full" (expected fill 1/2 at that
+ * mean load): lambda = ln2 / -ln(1 - b/B). */
+double tdbf_apbbf_capacity(unsigned block_bits, unsigned block_hashes);
+/* Match probability of a segment whose blocks have Poisson(mean) keys. */
+double tdbf_apbbf_match_poisson(unsigned block_bits, unsigned block_hashes,
+                                double mean);
+/* The Poisson mean load at which a segment's expected fill is `fill`
+ * (INFINITY for fill >= 1): inverts the fill to estimate a segment's load
+ * from its population count. */
+double tdbf_apbbf_load_for_fill(unsigned block_bits, unsigned block_hashes,
+                                double fill);
+/* tdbf_plan_apbbf_eval without the model metrics: sizes and the exact
+ * fp only (what a filter needs to open; cheap). */
+int tdbf_plan_apbbf_size(unsigned k, unsigned l, unsigned block_bits,
+                         unsigned block_hashes, uint64_t window,
+                         tdbf_plan_blocked *out);
+/* tdbf_plan_apbbf with some parameters fixed (0 = search): k and l
+ * together, and/or b.  Fills *best as tdbf_plan_apbbf_size does.
+ * Returns what tdbf_plan_apbbf does, plus TDBF_EPARAM for a fixed value
+ * out of range and TDBF_ETOOBIG when no shape fits 2^52 bits. */
+int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
+                           unsigned fixed_k, unsigned fixed_l,
+                           unsigned fixed_hashes, tdbf_plan_blocked *best);
+
+/* Both outcomes of Algorithm 1 over match probabilities match[0..k+l-1]
+ * (1.0 for segments known to hold the key): the probability of answering
+ * yes and no, each with its read-weighted probability (expected reads of
+ * a yes = reads_true / p_true). */
+typedef struct tdbf_query_paths {
+    double p_true, reads_true;
+    double p_false, reads_false;
+} tdbf_query_paths;
+int tdbf_apbf_query_paths(unsigned k, unsigned l, const double *match,
+                          tdbf_query_paths *out);
 
 /* Bytes needed, as a double so huge requests cannot overflow. */
 bool tdbf_fits(double bytes, uint64_t max_memory);

@@ -234,8 +234,12 @@ static int best_for_k(unsigned k, uint64_t window, double error,
                       unsigned max_l, tdbf_plan *out)
 {
     unsigned lmax = largest_feasible_l(k, window, error, max_l);
-    if (lmax == 0)
-        return TDBF_EINFEASIBLE;
+    if (lmax == 0) {
+        /* Too big to size at all is not the same as too inaccurate. */
+        tdbf_plan p;
+        int rc = plan_size(k, 1, window, &p);
+        return rc == TDBF_OK ? TDBF_EINFEASIBLE : rc;
+    }
     unsigned best_l = lmax;
     uint64_t best_bits = UINT64_MAX;
     for (unsigned l = lmax; l >= 1; l--) {

@@ -1,0 +1,385 @@
+/*
+ * apbbf.c — Age-Partitioned Blocked Bloom Filter, count window.
+ *
+ * Shtul, Baquero, Almeida, "Age-Partitioned Bloom Filters" (paper 004),
+ * section 6.
+ *
+ * Model.  APBF (apbf.c) with each slice replaced by a blocked Bloom filter:
+ * k+l segments in a circular buffer, each an array of `blocks` blocks of
+ * B bits (B = 64: one word; B = 512: one 64-byte cache line).  An insert
+ * picks one block in each of the k newest logical segments s_0 .. s_{k-1}
+ * and sets b bits in it; every g = floor(blocks lambda / k) inserts the
+ * buffer shifts and the oldest segment is cleared, lambda = ln2 / -ln(1 -
+ * b/B) being the load per block at which a segment counts as full
+ * (plan_blocked.c).  A query is Algorithm 1 over segments, a segment
+ * matching when all b bits of the key's block are set.  So an insert
+ * touches k cache lines (or words) instead of k*b, and a negative query
+ * about 2-4 (paper Table 3, "false").
+ *
+ *     segment (blocks * B bits, 64-byte aligned, B = 512):
+ *
+ *       block 0          block 1               block blocks-1
+ *     +----------------+----------------+ ... +----------------+
+ *     | 512 bits       |                |     |                |
+ *     +----------------+----------------+ ... +----------------+
+ *              one block, split into b parts (here b = 4, 128 bits each):
+ *     +--------+--------+--------+--------+
+ *     | part 0 | part 1 | part 2 | part 3 |    a key sets one bit per part
+ *     +--------+--------+--------+--------+
+ *
+ * Bits in a block.  Part j covers bits floor(jB/b) .. floor((j+1)B/b) - 1,
+ * and a key sets one bit in each part: b distinct bits, and the model's
+ * match probability (1 - (1 - b/B)^X)^b for X keys in the block is then
+ * exact (plan_blocked.c explains why uniform random distinct bits would
+ * not be).  This is the paper's "each block a partitioned Bloom filter".
+ *
+ * Hashing.  Buffer position j owns fixed derived hashes of the key's one
+ * 128-bit hash (a shift must not move a key's bits): x = h_j picks the
+ * block by multiply-shift, blocks * x / 2^64, and the low half of that
+ * product, x * blocks mod 2^64, is what is left of x's randomness; the
+ * part offsets are read from it in turn the same way (offset = size * y /
+ * 2^64, then y = size * y mod 2^64: the digits of x in a mixed radix).
+ * Each digit costs log2(radix) bits; once 48 bits are used the digits
+ * continue from a fresh derived hash h_{j + t(k+l)}, t = 1, 2, .., which
+ * keeps each digit within 2^-16 of uniform.  A small filter with b = 4 reads
+ * one derived hash per segment, B = 512 with b = 8 two.  No division.
+ *
+ * Window, slack, expiry: as APBF.  A key is found while its k segments are
+ * among s_0 .. s_{k+l-1}, i.e. for at least w = l*g later inserts; it may
+ * linger up to k more generations (slack k*g), reported with probability
+ * about r^i after losing i segments (r = a full segment's match rate,
+ * ~2^-b, so the slack is much "thinner" than APBF's 2^-i).
+ *
+ * False positives.  Worst just before a shift: F(k,l,0,0) over the
+ * segments' match probabilities, computed for this filter's exact loads
+ * (plan_blocked.c, stats.error_planned); tests/unit/test_apbbf.c measures
+ * it inside its 99.9% band for B = 64 and 512.
+ *
+ * add() is test-and-set like apbf.c: query, then a due shift, then the k
+ * blocks.  Bits are cleared only a whole segment at a time by a shift, so
+ * a key inside the window never loses a bit: no false negatives.  The
+ * batch calls run the same code in the same order, prefetching the blocks
+ * of keys a few places ahead, so they answer exactly as single calls.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+__extension__ typedef unsigned __int128 apbbf_u128;
+
+/* Bits of a derived hash spent on digits before a fresh one is drawn. */
+enum { DIGIT_BUDGET = 48 };
+
+typedef struct apbbf {
+    unsigned  k;            /* segments set per insert */
+    unsigned  l;            /* extra segments: the window is l generations */
+    unsigned  segments;     /* k + l */
+    unsigned  base;         /* buffer position of logical segment s_0 */
+    unsigned  block_bits;   /* B: 64 or 512 */
+    unsigned  block_words;  /* B / 64 */
+    unsigned  block_hashes; /* b: bits set per key in its block */
+    uint32_t  fresh;        /* bit j: part j's digit starts a new hash */
+    uint16_t  part_start[TDBF_MAX_BLOCK_HASHES];
+    uint16_t  part_size[TDBF_MAX_BLOCK_HASHES];
+    uint64_t  blocks;       /* blocks per segment */
+    uint64_t  segment_words;/* 64-bit words per segment */
+    uint64_t  g;            /* generation size: inserts between shifts */
+    uint64_t  fill;         /* inserts in the current generation, 0..g */
+    uint64_t  shifts;       /* shifts since open */
+    double    fp_planned;   /* plan_blocked.c exact-load F(k,l,0,0) */
+    uint64_t *bits;         /* segments * segment_words, 64-byte aligned,
+                               right after this struct */
+} apbbf;
+
+/* The state and its segments are one 64-byte aligned allocation: the
+ * struct, padded to a cache line, then the segments. */
+static size_t header_bytes(void)
+{
+    return (sizeof(apbbf) + 63) / 64 * 64;
+}
+
+static size_t allocation_bytes(const apbbf *a)
+{
+    return header_bytes() + (size_t)a->segments * (size_t)a->segment_words * sizeof(uint64_t);
+}
+
+/* Buffer position of logical segment i (0 <= i < k+l), without division. */
+static inline unsigned position(const apbbf *a, unsigned i)
+{
+    unsigned pos = a->base + i;
+    return pos >= a->segments ? pos - a->segments : pos;
+}
+
+/* A key's block in the segment at buffer position pos; *digits gets the
+ * randomness left for the bits inside it.  The block is tdbf_reduce's
+ * multiply-shift, blocks * x / 2^64; the low half of the same product is
+ * the rest. */
+static inline uint64_t *block_at(const apbbf *a, unsigned pos,
+                                 const tdbf_hash128 *h, uint64_t *digits)
+{
+    apbbf_u128 product = (apbbf_u128)tdbf_hash_nth(h, pos) * a->blocks;
+    *digits = (uint64_t)product;
+    return a->bits + pos * a->segment_words + (uint64_t)(product >> 64) * a->block_words;
+}
+
+/* The key's bit in part j of its block at buffer position pos. */
+static inline unsigned bit_in_part(const apbbf *a, unsigned pos, unsigned j,
+                                   const tdbf_hash128 *h, uint64_t *digits,
+                                   unsigned *draws)
+{
+    if (a->fresh >> j & 1u)
+        *digits = tdbf_hash_nth(h, pos + (uint64_t)a->segments * ++*draws);
+    apbbf_u128 product = (apbbf_u128)*digits * a->part_size[j];
+    *digits = (uint64_t)product;
+    return a->part_start[j] + (unsigned)(product >> 64);
+}
+
+static inline int segment_has(const apbbf *a, unsigned logical, const tdbf_hash128 *h)
+{
+    unsigned pos = position(a, logical), draws = 0;
+    uint64_t digits;
+    const uint64_t *block = block_at(a, pos, h, &digits);
+    for (unsigned j = 0; j < a->block_hashes; j++)
+        if (!tdbf_bit_get(block, bit_in_part(a, pos, j, h, &digits, &draws)))
+            return 0;
+    return 1;
+}
+
+static inline void segment_set(apbbf *a, unsigned logical, const tdbf_hash128 *h)
+{
+    unsigned pos = position(a, logical), draws = 0;
+    uint64_t digits;
+    uint64_t *block = block_at(a, pos, h, &digits);
+    for (unsigned j = 0; j < a->block_hashes; j++)
+        tdbf_bit_set(block, bit_in_part(a, pos, j, h, &digits, &draws));
+}
+
+/* Algorithm 1 (section 5.4) over segments. */
+static int query(const apbbf *a, const tdbf_hash128 *h)
+{
+    const int k = (int)a->k;
+    int i = (int)a->l, before_jump = 0, run = 0;
+    while (i >= 0) {
+        if (!segment_has(a, (unsigned)i, h)) {
+            before_jump = run;
+            run = 0;
+            i -= k;
+        } else if (before_jump + ++run == k) {
+            return 1;
+        } else {
+            i++;
+        }
+    }
+    return 0;
+}
+
+/* Retire the oldest segment: it becomes the new, empty s_0. */
+static void shift(apbbf *a)
+{
+    a->base = a->base == 0 ? a->segments - 1 : a->base - 1;
+    memset(a->bits + (size_t)a->base * a->segment_words, 0,
+           a->segment_words * sizeof(uint64_t));
+    a->fill = 0;
+    a->shifts++;
+}
+
+static int add_one(apbbf *a, const tdbf_hash128 *h)
+{
+    int present = query(a, h);
+    if (a->fill == a->g)
+        shift(a);
+    for (unsigned i = 0; i < a->k; i++)
+        segment_set(a, i, h);
+    a->fill++;
+    return present;
+}
+
+static int apbbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    return add_one(f->impl, &key->hash);
+}
+
+static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    return query(f->impl, &key->hash);
+}
+
+/* ---- batch: the same calls, with the blocks of later keys prefetched ---- */
+
+/* How many keys ahead the blocks are requested. */
+enum { PREFETCH_AHEAD = 8 };
+
+static inline void prefetch_segment(const apbbf *a, unsigned logical,
+                                    const tdbf_hash128 *h, int for_write)
+{
+    uint64_t digits;
+    const uint64_t *block = block_at(a, position(a, logical), h, &digits);
+    if (for_write)
+        __builtin_prefetch(block, 1, 3);
+    else
+        __builtin_prefetch(block, 0, 3);
+}
+
+/* The first reads of Algorithm 1: s_l, and s_{l-k} where a miss jumps. */
+static void prefetch_query(const apbbf *a, const tdbf_hash128 *h)
+{
+    prefetch_segment(a, a->l, h, 0);
+    if (a->l >= a->k)
+        prefetch_segment(a, a->l - a->k, h, 0);
+}
+
+static int apbbf_add_batch(tdbf *f, size_t n, const tdbf_key *keys,
+                           uint64_t now_ns, uint8_t *results)
+{
+    (void)now_ns;
+    apbbf *a = f->impl;
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n) {
+            const tdbf_hash128 *ahead = &keys[i + PREFETCH_AHEAD].hash;
+            prefetch_query(a, ahead);
+            for (unsigned s = 0; s < a->k; s++)
+                prefetch_segment(a, s, ahead, 1);
+        }
+        results[i] = (uint8_t)add_one(a, &keys[i].hash);
+    }
+    return TDBF_OK;
+}
+
+static void apbbf_contains_batch(const tdbf *f, size_t n, const tdbf_key *keys,
+                                 uint64_t now_ns, uint8_t *results)
+{
+    (void)now_ns;
+    const apbbf *a = f->impl;
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n)
+            prefetch_query(a, &keys[i + PREFETCH_AHEAD].hash);
+        results[i] = (uint8_t)query(a, &keys[i].hash);
+    }
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static unsigned ceil_log2(uint64_t x)
+{
+    unsigned bits = 0;
+    while (bits < 64 && (UINT64_C(1) << bits) < x)
+        bits++;
+    return bits;
+}
+
+/* Part bounds, and which parts start a fresh derived hash: the block
+ * index uses ceil(log2 blocks) bits of the first, each part ceil(log2
+ * size) bits, DIGIT_BUDGET bits per hash. */
+static void layout_parts(apbbf *a)
+{
+    int budget = DIGIT_BUDGET - (int)ceil_log2(a->blocks);
+    a->fresh = 0;
+    for (unsigned j = 0; j < a->block_hashes; j++) {
+        unsigned start = tdbf_apbbf_part_start(a->block_bits, a->block_hashes, j);
+        unsigned end = tdbf_apbbf_part_start(a->block_bits, a->block_hashes, j + 1);
+        a->part_start[j] = (uint16_t)start;
+        a->part_size[j] = (uint16_t)(end - start);
+        int cost = (int)ceil_log2(end - start);
+        if (cost > budget) {
+            a->fresh |= UINT32_C(1) << j;
+            budget = DIGIT_BUDGET;
+        }
+        budget -= cost;
+    }
+}
+
+static int apbbf_open(tdbf *f, const tdbf_config *cfg)
+{
+    if (cfg->window_items == 0 || cfg->window_ns != 0)
+        return TDBF_EWINDOW;
+    unsigned block_bits = cfg->block_bits ? cfg->block_bits : TDBF_BLOCK_LINE;
+    if ((cfg->k == 0) != (cfg->l == 0) ||
+        (block_bits != TDBF_BLOCK_WORD && block_bits != TDBF_BLOCK_LINE) ||
+        cfg->block_hashes > TDBF_MAX_BLOCK_HASHES)
+        return TDBF_EPARAM;
+    tdbf_plan_blocked plan;
+    int rc = cfg->k && cfg->block_hashes
+           ? tdbf_plan_apbbf_size(cfg->k, cfg->l, block_bits, cfg->block_hashes,
+                                  cfg->window_items, &plan)
+           : tdbf_plan_apbbf_search(cfg->window_items, cfg->error, block_bits,
+                                    cfg->k, cfg->l, cfg->block_hashes, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    /* (The aligned allocator adds up to 64 + sizeof(size_t) bytes.) */
+    double bytes = (double)plan.bits / 8.0 + (double)header_bytes() + 64.0 + sizeof(size_t);
+    if (!tdbf_fits(bytes, cfg->max_memory))
+        return TDBF_ETOOBIG;
+
+    apbbf layout = {
+        .k = plan.k,
+        .l = plan.l,
+        .segments = plan.k + plan.l,
+        .block_bits = plan.block_bits,
+        .block_words = plan.block_bits / 64,
+        .block_hashes = plan.block_hashes,
+        .blocks = plan.blocks,
+        .segment_words = plan.blocks * (plan.block_bits / 64),
+        .g = plan.g,
+        .fp_planned = plan.fp,
+    };
+    layout_parts(&layout);
+    apbbf *a = tdbf_mem_calloc_aligned(f, allocation_bytes(&layout));
+    if (!a)
+        return TDBF_ENOMEM;
+    *a = layout;
+    a->bits = (uint64_t *)((unsigned char *)a + header_bytes());
+    f->impl = a;
+    return TDBF_OK;
+}
+
+static void apbbf_close(tdbf *f)
+{
+    apbbf *a = f->impl;
+    tdbf_mem_free_aligned(f, a, allocation_bytes(a));
+}
+
+/* Each logical segment's match probability, newest first, estimated from
+ * its population count: the fill gives the mean load per block
+ * (inverting the expected fill), the load the match probability. */
+static void measured_matches(const apbbf *a, double *matches)
+{
+    double segment_bits = (double)a->segment_words * 64.0;
+    for (unsigned i = 0; i < a->segments; i++) {
+        const uint64_t *segment = a->bits + (size_t)position(a, i) * a->segment_words;
+        double fill = (double)tdbf_popcount(segment, a->segment_words) / segment_bits;
+        double load = tdbf_apbbf_load_for_fill(a->block_bits, a->block_hashes, fill);
+        matches[i] = load == INFINITY ? 1.0
+                   : tdbf_apbbf_match_poisson(a->block_bits, a->block_hashes, load);
+    }
+}
+
+static void apbbf_stats(const tdbf *f, tdbf_stats *st)
+{
+    const apbbf *a = f->impl;
+    double matches[TDBF_MAX_K + TDBF_MAX_L];
+    measured_matches(a, matches);
+    st->k = a->k;
+    st->l = a->l;
+    st->slices = a->segments;
+    st->slice_bits = a->blocks * a->block_bits;
+    st->generation_size = a->g;
+    st->generation_fill = a->fill;
+    st->generations = a->shifts;
+    st->window_items = (uint64_t)a->l * a->g;
+    st->error_planned = a->fp_planned;
+    st->error_estimated = tdbf_apbf_fp(a->k, a->l, matches);
+}
+
+const tdbf_ops tdbf_apbbf_ops = {
+    .open = apbbf_open,
+    .close = apbbf_close,
+    .add = apbbf_add,
+    .contains = apbbf_contains,
+    .advance = NULL,
+    .stats = apbbf_stats,
+    .add_batch = apbbf_add_batch,
+    .contains_batch = apbbf_contains_batch,
+};
