@@ -334,7 +334,8 @@ typedef struct tdbf_plan {
 /* Evaluate an explicit (k, l) for a window of `window` insertions: sizes
  * m and g so that l*g >= window with every slice at most half full, and
  * fills *out.  Returns TDBF_OK, TDBF_EPARAM (k or l out of range),
- * TDBF_EWINDOW (window 0) or TDBF_EINVAL (out NULL). */
+ * TDBF_EWINDOW (window 0), TDBF_ETOOBIG (more than 2^52 bits: no real
+ * filter is that big) or TDBF_EINVAL (out NULL). */
 TDBF_API int tdbf_plan_eval(unsigned k, unsigned l, uint64_t window,
                             tdbf_plan *out);
 
@@ -345,8 +346,9 @@ TDBF_API int tdbf_plan_eval(unsigned k, unsigned l, uint64_t window,
  * above it (the best itself is not repeated), each with its cheapest l,
  * sorted by increasing k (smaller k: fewer reads, more slack; larger k:
  * lower NPWS); *n_alts gets their number.
- * Returns TDBF_OK, TDBF_EERROR, TDBF_EWINDOW, TDBF_EINVAL or
- * TDBF_EINFEASIBLE (no k <= TDBF_MAX_K works). */
+ * Returns TDBF_OK, TDBF_EERROR, TDBF_EWINDOW, TDBF_EINVAL,
+ * TDBF_ETOOBIG (the window is too large to size) or TDBF_EINFEASIBLE (no
+ * k <= TDBF_MAX_K meets the error). */
 TDBF_API int tdbf_plan_apbf(uint64_t window, double error, tdbf_plan *best,
                             tdbf_plan *alts, size_t max_alts, size_t *n_alts);
 
@@ -413,8 +415,10 @@ typedef struct tdbf_plan_blocked {
  *   block_hashes  b: 1..TDBF_MAX_BLOCK_HASHES
  * Returns TDBF_OK, TDBF_EPARAM (a parameter out of range), TDBF_EWINDOW
  * (window 0), TDBF_ETOOBIG (more than 2^52 bits) or TDBF_EINVAL (out NULL).
- * Pure computation, thread-safe; cost grows with k*l and the block load
- * (microseconds to a millisecond). */
+ * Thread-safe; scratch memory comes from the default allocator (the
+ * access fields are -1.0 if it fails).  Cost is dominated by
+ * accesses_window, O(k^2 l^2 / 2): well under a millisecond for Table 3's
+ * shapes, most of a second at k = 64, l = 512. */
 TDBF_API int tdbf_plan_apbbf_eval(unsigned k, unsigned l, unsigned block_bits,
                                   unsigned block_hashes, uint64_t window,
                                   tdbf_plan_blocked *out);
@@ -424,9 +428,13 @@ TDBF_API int tdbf_plan_apbbf_eval(unsigned k, unsigned l, unsigned block_bits,
  * whose exact-load FP (fp) meets `error` with the least total memory,
  * searching b in 1..16 (B = 512) or 1..8 (B = 64), k in 1..TDBF_MAX_K and
  * l in 1..TDBF_MAX_L; ties go to the smaller b, then the smaller k.
+ * The least-memory plan trades accesses for bits: for B = 64, w = 10^5,
+ * error 0.001 it is k = 8, b = 2 (25.6 bits/item, 8 words per insert)
+ * where k = 4, b = 4 takes 26.3 and k = 3, b = 5 27.8; set
+ * cfg.block_hashes (or k and l) on the filter to favour speed.
  * Returns TDBF_OK, TDBF_EERROR, TDBF_EWINDOW, TDBF_EPARAM (block_bits),
- * TDBF_EINVAL (best NULL) or TDBF_EINFEASIBLE.  Thread-safe; takes
- * milliseconds. */
+ * TDBF_EINVAL (best NULL), TDBF_ETOOBIG (no shape fits 2^52 bits) or
+ * TDBF_EINFEASIBLE.  Thread-safe; takes 1 to 100 ms. */
 TDBF_API int tdbf_plan_apbbf(uint64_t window, double error,
                              unsigned block_bits, tdbf_plan_blocked *best);
 

@@ -1,0 +1,131 @@
+#!/bin/sh
+# install-smoke.sh — install tdbf into a scratch root and build against it
+# the way a user would: <tdbf.h> and `pkg-config tdbf`, once with the shared
+# library and once statically.  Also checks the shared library's SONAME and
+# that it exports nothing without the tdbf_ prefix.
+#
+# Usage: sh tests/install-smoke.sh      (from anywhere; uses $CC or cc)
+set -eu
+
+cd "$(dirname "$0")/.."
+CC=${CC:-cc}
+prefix=/usr/local
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tdbf-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT HUP INT TERM
+
+fail() {
+    echo "install-smoke: FAIL: $*" >&2
+    exit 1
+}
+
+make -s install DESTDIR="$tmp" PREFIX="$prefix" >"$tmp/make.log" 2>&1 ||
+    { cat "$tmp/make.log" >&2; fail "make install DESTDIR=$tmp PREFIX=$prefix"; }
+
+root=$tmp$prefix
+for f in include/tdbf.h lib/libtdbf.a lib/libtdbf.so lib/libtdbf.so.0 \
+         lib/pkgconfig/tdbf.pc bin/tdbf; do
+    [ -e "$root/$f" ] || fail "not installed: $prefix/$f"
+done
+
+PKG_CONFIG_PATH=$root/lib/pkgconfig
+PKG_CONFIG_SYSROOT_DIR=$tmp
+PKG_CONFIG_LIBDIR=$root/lib/pkgconfig # only our .pc, not the system's
+export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+cflags=$(pkg-config --cflags tdbf) || fail "pkg-config --cflags tdbf"
+libs=$(pkg-config --libs tdbf) || fail "pkg-config --libs tdbf"
+static_libs=$(pkg-config --static --libs tdbf) || fail "pkg-config --static --libs tdbf"
+[ "$(pkg-config --modversion tdbf)" = "$(sed -n 's/^#define TDBF_VERSION_STRING "\(.*\)"/\1/p' include/tdbf.h)" ] ||
+    fail "pkg-config --modversion tdbf does not match TDBF_VERSION_STRING"
+
+# A small user program: only <tdbf.h>, nothing from the source tree.
+cat >"$tmp/smoke.c" <<'EOF'
+#include <tdbf.h>
+#include <stdio.h>
+#include <string.h>
+
+int main(void)
+{
+    tdbf_config cfg;
+    tdbf *f = NULL;
+    char key[32];
+    int i, rc;
+
+    if (tdbf_version_number() != TDBF_VERSION_NUMBER ||
+        strcmp(tdbf_version_string(), TDBF_VERSION_STRING) != 0) {
+        fprintf(stderr, "smoke: version mismatch\n");
+        return 1;
+    }
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF;
+    cfg.window_items = 1000;
+    cfg.seed = 42;
+    rc = tdbf_open(&f, &cfg);
+    if (rc != TDBF_OK) {
+        fprintf(stderr, "smoke: tdbf_open: %s\n", tdbf_strerror(rc));
+        return 1;
+    }
+    for (i = 0; i < 500; i++) {
+        snprintf(key, sizeof key, "key-%d", i);
+        if (tdbf_add(f, key, strlen(key), 0) < 0) {
+            fprintf(stderr, "smoke: tdbf_add failed\n");
+            return 1;
+        }
+    }
+    for (i = 0; i < 500; i++) {
+        snprintf(key, sizeof key, "key-%d", i);
+        if (tdbf_contains(f, key, strlen(key), 0) != 1) {
+            fprintf(stderr, "smoke: %s missing\n", key);
+            return 1;
+        }
+    }
+    /* Re-adding a key says it was there. */
+    if (tdbf_add(f, "key-7", 5, 0) != 1) {
+        fprintf(stderr, "smoke: re-add not reported present\n");
+        return 1;
+    }
+    if (tdbf_contains(f, "never", 5, 0) < 0 || tdbf_contains(f, NULL, 3, 0) != TDBF_EINVAL) {
+        fprintf(stderr, "smoke: bad answers to odd queries\n");
+        return 1;
+    }
+    tdbf_close(f);
+    return 0;
+}
+EOF
+
+# Shared: must need libtdbf.so.0 and run from the installed copy.
+# shellcheck disable=SC2086
+"$CC" -std=c11 -Wall -Wextra -Werror $cflags -o "$tmp/smoke-shared" "$tmp/smoke.c" $libs ||
+    fail "compile against the shared library ($cflags ... $libs)"
+readelf -d "$tmp/smoke-shared" | grep -q 'NEEDED.*\[libtdbf\.so\.0\]' ||
+    fail "smoke-shared does not need libtdbf.so.0"
+LD_LIBRARY_PATH=$root/lib "$tmp/smoke-shared" || fail "smoke-shared did not exit 0"
+resolved=$(LD_LIBRARY_PATH=$root/lib ldd "$tmp/smoke-shared" | sed -n 's/.*libtdbf\.so\.0 => \([^ ]*\).*/\1/p')
+case $resolved in
+    "$root"/lib/*) ;;
+    *) fail "smoke-shared loads libtdbf.so.0 from '$resolved', not the install" ;;
+esac
+
+# Static: -ltdbf resolved to libtdbf.a, with the private libraries.
+static_link=$(echo "$static_libs" | sed 's/-ltdbf/-Wl,-Bstatic -ltdbf -Wl,-Bdynamic/')
+# shellcheck disable=SC2086
+"$CC" -std=c11 -Wall -Wextra -Werror $cflags -o "$tmp/smoke-static" "$tmp/smoke.c" $static_link ||
+    fail "compile against the static library ($static_link)"
+if readelf -d "$tmp/smoke-static" | grep -q 'NEEDED.*libtdbf'; then
+    fail "smoke-static still needs a shared libtdbf"
+fi
+"$tmp/smoke-static" || fail "smoke-static did not exit 0"
+
+# The shared library: SONAME, and only tdbf_* exported.
+so=$(readlink -f "$root/lib/libtdbf.so")
+readelf -d "$so" | grep -q 'SONAME.*\[libtdbf\.so\.0\]' ||
+    fail "$(basename "$so") has no SONAME libtdbf.so.0"
+exported=$(nm -D --defined-only "$so" | awk 'NF >= 3 { print $3 }')
+[ -n "$exported" ] || fail "$(basename "$so") exports nothing"
+offenders=$(echo "$exported" | grep -v '^tdbf_' || true)
+if [ -n "$offenders" ]; then
+    echo "$offenders" | sed 's/^/    /' >&2
+    fail "$(basename "$so") exports symbols without the tdbf_ prefix (listed above)"
+fi
+count=$(echo "$exported" | wc -l | tr -d ' ')
+
+echo "install-smoke: OK ($count tdbf_* symbols exported, SONAME libtdbf.so.0, shared and static builds via pkg-config run)"
