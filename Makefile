@@ -44,7 +44,7 @@ PCFILE      := $(BUILD)/tdbf.pc
 LIBS        := -lm
 TEST_LIBS   := -lcmocka $(LIBS)
 
-.PHONY: all lib cli test san check install uninstall clean help demo
+.PHONY: all lib cli test san valgrind check install uninstall clean help demo
 
 all: lib cli $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI and tdbf.pc
 
@@ -107,7 +107,13 @@ san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  sh tests/run-unit.sh $(SAN_BINS)
 
-check: test san ## both test builds
+# The quick binaries under valgrind (memcheck: invalid accesses, leaks).
+VALGRIND_BINS := $(filter %/test_api %/test_baselines %/test_tlbf,$(TEST_BINS))
+valgrind: $(VALGRIND_BINS) ## run the quick unit tests under valgrind memcheck
+	@TDBF_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
+	  sh tests/run-unit.sh $(VALGRIND_BINS)
+
+check: test valgrind san ## all test builds
 
 demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo

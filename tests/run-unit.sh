@@ -2,6 +2,7 @@
 # run-unit.sh — run cmocka test binaries and total their results.
 #
 # Usage: sh tests/run-unit.sh BINARY...
+#        TDBF_TEST_WRAPPER="valgrind -q --error-exitcode=99" sh tests/run-unit.sh ...
 #
 # Each binary's own output goes to stdout as it is.  The totals come from
 # cmocka's summary lines ("[  PASSED  ] N test(s)." and "[  FAILED  ] N
@@ -26,7 +27,8 @@ for bin in "$@"; do
         broken="$broken $bin"
         continue
     fi
-    "$bin" >"$out" 2>&1
+    # shellcheck disable=SC2086 # the wrapper is a command line
+    ${TDBF_TEST_WRAPPER:-} "$bin" >"$out" 2>&1
     rc=$?
     cat "$out"
     # Sum every summary of the binary (one per cmocka group).
