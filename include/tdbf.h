@@ -157,8 +157,8 @@ typedef struct tdbf_config {
     uint64_t    window_items; /* count window in insertions (0 = none) */
     uint64_t    window_ns;  /* time window in ns (0 = none) */
     uint64_t    seed;       /* hash seed; 0 = random (read back via stats) */
-    unsigned    k;          /* APBF: slices per insertion; 0 = planner's choice */
-    unsigned    l;          /* APBF: extra slices (window = l generations); 0 = planner */
+    unsigned    k;          /* APBF, APBBF: slices (segments) per insertion; 0 = planner's choice */
+    unsigned    l;          /* APBF, APBBF: extra slices (window = l generations); 0 = planner */
     uint64_t    capacity;   /* expected items per window (time designs); 0 = unknown */
     uint64_t    max_memory; /* refuse plans above this many bytes; default
                                (and 0) = TDBF_DEFAULT_MAX_MEMORY, 4 GiB */
@@ -395,7 +395,8 @@ typedef struct tdbf_plan_blocked {
                                  binomial): what the filter really does */
     double   fp_paper;        /* (model) F(k,l,0,0): Table 3 "APBBF" */
     double   fp_apbf;         /* an APBF (k*b, l*b) in the same memory, paper
-                                 fills: Table 3 "APBF" */
+                                 fills: Table 3 "APBF" (-1.0 when k*b or l*b
+                                 exceeds TDBF_MAX_K or TDBF_MAX_L) */
     double   capacity;        /* lambda / (B ln2 / b): window relative to
                                  that APBF, Table 3 "cap." */
     double   accesses_window; /* (model) expected block reads of a query for

@@ -36,7 +36,7 @@ const char *tdbf_strerror(int code)
     case TDBF_EDESIGN:     return "unknown or unavailable design";
     case TDBF_EERROR:      return "error rate must be strictly between 0 and 1";
     case TDBF_EWINDOW:     return "missing, zero or wrong kind of window for this design";
-    case TDBF_EPARAM:      return "parameter out of range (k and l must both be set, 1..64 and 1..512)";
+    case TDBF_EPARAM:      return "parameter out of range (k and l: both or neither, 1..64 and 1..512; see the config fields)";
     case TDBF_ETOOBIG:     return "filter would exceed the memory cap";
     case TDBF_ENOTSUP:     return "operation not supported by this design";
     case TDBF_ECORRUPT:    return "corrupt or malformed data";

@@ -262,12 +262,13 @@ static size_t paths_cells(unsigned k, unsigned l)
     return (size_t)k * (l + 1) * OUTCOMES;
 }
 
-/* The phase recursion over a caller's table of paths_cells() doubles. */
+/* The phase recursion over a caller's table of paths_cells() doubles.
+ * Rows below from_s are taken as already computed for this `match`. */
 static void paths_in(unsigned k, unsigned l, const double *match, double *table,
-                     tdbf_query_paths *out)
+                     unsigned from_s, tdbf_query_paths *out)
 {
     static const double before_start[OUTCOMES] = {0.0, 0.0, 1.0, 0.0};
-    for (unsigned s = 0; s <= l; s++) {
+    for (unsigned s = from_s; s <= l; s++) {
         for (unsigned p = 0; p < k; p++) {
             double *phase = table + ((size_t)s * k + p) * OUTCOMES;
             double run = 1.0; /* probability of c matches in a row */
@@ -314,25 +315,29 @@ int tdbf_apbf_query_paths(unsigned k, unsigned l, const double *match,
     double *table = paths_table(k, l);
     if (!table)
         return TDBF_ENOMEM;
-    paths_in(k, l, match, table, out);
+    paths_in(k, l, match, table, 0, out);
     paths_table_free(table);
     return TDBF_OK;
 }
 
 /* Expected reads of a query for a key inserted t generations ago, t =
- * 0 .. l-1, averaged: its own segments t .. t+k-1 always match.  One
- * recursion per t: O(k^2 l^2) (a second at k = 64, l = 512). */
+ * 0 .. l-1, averaged: its own segments t .. t+k-1 always match.  A phase
+ * starting at s reads segments below s + k only, so the rows s <= t - k
+ * are those of plain `fills`; going down from t = l-1 each t recomputes
+ * only the rows above t - k.  O(k^2 l^2 / 2) in all. */
 static double accesses_window(unsigned k, unsigned l, const double *fills)
 {
     double *table = paths_table(k, l);
     if (!table)
         return -1.0;
     double match[TDBF_MAX_K + TDBF_MAX_L], total = 0.0;
-    for (unsigned t = 0; t < l; t++) {
+    tdbf_query_paths paths;
+    paths_in(k, l, fills, table, 0, &paths);
+    for (unsigned age = l; age > 0; age--) {
+        unsigned t = age - 1;
         for (unsigned i = 0; i < k + l; i++)
             match[i] = i >= t && i < t + k ? 1.0 : fills[i];
-        tdbf_query_paths paths;
-        paths_in(k, l, match, table, &paths);
+        paths_in(k, l, match, table, t >= k ? t - k + 1 : 0, &paths);
         total += paths.reads_true + paths.reads_false;
     }
     paths_table_free(table);
