@@ -65,8 +65,9 @@
  * add() is test-and-set like apbf.c: query, then a due shift, then the k
  * blocks.  Bits are cleared only a whole segment at a time by a shift, so
  * a key inside the window never loses a bit: no false negatives.  The
- * batch calls run the same code in the same order, prefetching the blocks
- * of keys a few places ahead, so they answer exactly as single calls.
+ * batch calls (filter.c) run the same code in the same order, with this
+ * design's prefetch asking for the blocks of keys a few places ahead, so
+ * they answer exactly as single calls.
  */
 #include <math.h>
 #include <string.h>
@@ -214,57 +215,26 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
-/* ---- batch: the same calls, with the blocks of later keys prefetched ---- */
-
-/* How many keys ahead the blocks are requested. */
-enum { PREFETCH_AHEAD = 8 };
+/* ---- prefetch: the batch calls ask for a key's blocks a few keys early -- */
 
 static inline void prefetch_segment(const apbbf *a, unsigned logical,
                                     const tdbf_hash128 *h, int for_write)
 {
     uint64_t digits;
-    const uint64_t *block = block_at(a, position(a, logical), h, &digits);
-    if (for_write)
-        __builtin_prefetch(block, 1, 3);
-    else
-        __builtin_prefetch(block, 0, 3);
+    tdbf_prefetch(block_at(a, position(a, logical), h, &digits), for_write);
 }
 
-/* The first reads of Algorithm 1: s_l, and s_{l-k} where a miss jumps. */
-static void prefetch_query(const apbbf *a, const tdbf_hash128 *h)
+/* The first reads of Algorithm 1 (s_l, and s_{l-k} where a miss jumps),
+ * and for an add the k blocks it will set. */
+static void apbbf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
-    prefetch_segment(a, a->l, h, 0);
-    if (a->l >= a->k)
-        prefetch_segment(a, a->l - a->k, h, 0);
-}
-
-static int apbbf_add_batch(tdbf *f, size_t n, const tdbf_key *keys,
-                           uint64_t now_ns, uint8_t *results)
-{
-    (void)now_ns;
-    apbbf *a = f->impl;
-    for (size_t i = 0; i < n; i++) {
-        if (i + PREFETCH_AHEAD < n) {
-            const tdbf_hash128 *ahead = &keys[i + PREFETCH_AHEAD].hash;
-            prefetch_query(a, ahead);
-            for (unsigned s = 0; s < a->k; s++)
-                prefetch_segment(a, s, ahead, 1);
-        }
-        results[i] = (uint8_t)add_one(a, &keys[i].hash);
-    }
-    return TDBF_OK;
-}
-
-static void apbbf_contains_batch(const tdbf *f, size_t n, const tdbf_key *keys,
-                                 uint64_t now_ns, uint8_t *results)
-{
-    (void)now_ns;
     const apbbf *a = f->impl;
-    for (size_t i = 0; i < n; i++) {
-        if (i + PREFETCH_AHEAD < n)
-            prefetch_query(a, &keys[i + PREFETCH_AHEAD].hash);
-        results[i] = (uint8_t)query(a, &keys[i].hash);
-    }
+    prefetch_segment(a, a->l, &key->hash, 0);
+    if (a->l >= a->k)
+        prefetch_segment(a, a->l - a->k, &key->hash, 0);
+    if (for_add)
+        for (unsigned s = 0; s < a->k; s++)
+            prefetch_segment(a, s, &key->hash, 1);
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -387,6 +357,5 @@ const tdbf_ops tdbf_apbbf_ops = {
     .contains = apbbf_contains,
     .advance = NULL,
     .stats = apbbf_stats,
-    .add_batch = apbbf_add_batch,
-    .contains_batch = apbbf_contains_batch,
+    .prefetch = apbbf_prefetch,
 };

@@ -129,6 +129,26 @@ static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
+/* Batch calls prefetch a key's lines a few keys ahead (filter.c): the
+ * first two reads of Algorithm 1 (s_l, and s_{l-k} after a miss there),
+ * and for an add the k lines it will set. */
+static inline void prefetch_slice(const apbf *a, unsigned logical,
+                                  const tdbf_hash128 *h, int for_write)
+{
+    tdbf_prefetch(a->bits + (bit_of(a, position(a, logical), h) >> 6), for_write);
+}
+
+static void apbf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+{
+    const apbf *a = f->impl;
+    prefetch_slice(a, a->l, &key->hash, 0);
+    if (a->l >= a->k)
+        prefetch_slice(a, a->l - a->k, &key->hash, 0);
+    if (for_add)
+        for (unsigned i = 0; i < a->k; i++)
+            prefetch_slice(a, i, &key->hash, 1);
+}
+
 static int apbf_open(tdbf *f, const tdbf_config *cfg)
 {
     if (cfg->window_items == 0 || cfg->window_ns != 0)
@@ -203,6 +223,5 @@ const tdbf_ops tdbf_apbf_ops = {
     .contains = apbf_contains,
     .advance = NULL,
     .stats = apbf_stats,
-    .add_batch = NULL,
-    .contains_batch = NULL,
+    .prefetch = apbf_prefetch,
 };

@@ -35,11 +35,10 @@ typedef struct tdbf_ops {
     int  (*advance)(tdbf *f, uint64_t now_ns);
     /* Fill the design's fields of *st (the shell fills the generic ones). */
     void (*stats)(const tdbf *f, tdbf_stats *st);
-    /* Optional batch versions (hashes already computed); NULL = loop. */
-    int  (*add_batch)(tdbf *f, size_t n, const tdbf_key *keys,
-                      uint64_t now_ns, uint8_t *results);
-    void (*contains_batch)(const tdbf *f, size_t n, const tdbf_key *keys,
-                           uint64_t now_ns, uint8_t *results);
+    /* Optional: start loading the memory an add (for_add = 1) or a query
+     * of this key will touch.  The batch calls issue it a few keys ahead
+     * of the one they process, so the loads overlap. */
+    void (*prefetch)(const tdbf *f, const tdbf_key *key, int for_add);
 } tdbf_ops;
 
 struct tdbf {
@@ -86,6 +85,16 @@ static inline uint64_t tdbf_words_for_bits(uint64_t bits)
 {
     return (bits + 63) / 64;
 }
+/* Ask for the cache line holding p (__builtin_prefetch wants a constant
+ * read/write flag, hence the branch). */
+static inline void tdbf_prefetch(const void *p, int for_write)
+{
+    if (for_write)
+        __builtin_prefetch(p, 1, 3);
+    else
+        __builtin_prefetch(p, 0, 3);
+}
+
 /* Number of set bits in words[0 .. nwords-1]. */
 uint64_t tdbf_popcount(const uint64_t *words, uint64_t nwords);
 
