@@ -72,25 +72,14 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
-
-__extension__ typedef unsigned __int128 apbbf_u128;
-
-/* Bits of a derived hash spent on digits before a fresh one is drawn. */
-enum { DIGIT_BUDGET = 48 };
+#include "block.h"
 
 typedef struct apbbf {
     unsigned  k;            /* segments set per insert */
     unsigned  l;            /* extra segments: the window is l generations */
     unsigned  segments;     /* k + l */
     unsigned  base;         /* buffer position of logical segment s_0 */
-    unsigned  block_bits;   /* B: 64 or 512 */
-    unsigned  block_words;  /* B / 64 */
-    unsigned  block_hashes; /* b: bits set per key in its block */
-    uint32_t  fresh;        /* bit j: part j's digit starts a new hash */
-    uint16_t  part_start[TDBF_MAX_BLOCK_HASHES];
-    uint16_t  part_size[TDBF_MAX_BLOCK_HASHES];
-    uint64_t  blocks;       /* blocks per segment */
+    tdbf_block_layout layout; /* blocks per segment, B, b, parts */
     uint64_t  segment_words;/* 64-bit words per segment */
     uint64_t  g;            /* generation size: inserts between shifts */
     uint64_t  fill;         /* inserts in the current generation, 0..g */
@@ -119,48 +108,28 @@ static inline unsigned position(const apbbf *a, unsigned i)
     return pos >= a->segments ? pos - a->segments : pos;
 }
 
-/* A key's block in the segment at buffer position pos; *digits gets the
- * randomness left for the bits inside it.  The block is tdbf_reduce's
- * multiply-shift, blocks * x / 2^64; the low half of the same product is
- * the rest. */
+/* A key's block in the segment at buffer position pos.  Position pos
+ * draws its digits from h_pos, h_{pos + (k+l)}, h_{pos + 2(k+l)}, ..:
+ * fixed per position, so a shift never moves a key's bits. */
 static inline uint64_t *block_at(const apbbf *a, unsigned pos,
-                                 const tdbf_hash128 *h, uint64_t *digits)
+                                 const tdbf_hash128 *h, tdbf_block_digits *d)
 {
-    apbbf_u128 product = (apbbf_u128)tdbf_hash_nth(h, pos) * a->blocks;
-    *digits = (uint64_t)product;
-    return a->bits + pos * a->segment_words + (uint64_t)(product >> 64) * a->block_words;
-}
-
-/* The key's bit in part j of its block at buffer position pos. */
-static inline unsigned bit_in_part(const apbbf *a, unsigned pos, unsigned j,
-                                   const tdbf_hash128 *h, uint64_t *digits,
-                                   unsigned *draws)
-{
-    if (a->fresh >> j & 1u)
-        *digits = tdbf_hash_nth(h, pos + (uint64_t)a->segments * ++*draws);
-    apbbf_u128 product = (apbbf_u128)*digits * a->part_size[j];
-    *digits = (uint64_t)product;
-    return a->part_start[j] + (unsigned)(product >> 64);
+    uint64_t block = tdbf_block_pick(&a->layout, h, pos, a->segments, d);
+    return a->bits + pos * a->segment_words + block * a->layout.block_words;
 }
 
 static inline int segment_has(const apbbf *a, unsigned logical, const tdbf_hash128 *h)
 {
-    unsigned pos = position(a, logical), draws = 0;
-    uint64_t digits;
-    const uint64_t *block = block_at(a, pos, h, &digits);
-    for (unsigned j = 0; j < a->block_hashes; j++)
-        if (!tdbf_bit_get(block, bit_in_part(a, pos, j, h, &digits, &draws)))
-            return 0;
-    return 1;
+    tdbf_block_digits d;
+    const uint64_t *block = block_at(a, position(a, logical), h, &d);
+    return tdbf_block_has(&a->layout, block, &d);
 }
 
 static inline void segment_set(apbbf *a, unsigned logical, const tdbf_hash128 *h)
 {
-    unsigned pos = position(a, logical), draws = 0;
-    uint64_t digits;
-    uint64_t *block = block_at(a, pos, h, &digits);
-    for (unsigned j = 0; j < a->block_hashes; j++)
-        tdbf_bit_set(block, bit_in_part(a, pos, j, h, &digits, &draws));
+    tdbf_block_digits d;
+    uint64_t *block = block_at(a, position(a, logical), h, &d);
+    tdbf_block_set(&a->layout, block, &d);
 }
 
 /* Algorithm 1 (section 5.4) over segments. */
@@ -220,8 +189,8 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static inline void prefetch_segment(const apbbf *a, unsigned logical,
                                     const tdbf_hash128 *h, int for_write)
 {
-    uint64_t digits;
-    tdbf_prefetch(block_at(a, position(a, logical), h, &digits), for_write);
+    tdbf_block_digits d;
+    tdbf_prefetch(block_at(a, position(a, logical), h, &d), for_write);
 }
 
 /* The first reads of Algorithm 1 (s_l, and s_{l-k} where a miss jumps),
@@ -238,35 +207,6 @@ static void apbbf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
-
-static unsigned ceil_log2(uint64_t x)
-{
-    unsigned bits = 0;
-    while (bits < 64 && (UINT64_C(1) << bits) < x)
-        bits++;
-    return bits;
-}
-
-/* Part bounds, and which parts start a fresh derived hash: the block
- * index uses ceil(log2 blocks) bits of the first, each part ceil(log2
- * size) bits, DIGIT_BUDGET bits per hash. */
-static void layout_parts(apbbf *a)
-{
-    int budget = DIGIT_BUDGET - (int)ceil_log2(a->blocks);
-    a->fresh = 0;
-    for (unsigned j = 0; j < a->block_hashes; j++) {
-        unsigned start = tdbf_apbbf_part_start(a->block_bits, a->block_hashes, j);
-        unsigned end = tdbf_apbbf_part_start(a->block_bits, a->block_hashes, j + 1);
-        a->part_start[j] = (uint16_t)start;
-        a->part_size[j] = (uint16_t)(end - start);
-        int cost = (int)ceil_log2(end - start);
-        if (cost > budget) {
-            a->fresh |= UINT32_C(1) << j;
-            budget = DIGIT_BUDGET;
-        }
-        budget -= cost;
-    }
-}
 
 static int apbbf_open(tdbf *f, const tdbf_config *cfg)
 {
@@ -294,15 +234,11 @@ static int apbbf_open(tdbf *f, const tdbf_config *cfg)
         .k = plan.k,
         .l = plan.l,
         .segments = plan.k + plan.l,
-        .block_bits = plan.block_bits,
-        .block_words = plan.block_bits / 64,
-        .block_hashes = plan.block_hashes,
-        .blocks = plan.blocks,
         .segment_words = plan.blocks * (plan.block_bits / 64),
         .g = plan.g,
         .fp_planned = plan.fp,
     };
-    layout_parts(&layout);
+    tdbf_block_layout_init(&layout.layout, plan.block_bits, plan.block_hashes, plan.blocks);
     apbbf *a = tdbf_mem_calloc_aligned(f, allocation_bytes(&layout));
     if (!a)
         return TDBF_ENOMEM;
@@ -327,9 +263,11 @@ static void measured_matches(const apbbf *a, double *matches)
     for (unsigned i = 0; i < a->segments; i++) {
         const uint64_t *segment = a->bits + (size_t)position(a, i) * a->segment_words;
         double fill = (double)tdbf_popcount(segment, a->segment_words) / segment_bits;
-        double load = tdbf_apbbf_load_for_fill(a->block_bits, a->block_hashes, fill);
+        double load = tdbf_apbbf_load_for_fill(a->layout.block_bits,
+                                               a->layout.block_hashes, fill);
         matches[i] = load == INFINITY ? 1.0
-                   : tdbf_apbbf_match_poisson(a->block_bits, a->block_hashes, load);
+                   : tdbf_apbbf_match_poisson(a->layout.block_bits,
+                                              a->layout.block_hashes, load);
     }
 }
 
@@ -341,7 +279,7 @@ static void apbbf_stats(const tdbf *f, tdbf_stats *st)
     st->k = a->k;
     st->l = a->l;
     st->slices = a->segments;
-    st->slice_bits = a->blocks * a->block_bits;
+    st->slice_bits = a->layout.blocks * a->layout.block_bits;
     st->generation_size = a->g;
     st->generation_fill = a->fill;
     st->generations = a->shifts;

@@ -11,16 +11,25 @@
  *
  * so at capacity about half the bits are set.  Used by tests and benchmarks
  * as the reference every windowed design is compared with.
+ *
+ * Blocked variant (cfg.block_bits = 512 or 64; Putze, Sanders, Singler
+ * 2007): each key picks one B-bit block and sets k bits in it, one per part
+ * (block.h), so an add or a query touches one cache line (or word).  The
+ * per-block load is Poisson with mean n/blocks, and the FP is the APBBF
+ * segment match E[(1 - (1 - k/B)^X)^k] (plan_blocked.c); k and the block
+ * count are the pair with the fewest bits that meets the error.
  */
 #include <math.h>
 
-#include "internal.h"
+#include "block.h"
 
 typedef struct bloom {
     uint64_t  m;          /* bits */
-    unsigned  k;          /* indices per key */
+    unsigned  k;          /* indices per key (bits per block when blocked) */
     uint64_t  capacity;   /* n: keys it was sized for */
     double    fp_planned; /* FP at capacity */
+    bool      blocked;
+    tdbf_block_layout layout; /* when blocked */
     uint64_t *bits;
 } bloom;
 
@@ -29,12 +38,34 @@ static size_t bloom_bytes(const bloom *b)
     return (size_t)tdbf_words_for_bits(b->m) * sizeof(uint64_t);
 }
 
+static uint64_t *block_of(const bloom *b, const tdbf_hash128 *h, tdbf_block_digits *d)
+{
+    return b->bits + tdbf_block_pick(&b->layout, h, 0, 1, d) * b->layout.block_words;
+}
+
 static int query(const bloom *b, const tdbf_hash128 *h)
 {
+    if (b->blocked) {
+        tdbf_block_digits d;
+        const uint64_t *block = block_of(b, h, &d);
+        return tdbf_block_has(&b->layout, block, &d);
+    }
     for (unsigned i = 0; i < b->k; i++)
         if (!tdbf_bit_get(b->bits, tdbf_reduce(tdbf_hash_nth(h, i), b->m)))
             return 0;
     return 1;
+}
+
+static void insert(bloom *b, const tdbf_hash128 *h)
+{
+    if (b->blocked) {
+        tdbf_block_digits d;
+        uint64_t *block = block_of(b, h, &d);
+        tdbf_block_set(&b->layout, block, &d);
+        return;
+    }
+    for (unsigned i = 0; i < b->k; i++)
+        tdbf_bit_set(b->bits, tdbf_reduce(tdbf_hash_nth(h, i), b->m));
 }
 
 static int bloom_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
@@ -42,9 +73,20 @@ static int bloom_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     (void)now_ns;
     bloom *b = f->impl;
     int present = query(b, &key->hash);
-    for (unsigned i = 0; i < b->k; i++)
-        tdbf_bit_set(b->bits, tdbf_reduce(tdbf_hash_nth(&key->hash, i), b->m));
+    insert(b, &key->hash);
     return present;
+}
+
+static void bloom_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+{
+    const bloom *b = f->impl;
+    if (b->blocked) {
+        tdbf_block_digits d;
+        tdbf_prefetch(block_of(b, &key->hash, &d), for_add);
+        return;
+    }
+    for (unsigned i = 0; i < b->k; i++)
+        tdbf_prefetch(b->bits + (tdbf_reduce(tdbf_hash_nth(&key->hash, i), b->m) >> 6), for_add);
 }
 
 static int bloom_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
@@ -53,29 +95,80 @@ static int bloom_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
-static int bloom_open(tdbf *f, const tdbf_config *cfg)
+/* Classic sizing: m = -n ln e / ln^2 2, k = round(m/n ln 2). */
+static int size_classic(const tdbf_config *cfg, bloom *b)
 {
-    if (cfg->window_items == 0 || cfg->window_ns != 0)
-        return TDBF_EWINDOW;
-    if (cfg->l != 0 || cfg->k > TDBF_MAX_K)
+    if (cfg->block_hashes != 0)
         return TDBF_EPARAM;
     double n = (double)cfg->window_items;
     double m = ceil(-n * log(cfg->error) / (TDBF_LN2 * TDBF_LN2));
     if (!tdbf_fits(m / 8.0 + sizeof(bloom), cfg->max_memory))
         return TDBF_ETOOBIG;
     unsigned k = cfg->k ? cfg->k : (unsigned)lround(m / n * TDBF_LN2);
-    if (k < 1)
-        k = 1;
-    if (k > TDBF_MAX_K)
-        k = TDBF_MAX_K;
+    b->k = k < 1 ? 1 : k > TDBF_MAX_K ? TDBF_MAX_K : k;
+    b->m = (uint64_t)m;
+    b->fp_planned = pow(-expm1(-(double)b->k * n / m), (double)b->k);
+    return TDBF_OK;
+}
 
+/* Largest mean load per block at which k bits per block meet the error. */
+static double max_load(unsigned block_bits, unsigned k, double error)
+{
+    double lo = 0.0, hi = (double)block_bits;
+    for (int iter = 0; iter < 60; iter++) {
+        double mid = 0.5 * (lo + hi);
+        if (tdbf_apbbf_match_poisson(block_bits, k, mid) <= error)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Blocked sizing: the (k, blocks) with the fewest blocks. */
+static int size_blocked(const tdbf_config *cfg, bloom *b)
+{
+    unsigned block_bits = cfg->block_bits;
+    if ((block_bits != TDBF_BLOCK_WORD && block_bits != TDBF_BLOCK_LINE) ||
+        cfg->block_hashes > TDBF_MAX_BLOCK_HASHES || cfg->k)
+        return TDBF_EPARAM;
+    double n = (double)cfg->window_items, best_blocks = INFINITY;
+    unsigned best_k = 0;
+    unsigned first = cfg->block_hashes ? cfg->block_hashes : 1;
+    unsigned last = cfg->block_hashes ? cfg->block_hashes : TDBF_MAX_BLOCK_HASHES;
+    for (unsigned k = first; k <= last; k++) {
+        double load = max_load(block_bits, k, cfg->error);
+        double blocks = load > 0.0 ? ceil(n / load) : INFINITY;
+        if (blocks < best_blocks) {
+            best_blocks = blocks;
+            best_k = k;
+        }
+    }
+    if (best_k == 0 || !tdbf_fits(best_blocks * block_bits / 8.0 + sizeof(bloom) + 72.0,
+                                  cfg->max_memory))
+        return TDBF_ETOOBIG;
+    b->blocked = true;
+    b->k = best_k;
+    b->m = (uint64_t)best_blocks * block_bits;
+    tdbf_block_layout_init(&b->layout, block_bits, best_k, (uint64_t)best_blocks);
+    b->fp_planned = tdbf_apbbf_match_poisson(block_bits, best_k, n / best_blocks);
+    return TDBF_OK;
+}
+
+static int bloom_open(tdbf *f, const tdbf_config *cfg)
+{
+    if (cfg->window_items == 0 || cfg->window_ns != 0)
+        return TDBF_EWINDOW;
+    if (cfg->l != 0 || cfg->k > TDBF_MAX_K)
+        return TDBF_EPARAM;
+    bloom sized = {.capacity = cfg->window_items};
+    int rc = cfg->block_bits ? size_blocked(cfg, &sized) : size_classic(cfg, &sized);
+    if (rc != TDBF_OK)
+        return rc;
     bloom *b = tdbf_mem_calloc(f, 1, sizeof *b);
     if (!b)
         return TDBF_ENOMEM;
-    b->m = (uint64_t)m;
-    b->k = k;
-    b->capacity = cfg->window_items;
-    b->fp_planned = pow(-expm1(-(double)k * n / m), (double)k);
+    *b = sized;
     b->bits = tdbf_mem_calloc_aligned(f, bloom_bytes(b));
     if (!b->bits) {
         tdbf_mem_free(f, b, sizeof *b);
@@ -101,7 +194,13 @@ static void bloom_stats(const tdbf *f, tdbf_stats *st)
     st->slice_bits = b->m;
     st->window_items = b->capacity;
     st->error_planned = b->fp_planned;
-    st->error_estimated = pow(fill, (double)b->k);
+    if (b->blocked) {
+        double load = tdbf_apbbf_load_for_fill(b->layout.block_bits, b->k, fill);
+        st->error_estimated = load == INFINITY ? 1.0
+            : tdbf_apbbf_match_poisson(b->layout.block_bits, b->k, load);
+    } else {
+        st->error_estimated = pow(fill, (double)b->k);
+    }
 }
 
 const tdbf_ops tdbf_bloom_ops = {
@@ -110,4 +209,5 @@ const tdbf_ops tdbf_bloom_ops = {
     .add = bloom_add,
     .contains = bloom_contains,
     .stats = bloom_stats,
+    .prefetch = bloom_prefetch,
 };
