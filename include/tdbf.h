@@ -166,8 +166,9 @@ typedef struct tdbf_config {
     unsigned    max_slices; /* TLBF: cap on slices (0 = 2(k+l)+32); when
                                reached the filter stops growing and FP rises,
                                never false negatives (stats.cap_hits) */
-    unsigned    block_bits; /* APBBF: B, 512 (default, 0) or 64 */
-    unsigned    block_hashes; /* APBBF: b bits per block, 0 = planner */
+    unsigned    block_bits; /* APBBF: B, 512 (default, 0) or 64; BLOOM: 0 =
+                               classic, 512 or 64 = blocked Bloom filter */
+    unsigned    block_hashes; /* APBBF, blocked BLOOM: b bits per block, 0 = planner */
 } tdbf_config;
 
 /* Fill *cfg with defaults: design APBF, error 0.01, no window (one must be
