@@ -15,7 +15,11 @@
  *   6. Operations (add, contains, advance)
  *   7. Batch operations
  *   8. Introspection (stats)
- *   9. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
+ *   9. Inference (posteriors, expected age, min-penalty answers)
+ *  10. Serialization (save, load, files)
+ *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
+ *  12. Designs that forget at random: FPDECAY and STABLE (sizing, rates,
+ *      lock-free FPDECAY)
  *
  * Conventions that hold for every function:
  *   - Errors are negative TDBF_E* codes; TDBF_OK is 0.  The library never
@@ -30,7 +34,8 @@
  *     threads may call the const functions (contains, stats) concurrently,
  *     as long as no thread is calling a mutating function (add, advance,
  *     close) on the same handle at that time.  Distinct handles are
- *     independent.
+ *     independent.  TDBF_FPDECAY is the exception: its adds and queries
+ *     may all run at once, from any number of threads (section 12).
  *
  * Minimal use:
  *
@@ -163,12 +168,38 @@ typedef struct tdbf_config {
     uint64_t    max_memory; /* refuse plans above this many bytes; default
                                (and 0) = TDBF_DEFAULT_MAX_MEMORY, 4 GiB */
     const struct tdbf_allocator *allocator; /* NULL = the process default */
-    unsigned    max_slices; /* TLBF: cap on slices (0 = 2(k+l)+32); when
+    unsigned    max_slices; /* TLBF: cap on slices (0 = 2(k+l)+32);
+                               ROTATING, time window: cap on sub-filters
+                               (0 = 2(N+1)+32, at least N+1); when
                                reached the filter stops growing and FP rises,
                                never false negatives (stats.cap_hits) */
     unsigned    block_bits; /* APBBF: B, 512 (default, 0) or 64; BLOOM: 0 =
                                classic, 512 or 64 = blocked Bloom filter */
     unsigned    block_hashes; /* APBBF, blocked BLOOM: b bits per block, 0 = planner */
+    unsigned    cell_bits;  /* CLOCK: bits per cell, 2, 4 or 8; 0 = 4 */
+    unsigned    resolution; /* CLOCK: d, clock ticks per window, 1 ..
+                               2^cell_bits - 3; 0 = 2 (1 for 2-bit cells) */
+    unsigned    filters;    /* ROTATING: N, sub-filters per window (the ring
+                               holds N+1), 1 .. 256; 0 = 4 */
+    uint64_t    timer_cells; /* TBF, BTBF: m, timer cells; 0 = planner.
+                               Fixed m: the planner minimizes the FP
+                               (error is not a target) */
+    unsigned    timer_bits; /* TBF, BTBF: bits per timer cell, 2 .. 62;
+                               0 = planner */
+    unsigned    timer_block; /* BTBF: B, insertions per timestamp, 1 ..
+                               window_items; 0 = planner (B <= w/8);
+                               TBF: 0 or 1 */
+    unsigned    positions;  /* FPDECAY: n, cells per key; STABLE: K, cells
+                               per key; 1 .. TDBF_MAX_K, 0 = planner */
+    unsigned    fingerprint_bits; /* FPDECAY: b = 8, 16 or 32; 0 = planner */
+    unsigned    cell_max_bits; /* STABLE: d bits per cell (Max = 2^d - 1),
+                               1 .. 8; 0 = 4 */
+    uint64_t    decrements; /* STABLE: P, cells decremented per add;
+                               0 = planner (stable-point FP = error) */
+    double      survival;   /* FPDECAY, STABLE (they forget at random):
+                               least probability that a key added
+                               window_items adds ago still answers yes;
+                               sizes the cells.  0 = 1 - error */
 } tdbf_config;
 
 /* Fill *cfg with defaults: design APBF, error 0.01, no window (one must be
@@ -212,12 +243,21 @@ TDBF_API int tdbf_set_allocator(const tdbf_allocator *allocator);
  *   TDBF_EPARAM    k or l out of range (1..TDBF_MAX_K, 1..TDBF_MAX_L; both
  *                  or neither must be set), or a half-specified pair;
  *                  APBBF: block_bits not 0, 64 or 512, or block_hashes
- *                  above TDBF_MAX_BLOCK_HASHES
+ *                  above TDBF_MAX_BLOCK_HASHES;
+ *                  CLOCK: cell_bits not 0, 2, 4 or 8, resolution above
+ *                  2^cell_bits - 3, or l set;
+ *                  ROTATING: filters above 256, max_slices not 0 and
+ *                  outside N+1 .. 4096, or l set;
+ *                  TBF, BTBF: l set, timer_bits not 0 or 2..62 or too
+ *                  narrow for the window, TBF timer_block above 1, BTBF
+ *                  timer_block above window_items;
+ *                  FPDECAY, STABLE: k or l set, or a field of theirs out
+ *                  of range (see tdbf_plan_decay)
  *   TDBF_EINFEASIBLE the planner found no (k, l) meeting the error rate
  *   TDBF_ETOOBIG   the planned memory exceeds cfg.max_memory
  *   TDBF_ENOMEM    allocation failed
  * All memory is allocated here: add/contains never allocate for APBF,
- * APBBF and Bloom. */
+ * APBBF, TBF, BTBF and Bloom. */
 TDBF_API int tdbf_open(tdbf **out, const tdbf_config *cfg);
 
 /* Release a filter and all its memory.  NULL is accepted (no-op). */
@@ -235,7 +275,8 @@ TDBF_API void tdbf_close(tdbf *f);
  *   now_ns    caller's clock in ns (ignored by count-window designs)
  * Returns 1 if the key was already present (possibly a false positive),
  * 0 if it was new, or a negative error code (TDBF_EINVAL for a NULL
- * filter, or NULL key with len > 0).  Not thread-safe (mutates). */
+ * filter, or NULL key with len > 0).  Not thread-safe (mutates), except
+ * for TDBF_FPDECAY (section 12). */
 TDBF_API int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns);
 
 /* Query: is `key` present in the window as of now_ns?  Never modifies the
@@ -287,10 +328,12 @@ typedef struct tdbf_stats {
     unsigned l;               /* extra slices (APBF) */
     unsigned slices;          /* slices (or sub-filters) currently allocated */
     uint64_t slice_bits;      /* bits per slice (APBF) or segment (APBBF),
-                                 total bits (Bloom) */
-    uint64_t generation_size; /* insertions per generation (APBF g) */
-    uint64_t generation_fill; /* insertions in the current generation */
-    uint64_t generations;     /* shifts performed since open */
+                                 total bits (Bloom; TBF, BTBF: cells * bits) */
+    uint64_t generation_size; /* insertions per generation (APBF g; TBF,
+                                 BTBF: B, insertions per timestamp) */
+    uint64_t generation_fill; /* insertions in the current generation (b) */
+    uint64_t generations;     /* shifts performed since open (TBF, BTBF:
+                                 advances of the current timestamp) */
     uint64_t now_ns;          /* largest time seen */
     double   error_configured;/* cfg.error */
     double   error_planned;   /* analytic worst-case FP of the chosen parameters */
@@ -300,6 +343,10 @@ typedef struct tdbf_stats {
                                  TLBF: insertions in live generations */
     uint64_t cap_hits;        /* times growth was refused by max_slices or
                                  max_memory (the filter degraded: FP up) */
+    uint64_t cells;           /* TBF, BTBF: timer cells m */
+    unsigned cell_bits;       /* TBF, BTBF: bits per timer cell */
+    uint64_t padding;         /* TBF, BTBF: P = T_Omega - (ceil(w/B) + 1) */
+    uint64_t scan_per_insert; /* TBF, BTBF: cells checked for expiry per add */
 } tdbf_stats;
 
 /* Fill *out with the filter's statistics.  Cost: O(memory) for designs
@@ -308,7 +355,201 @@ typedef struct tdbf_stats {
 TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
 
 /* ======================================================================
- * 9. Planner (APBF: paper 004 sections 5.2-5.5; APBBF: section 6)
+ * 9. Inference (TBF, BTBF: paper 002 sections 2 and 4)
+ *
+ * A standard query says yes or no.  An inferential query says how likely
+ * the key is to lie inside the window, P(I_x < w | R_x), where I_x is the
+ * number of insertions since the key's latest add and R_x what its k
+ * timer cells hold, by Bayes' rule over a prior: how often the key occurs
+ * (p_x, eq 4) and how many distinct keys j insertions bring (D(j), eqs
+ * 16-18).  Given a penalty for each kind of error, tdbf_decide answers
+ * with the smaller expected penalty (section 2.6).  The posterior follows
+ * the paper's model (keys drawn independently with time-invariant
+ * probabilities, a long-running stream); it is as good as the prior is a
+ * description of the stream.  Designs without inference return
+ * TDBF_ENOTSUP.  Thread-safety as for tdbf_contains (read-only).
+ * ====================================================================== */
+
+/* How the number of distinct keys among j insertions grows (§2.5). */
+typedef enum {
+    TDBF_PRIOR_UNIFORM = 0,   /* |U| equally likely keys:
+                                 D(j) = |U| (1 - (1 - 1/|U|)^j)   (eq 16) */
+    TDBF_PRIOR_POWER_LAW = 1, /* the key of rank x has p_x = x^-s / H(|U|,s):
+                                 s = 1: eq 17's exact continuum form (fast);
+                                 other s: a numeric sum (~10 us a query) */
+    TDBF_PRIOR_SAMPLED = 2    /* D(j) measured at a few j, interpolated
+                                 linearly on a log-log scale      (eq 18) */
+} tdbf_prior_model;
+
+/* A prior: the stream's model and the queried key's own probability.
+ * Start from tdbf_prior_init().  Owned by the caller; the library reads it
+ * (and the sample arrays) only during a call. */
+typedef struct tdbf_prior {
+    tdbf_prior_model model;
+    double        universe;        /* |U|: keys that occur, >= 1 (UNIFORM,
+                                      POWER_LAW) */
+    double        exponent;        /* POWER_LAW: s > 0 (0 means 1); default 1 */
+    const double *sample_inserts;  /* SAMPLED: j_1 < j_2 < ..., each >= 1 */
+    const double *sample_distinct; /* SAMPLED: D(j_i), 0 < D(j_i) <= j_i,
+                                      nondecreasing */
+    size_t        samples;         /* SAMPLED: length of both arrays, >= 1 */
+    double        key_probability; /* p_x: probability that the next
+                                      insertion is this key, in (0, 1];
+                                      0 = the model's own (UNIFORM: 1/|U|;
+                                      the other models need it) */
+} tdbf_prior;
+
+/* Fill *prior for `model` over `universe` keys: exponent 1, no samples,
+ * key_probability 0.  prior may be NULL (no-op). */
+TDBF_API void tdbf_prior_init(tdbf_prior *prior, tdbf_prior_model model,
+                              double universe);
+
+/* D(j): expected distinct keys among `inserts` insertions under the
+ * prior's model (eqs 16-18).  Returns D in [0, inserts], or -1.0 if the
+ * prior is invalid or inserts is negative or not finite. */
+TDBF_API double tdbf_prior_distinct(const tdbf_prior *prior, double inserts);
+
+/* p_x of the key of rank `rank` (1 = most frequent) under the prior's
+ * model: 1/|U| (UNIFORM), rank^-s / H(|U|,s) (POWER_LAW).  Returns -1.0
+ * for SAMPLED (the caller knows p_x), an invalid prior, or a rank outside
+ * 1..|U|. */
+TDBF_API double tdbf_prior_rank_probability(const tdbf_prior *prior,
+                                            double rank);
+
+/* Posterior probability that `key` was added within the window, as of
+ * now_ns (count windows ignore it): *p_in_window = P(I_x < w | R_x).
+ * 0 exactly when the standard query says no (no false negatives); near 1
+ * for a key added just now.  Returns TDBF_OK, TDBF_EINVAL (NULL argument,
+ * NULL key with len > 0, invalid prior: see tdbf_prior) or TDBF_ENOTSUP
+ * (the design has no inference: only TBF and BTBF do). */
+TDBF_API int tdbf_posterior(const tdbf *f, const void *key, size_t len,
+                            uint64_t now_ns, const tdbf_prior *prior,
+                            double *p_in_window);
+
+/* Expected insertion age E[I_x | R_x] (eq 8): the expected number of
+ * insertions since the key's latest add, given its cells and the prior
+ * (for a key never added, the prior's own expectation beyond what the
+ * cells rule out).  *age in insertions, >= 0.  Returns as tdbf_posterior. */
+TDBF_API int tdbf_expected_age(const tdbf *f, const void *key, size_t len,
+                               uint64_t now_ns, const tdbf_prior *prior,
+                               double *age);
+
+/* Minimum-penalty answer (§2.6): with P = P(I_x < w | R_x), answering
+ * "present" costs cost_fp (1 - P) in expectation and "absent" costs
+ * cost_fn P; returns 1 (present) iff cost_fp (1 - P) < cost_fn P, else 0,
+ * or a negative code as tdbf_posterior (and TDBF_EINVAL for a cost that is
+ * negative or not finite).  Penalties are in any unit, per query. */
+TDBF_API int tdbf_decide(const tdbf *f, const void *key, size_t len,
+                         uint64_t now_ns, const tdbf_prior *prior,
+                         double cost_fp, double cost_fn);
+
+/* ---- The paper's experiment (section 5), for `tdbf eval` -------------
+ *
+ * A synthetic stream (uniform or Zipf s = 1 over |U| keys) feeds a BTBF;
+ * after `warmup` inserts, each item is queried and then inserted, and
+ * each query draws penalties $FP and $FN uniformly from [1, 10).  The
+ * standard answer (tdbf_contains) and the minimum-penalty answer
+ * (tdbf_decide, with the key's true p_x) are charged for their errors
+ * against the exact insertion ages.  Parameters follow section 5.1.2:
+ * memory w * bits_per_item bits, max(k, 3) bits per timer, m the cells
+ * that fit, the smallest padding that checks at most k cells per insert
+ * (the BTBF planner with k, timer_bits and timer_cells fixed); each answer
+ * keeps its own best k over k_min .. k_max. */
+typedef struct tdbf_infer_eval {
+    tdbf_prior_model stream;   /* TDBF_PRIOR_UNIFORM or TDBF_PRIOR_POWER_LAW */
+    uint64_t universe;         /* |U|, 2 .. 2^28 keys */
+    uint64_t window;           /* w, insertions */
+    double   bits_per_item;    /* memory budget per item of the window */
+    unsigned k_min, k_max;     /* k tried; 0, 0 = the paper's 1 .. 30 */
+    uint64_t warmup;           /* inserts before the first query (paper: 2^20) */
+    uint64_t queries;          /* query-then-insert steps (paper: 2^22) */
+    uint64_t seed;             /* the stream and the penalties */
+} tdbf_infer_eval;
+
+typedef struct tdbf_infer_eval_result {
+    unsigned k_standard;          /* the standard answers' best k */
+    unsigned k_inferential;       /* the minimum-penalty answers' best k */
+    double   penalty_standard;    /* total penalty at k_standard */
+    double   penalty_inferential; /* total penalty at k_inferential */
+    uint64_t inside, outside;     /* queries with I_x < w and the others */
+    double   posterior_error;     /* eq 28 at k_inferential */
+    uint64_t bin_queries[20];     /* queries with posterior in [i/20, (i+1)/20) */
+    double   bin_inside[20];      /* the fraction of them inside the window */
+} tdbf_infer_eval_result;
+
+/* Run the experiment.  Returns TDBF_OK, TDBF_EINVAL (NULL argument, a
+ * model other than the two, |U| out of range, window or queries 0,
+ * bits_per_item not positive, k_min > k_max or k_max > TDBF_MAX_K),
+ * TDBF_EINFEASIBLE (no k fits the memory), TDBF_ENOMEM.  Deterministic for
+ * a seed.  Cost: (k_max - k_min + 1) (warmup + queries) inserts and
+ * queries; the paper's full size takes minutes. */
+TDBF_API int tdbf_infer_evaluate(const tdbf_infer_eval *cfg,
+                                 tdbf_infer_eval_result *out);
+
+/* ======================================================================
+ * 10. Serialization
+ *
+ * One byte format for every design, documented in docs/format.md:
+ * magic, format version, design, generic state (seed, adds, clock, error),
+ * the design's parameters and payload, and an XXH3-64 checksum of all of
+ * it; little-endian, identical on every platform.  Loading validates every
+ * field before allocating or using it: malformed input is an error code,
+ * never a crash or a huge allocation.
+ * ====================================================================== */
+
+/* Sink for tdbf_save: write exactly len bytes, return 0 on success,
+ * nonzero on failure (the save then returns TDBF_EIO). */
+typedef int (*tdbf_write_fn)(void *ctx, const void *buf, size_t len);
+/* Source for tdbf_load: read exactly len bytes into buf, return 0 on
+ * success, nonzero if fewer are available (the load then returns
+ * TDBF_ECORRUPT: truncated) or on a read error. */
+typedef int (*tdbf_read_fn)(void *ctx, void *buf, size_t len);
+
+/* Limits for loading untrusted input. */
+typedef struct tdbf_load_options {
+    uint64_t max_memory;  /* refuse filters needing more bytes; 0 = 4 GiB */
+    const struct tdbf_allocator *allocator; /* NULL = the process default */
+} tdbf_load_options;
+
+/* Exact number of bytes tdbf_save writes for f (0 if f is NULL or its
+ * design cannot be saved). */
+TDBF_API uint64_t tdbf_saved_size(const tdbf *f);
+
+/* Stream f to `write` in pieces (never a second copy of the filter).
+ * Returns TDBF_OK, TDBF_EINVAL, TDBF_ENOTSUP (design not serializable
+ * yet) or TDBF_EIO (the sink failed).  Read-only on f. */
+TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
+
+/* Load a filter from `read`.  On success *out is a new filter (close with
+ * tdbf_close) whose answers, stats and later behaviour equal the saved
+ * one's.  On failure *out is NULL and nothing leaks:
+ *   TDBF_ECORRUPT  bad magic, truncated, inconsistent field, bad checksum
+ *   TDBF_EVERSION  a format version this library does not read
+ *   TDBF_EDESIGN   a design this build does not have
+ *   TDBF_ENOTSUP   the design has no loader yet
+ *   TDBF_ETOOBIG   it would need more than opts->max_memory
+ *   TDBF_ENOMEM, TDBF_EINVAL (out or read NULL)
+ * opts may be NULL (defaults). */
+TDBF_API int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx,
+                       const tdbf_load_options *opts);
+
+/* tdbf_load from a memory buffer; the whole buffer must be consumed. */
+TDBF_API int tdbf_load_buffer(tdbf **out, const void *buf, size_t len,
+                              const tdbf_load_options *opts);
+
+/* Save to `path` atomically: write a temporary file beside it, fsync,
+ * rename over path, fsync the directory.  A crash leaves either the old
+ * file or the new one, never a torn one.  Returns TDBF_OK, TDBF_EINVAL,
+ * TDBF_ENOTSUP or TDBF_EIO (errno describes the failure). */
+TDBF_API int tdbf_save_file(const tdbf *f, const char *path);
+
+/* Load from a file; TDBF_EIO if it cannot be opened or read, else as
+ * tdbf_load (trailing bytes after the checksum: TDBF_ECORRUPT). */
+TDBF_API int tdbf_load_file(tdbf **out, const char *path,
+                            const tdbf_load_options *opts);
+
+/* ======================================================================
+ * 11. Planner (APBF: paper 004 sections 5.2-5.5; APBBF: section 6)
  * ====================================================================== */
 
 /* One APBF parameter set and its analytic metrics. */
@@ -450,6 +691,114 @@ TDBF_API int tdbf_plan_apbbf(uint64_t window, double error,
  * argument is invalid. */
 TDBF_API double tdbf_apbbf_match(unsigned block_bits, unsigned block_hashes,
                                  uint64_t keys, uint64_t blocks);
+
+/* ======================================================================
+ * 12. Designs that forget at random: FPDECAY and STABLE
+ *
+ * The fingerprint decay array (paper 003) and the Stable Bloom filter
+ * (Deng & Rafiei, SIGMOD 2006) have no hard window: every add overwrites
+ * (FPDECAY) or decrements (STABLE) a few random cells, so a key fades out
+ * gradually instead of expiring at a fixed age.  Their count window is
+ * probabilistic: a key added t adds ago answers yes with a probability
+ * that falls with t -- close to 1 for small t, still at least
+ * cfg.survival (default 1 - error) at t = window_items, then down to the
+ * false-positive rate.  They are the two designs with false negatives
+ * inside the window, by design; the functions below give the rates
+ * exactly, and stats.window_items is the window they were sized for, not
+ * a guarantee.  Younger keys fare much better than the edge: FPDECAY with
+ * b = 16, n = 8 sized for w = 10^6 at survival 0.99 forgets 1% of the
+ * keys added w adds ago but 0.017% of those added w/2 ago.
+ *
+ * Concurrency (FPDECAY only).  Its cells are C11 atomics, written and read
+ * with relaxed ordering, and its shell counters are atomic, so tdbf_add,
+ * tdbf_add_batch, tdbf_contains, tdbf_contains_batch, tdbf_advance and
+ * tdbf_get_stats may be called on one handle from any number of threads
+ * at once, without locks (tdbf_close and tdbf_save still need the handle
+ * to themselves).  An add is a query followed by n independent stores,
+ * not one atomic step: two threads adding the same new key at the same
+ * moment may both hear "new", and a query racing the add of its own key
+ * may answer as if it came first.
+ * ====================================================================== */
+
+/* The parameters tdbf_open chooses for an FPDECAY or STABLE configuration,
+ * and their analytic rates. */
+typedef struct tdbf_decay_plan {
+    tdbf_design design;       /* TDBF_FPDECAY or TDBF_STABLE */
+    uint64_t cells;           /* s (FPDECAY) or m (STABLE): k segments of
+                                 cells / k, one cell per key in each */
+    unsigned k;               /* cells per key: n (FPDECAY) or K (STABLE) */
+    unsigned cell_bits;       /* b, fingerprint bits (FPDECAY), or d, bits
+                                 per counter, Max = 2^d - 1 (STABLE) */
+    uint64_t decrements;      /* STABLE: P cells decremented per add; 0 */
+    uint64_t window;          /* the window sized for (cfg.window_items) */
+    uint64_t bytes;           /* the cell array */
+    double   bits_per_item;   /* 8 * bytes / window */
+    double   fp;              /* false-positive rate at steady state (full
+                                 array; STABLE: the stable point) */
+    double   survival;        /* P(yes) for a key added `window` adds ago */
+    double   survival_target; /* cfg.survival, or 1 - error */
+} tdbf_decay_plan;
+
+/* Size an FPDECAY or STABLE filter exactly as tdbf_open(cfg) would,
+ * without allocating.
+ *   FPDECAY  over b in {8, 16, 32} and n in 1..TDBF_MAX_K (or the fixed
+ *            cfg.fingerprint_bits, cfg.positions): the least memory s*b
+ *            whose full-array FP 1 - (1 - 1/(2^b - 1))^n meets cfg.error
+ *            and whose phi(window) meets the survival target;
+ *   STABLE   d = cfg.cell_max_bits (0 = 4), over K in 1..TDBF_MAX_K (or
+ *            cfg.positions): the least memory m*d at which P decrements
+ *            (cfg.decrements, or else the least P whose stable-point FP
+ *            meets cfg.error, Deng & Rafiei's formula) forget at most
+ *            1 - target of the keys added window adds ago.
+ * Ties go to fewer cells per key.  Returns TDBF_OK, TDBF_EINVAL (NULL
+ * argument), TDBF_EDESIGN (another design), TDBF_EERROR, TDBF_EWINDOW (no
+ * count window, or a time window), TDBF_EPARAM (a field above out of
+ * range; cfg.k and cfg.l must be 0), TDBF_EINFEASIBLE (fixed parameters
+ * that cannot meet the error) or TDBF_ETOOBIG (over cfg.max_memory, or
+ * more than 2^52 bits).  Thread-safe; at most a few milliseconds. */
+TDBF_API int tdbf_plan_decay(const tdbf_config *cfg, tdbf_decay_plan *out);
+
+/* FPDECAY (paper 003): the probability phi(t) that a key added t adds ago
+ * (t other keys since) still answers yes, in a filter of `cells` cells in
+ * n segments of cells/n (rounded down), n cells per key, b-bit
+ * fingerprints (0 marks an empty cell, so a foreign fingerprint matches
+ * with probability 1/(2^b - 1)):
+ *     q = (1 - n/cells)^t,   phi(t) = 1 - ((1 - q)(1 - 1/(2^b - 1)))^n.
+ * Returns phi in [0, 1], or -1.0 if an argument is invalid (n outside
+ * 1..TDBF_MAX_K, b not 8, 16 or 32, cells < n). */
+TDBF_API double tdbf_fpdecay_survival(uint64_t cells, unsigned n, unsigned b,
+                                      uint64_t t);
+
+/* FPDECAY: the least cell count (a multiple of n) for which
+ * tdbf_fpdecay_survival(cells, n, b, window) >= survival; it grows about
+ * like n / ln(n / -ln(1 - survival)) per window key (paper 003 suggests
+ * s proportional to log2 n).  Returns TDBF_OK and sets *cells, or
+ * TDBF_EINVAL (cells NULL), TDBF_EPARAM (n, b, or survival not in
+ * (0, 1)), TDBF_EWINDOW (window 0) or TDBF_ETOOBIG (more than 2^52 bits). */
+TDBF_API int tdbf_fpdecay_size(uint64_t window, unsigned n, unsigned b,
+                               double survival, uint64_t *cells);
+
+/* STABLE: the expected fraction of zero cells after `adds` adds of
+ * distinct keys into an empty filter of `cells` cells (K segments),
+ * K cells per key, d-bit cells and P decrements per add; adds = UINT64_MAX
+ * gives the stable point, Deng & Rafiei's
+ *     zeros = (1 / (1 + 1/(P (1/K - 1/cells))))^Max,   Max = 2^d - 1.
+ * A never-inserted key is a false positive with probability
+ * (1 - zeros)^K.  Returns the fraction, or -1.0 if an argument is invalid
+ * (K outside 1..TDBF_MAX_K, d outside 1..8, cells < 2K, P outside
+ * 1..cells). */
+TDBF_API double tdbf_stable_zeros(uint64_t cells, unsigned k, unsigned d,
+                                  uint64_t decrements, uint64_t adds);
+
+/* STABLE: the probability that a key added t adds ago (t other keys
+ * since) answers no -- a false negative.  A cell set to Max is zero after
+ * t adds iff, looking back from now, Max decrements come before any
+ * re-set: with r = K/cells, p = P/cells, a = p (1 - r),
+ *     z(t) = (a / (a + r))^Max * P[Binomial(t, a + r) >= Max],
+ *     FN(t) = 1 - (1 - z(t))^K.
+ * Returns FN in [0, 1], or -1.0 for invalid arguments (as above). */
+TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
+                                   uint64_t decrements, uint64_t t);
 
 #ifdef __cplusplus
 }

@@ -288,6 +288,87 @@ static void apbbf_stats(const tdbf *f, tdbf_stats *st)
     st->error_estimated = tdbf_apbf_fp(a->k, a->l, matches);
 }
 
+/* ---- serialization (codec.c) ---------------------------------------------
+ * Payload: u32 k, u32 l, u32 B, u32 b, u64 blocks per segment, u64 fill,
+ * u64 shifts, u32 base, u32 0, then the segments' words in buffer order.
+ * g and the planned FP follow from these (plan_blocked.c). */
+
+enum { APBBF_FIELDS_BYTES = 48 };
+
+static uint64_t segments_bytes(const apbbf *a)
+{
+    return (uint64_t)a->segments * a->segment_words * sizeof(uint64_t);
+}
+
+static uint64_t apbbf_payload_size(const tdbf *f)
+{
+    return APBBF_FIELDS_BYTES + segments_bytes(f->impl);
+}
+
+static void apbbf_save(const tdbf *f, tdbf_out *out)
+{
+    const apbbf *a = f->impl;
+    tdbf_out_u32(out, a->k);
+    tdbf_out_u32(out, a->l);
+    tdbf_out_u32(out, a->layout.block_bits);
+    tdbf_out_u32(out, a->layout.block_hashes);
+    tdbf_out_u64(out, a->layout.blocks);
+    tdbf_out_u64(out, a->fill);
+    tdbf_out_u64(out, a->shifts);
+    tdbf_out_u32(out, a->base);
+    tdbf_out_u32(out, 0);
+    tdbf_out_words(out, a->bits, (uint64_t)a->segments * a->segment_words);
+}
+
+static int apbbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    uint32_t k, l, block_bits, block_hashes, base, reserved;
+    uint64_t blocks, fill, shifts;
+    tdbf_in_u32(in, &k);
+    tdbf_in_u32(in, &l);
+    tdbf_in_u32(in, &block_bits);
+    tdbf_in_u32(in, &block_hashes);
+    tdbf_in_u64(in, &blocks);
+    tdbf_in_u64(in, &fill);
+    tdbf_in_u64(in, &shifts);
+    tdbf_in_u32(in, &base);
+    if (tdbf_in_u32(in, &reserved) != TDBF_OK)
+        return in->rc;
+    tdbf_plan_blocked plan;
+    if (reserved != 0 ||
+        tdbf_plan_apbbf_from_blocks(k, l, block_bits, block_hashes, blocks, &plan) != TDBF_OK ||
+        fill > plan.g || base >= k + l)
+        return TDBF_ECORRUPT;
+    apbbf layout = {
+        .k = k,
+        .l = l,
+        .segments = k + l,
+        .base = base,
+        .segment_words = blocks * (block_bits / 64),
+        .g = plan.g,
+        .fill = fill,
+        .shifts = shifts,
+        .fp_planned = plan.fp,
+    };
+    if (in->remaining != segments_bytes(&layout))
+        return TDBF_ECORRUPT;
+    if (!tdbf_fits((double)allocation_bytes(&layout) + 64.0, max_memory))
+        return TDBF_ETOOBIG;
+    tdbf_block_layout_init(&layout.layout, block_bits, block_hashes, blocks);
+    apbbf *a = tdbf_mem_calloc_aligned(f, allocation_bytes(&layout));
+    if (!a)
+        return TDBF_ENOMEM;
+    *a = layout;
+    a->bits = (uint64_t *)((unsigned char *)a + header_bytes());
+    int rc = tdbf_in_words(in, a->bits, (uint64_t)a->segments * a->segment_words);
+    if (rc != TDBF_OK) {
+        tdbf_mem_free_aligned(f, a, allocation_bytes(a));
+        return rc;
+    }
+    f->impl = a;
+    return TDBF_OK;
+}
+
 const tdbf_ops tdbf_apbbf_ops = {
     .open = apbbf_open,
     .close = apbbf_close,
@@ -296,4 +377,7 @@ const tdbf_ops tdbf_apbbf_ops = {
     .advance = NULL,
     .stats = apbbf_stats,
     .prefetch = apbbf_prefetch,
+    .payload_size = apbbf_payload_size,
+    .save = apbbf_save,
+    .load = apbbf_load,
 };

@@ -216,6 +216,83 @@ static void apbf_stats(const tdbf *f, tdbf_stats *st)
     st->error_estimated = tdbf_apbf_fp(a->k, a->l, fills);
 }
 
+/* ---- serialization (codec.c) ---------------------------------------------
+ * Payload: u32 k, u32 l, u64 m, u64 g, u64 fill, u64 shifts, u32 base,
+ * u32 0, then the (k+l) slices' words in buffer order. */
+
+enum { APBF_FIELDS_BYTES = 48 };
+
+static uint64_t apbf_payload_size(const tdbf *f)
+{
+    const apbf *a = f->impl;
+    return APBF_FIELDS_BYTES + apbf_bytes(a);
+}
+
+static void apbf_save(const tdbf *f, tdbf_out *out)
+{
+    const apbf *a = f->impl;
+    tdbf_out_u32(out, a->k);
+    tdbf_out_u32(out, a->l);
+    tdbf_out_u64(out, a->m);
+    tdbf_out_u64(out, a->g);
+    tdbf_out_u64(out, a->fill);
+    tdbf_out_u64(out, a->shifts);
+    tdbf_out_u32(out, a->base);
+    tdbf_out_u32(out, 0);
+    tdbf_out_words(out, a->bits, (uint64_t)a->slices * a->words);
+}
+
+/* Every field checked against the others and the payload length before
+ * the slices are allocated. */
+static int apbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    apbf h = {0};
+    uint32_t k, l, base, reserved;
+    tdbf_in_u32(in, &k);
+    tdbf_in_u32(in, &l);
+    tdbf_in_u64(in, &h.m);
+    tdbf_in_u64(in, &h.g);
+    tdbf_in_u64(in, &h.fill);
+    tdbf_in_u64(in, &h.shifts);
+    tdbf_in_u32(in, &base);
+    if (tdbf_in_u32(in, &reserved) != TDBF_OK)
+        return in->rc;
+    if (k < 1 || k > TDBF_MAX_K || l < 1 || l > TDBF_MAX_L || reserved != 0 ||
+        h.m < 1 || h.m > (UINT64_C(1) << 52) || base >= k + l)
+        return TDBF_ECORRUPT;
+    h.k = k;
+    h.l = l;
+    h.slices = k + l;
+    h.base = base;
+    h.words = tdbf_words_for_bits(h.m);
+    if (h.g < 1 || h.g != tdbf_apbf_generation(h.m, k) || h.fill > h.g)
+        return TDBF_ECORRUPT;
+    if (in->remaining / 8 / h.slices != h.words || in->remaining != apbf_bytes(&h))
+        return TDBF_ECORRUPT;
+    if (!tdbf_fits((double)apbf_bytes(&h) + sizeof(apbf), max_memory))
+        return TDBF_ETOOBIG;
+    double fills[TDBF_MAX_K + TDBF_MAX_L];
+    tdbf_apbf_fills_exact(h.k, h.l, h.m, h.g, fills);
+    h.fp_planned = tdbf_apbf_fp(h.k, h.l, fills);
+
+    apbf *a = tdbf_mem_calloc(f, 1, sizeof *a);
+    if (!a)
+        return TDBF_ENOMEM;
+    *a = h;
+    a->bits = tdbf_mem_calloc_aligned(f, apbf_bytes(a));
+    int rc = a->bits ? tdbf_in_words(in, a->bits, (uint64_t)a->slices * a->words) : TDBF_ENOMEM;
+    for (unsigned i = 0; rc == TDBF_OK && i < a->slices; i++)
+        if (!tdbf_tail_clear(a->bits + (size_t)i * a->words, a->m))
+            rc = TDBF_ECORRUPT;
+    if (rc != TDBF_OK) {
+        tdbf_mem_free_aligned(f, a->bits, apbf_bytes(a));
+        tdbf_mem_free(f, a, sizeof *a);
+        return rc;
+    }
+    f->impl = a;
+    return TDBF_OK;
+}
+
 const tdbf_ops tdbf_apbf_ops = {
     .open = apbf_open,
     .close = apbf_close,
@@ -224,4 +301,7 @@ const tdbf_ops tdbf_apbf_ops = {
     .advance = NULL,
     .stats = apbf_stats,
     .prefetch = apbf_prefetch,
+    .payload_size = apbf_payload_size,
+    .save = apbf_save,
+    .load = apbf_load,
 };

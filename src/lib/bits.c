@@ -48,3 +48,32 @@ void tdbf_block_layout_init(tdbf_block_layout *layout, unsigned block_bits,
         budget -= cost;
     }
 }
+
+/* ---- packed cell arrays (internal.h) --------------------------------- */
+
+/* 2^52 cells: beyond that a double no longer counts them exactly. */
+#define MAX_CELLS (UINT64_C(1) << 52)
+
+double tdbf_cells_bytes(uint64_t count, unsigned bits)
+{
+    if (count > MAX_CELLS || bits > 64)
+        return (double)count * (double)bits / 8.0; /* far above any cap */
+    return (double)tdbf_words_for_bits(count * bits) * 8.0;
+}
+
+int tdbf_cells_open(tdbf *f, tdbf_cells *cells, uint64_t count, unsigned bits)
+{
+    if (bits < 1 || bits > 64 || count == 0 || count > MAX_CELLS)
+        return TDBF_EPARAM;
+    cells->count = count;
+    cells->bits = bits;
+    cells->mask = UINT64_MAX >> (64 - bits);
+    cells->words = tdbf_mem_calloc_aligned(f, (size_t)tdbf_cells_bytes(count, bits));
+    return cells->words ? TDBF_OK : TDBF_ENOMEM;
+}
+
+void tdbf_cells_close(tdbf *f, tdbf_cells *cells)
+{
+    tdbf_mem_free_aligned(f, cells->words, (size_t)tdbf_cells_bytes(cells->count, cells->bits));
+    cells->words = NULL;
+}

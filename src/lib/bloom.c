@@ -203,6 +203,83 @@ static void bloom_stats(const tdbf *f, tdbf_stats *st)
     }
 }
 
+/* ---- serialization (codec.c) ---------------------------------------------
+ * Payload: u32 k, u32 block_bits (0 = classic), u64 m, u64 capacity, then
+ * the words. */
+
+enum { BLOOM_FIELDS_BYTES = 24 };
+
+static uint64_t bloom_payload_size(const tdbf *f)
+{
+    return BLOOM_FIELDS_BYTES + bloom_bytes(f->impl);
+}
+
+static void bloom_save(const tdbf *f, tdbf_out *out)
+{
+    const bloom *b = f->impl;
+    tdbf_out_u32(out, b->k);
+    tdbf_out_u32(out, b->blocked ? b->layout.block_bits : 0);
+    tdbf_out_u64(out, b->m);
+    tdbf_out_u64(out, b->capacity);
+    tdbf_out_words(out, b->bits, tdbf_words_for_bits(b->m));
+}
+
+/* The planned FP is recomputed from the parameters, as open computes it. */
+static int bloom_check(bloom *h, uint32_t block_bits)
+{
+    if (h->capacity < 1 || h->m < 1 || h->m > (UINT64_C(1) << 52))
+        return TDBF_ECORRUPT;
+    double n = (double)h->capacity, m = (double)h->m;
+    if (block_bits == 0) {
+        if (h->k < 1 || h->k > TDBF_MAX_K)
+            return TDBF_ECORRUPT;
+        h->fp_planned = pow(-expm1(-(double)h->k * n / m), (double)h->k);
+        return TDBF_OK;
+    }
+    /* Open sizes blocks so a block's mean load stays below B. */
+    if ((block_bits != TDBF_BLOCK_WORD && block_bits != TDBF_BLOCK_LINE) ||
+        h->k < 1 || h->k > TDBF_MAX_BLOCK_HASHES || h->m % block_bits != 0 ||
+        h->capacity / (h->m / block_bits) > block_bits)
+        return TDBF_ECORRUPT;
+    h->blocked = true;
+    tdbf_block_layout_init(&h->layout, block_bits, h->k, h->m / block_bits);
+    h->fp_planned = tdbf_apbbf_match_poisson(block_bits, h->k, n / (double)h->layout.blocks);
+    return TDBF_OK;
+}
+
+static int bloom_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    bloom h = {0};
+    uint32_t block_bits;
+    tdbf_in_u32(in, &h.k);
+    tdbf_in_u32(in, &block_bits);
+    tdbf_in_u64(in, &h.m);
+    if (tdbf_in_u64(in, &h.capacity) != TDBF_OK)
+        return in->rc;
+    int rc = bloom_check(&h, block_bits);
+    if (rc != TDBF_OK)
+        return rc;
+    if (in->remaining != bloom_bytes(&h))
+        return TDBF_ECORRUPT;
+    if (!tdbf_fits((double)bloom_bytes(&h) + sizeof(bloom), max_memory))
+        return TDBF_ETOOBIG;
+    bloom *b = tdbf_mem_calloc(f, 1, sizeof *b);
+    if (!b)
+        return TDBF_ENOMEM;
+    *b = h;
+    b->bits = tdbf_mem_calloc_aligned(f, bloom_bytes(b));
+    rc = b->bits ? tdbf_in_words(in, b->bits, tdbf_words_for_bits(b->m)) : TDBF_ENOMEM;
+    if (rc == TDBF_OK && !tdbf_tail_clear(b->bits, b->m))
+        rc = TDBF_ECORRUPT;
+    if (rc != TDBF_OK) {
+        tdbf_mem_free_aligned(f, b->bits, bloom_bytes(b));
+        tdbf_mem_free(f, b, sizeof *b);
+        return rc;
+    }
+    f->impl = b;
+    return TDBF_OK;
+}
+
 const tdbf_ops tdbf_bloom_ops = {
     .open = bloom_open,
     .close = bloom_close,
@@ -210,4 +287,7 @@ const tdbf_ops tdbf_bloom_ops = {
     .contains = bloom_contains,
     .stats = bloom_stats,
     .prefetch = bloom_prefetch,
+    .payload_size = bloom_payload_size,
+    .save = bloom_save,
+    .load = bloom_load,
 };

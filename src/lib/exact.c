@@ -161,7 +161,7 @@ static void expire(tdbf *f, exact *x, uint64_t now_ns)
         fifo_item old = x->ring[x->ring_head];
         x->ring_head = (x->ring_head + 1) & (x->ring_capacity - 1);
         x->ring_len--;
-        if (old.key->last_seq == old.seq)
+        if (old.key && old.key->last_seq == old.seq)
             remove_entry(f, x, old.key);
     }
 }
@@ -271,6 +271,162 @@ static void exact_stats(const tdbf *f, tdbf_stats *st)
     st->keys = x->count;
 }
 
+/* ---- serialization (codec.c) ---------------------------------------------
+ * Payload: u64 W, u64 T, u64 adds, u64 keys n, u64 adds held r; then the r
+ * adds, oldest first: u64 seq, u64 ns, u64 key length + 1, and for the
+ * latest add of a key (seq = its last_seq) that many - 1 key bytes,
+ * zero-padded to 8; an earlier add of a key that was added again has
+ * length field 0 and no key (it can never remove anything when it expires,
+ * so it needs none).  Every stored key has exactly one latest add in the
+ * ring, so the n keys come back with it; hashes are recomputed from the
+ * seed. */
+
+enum { EXACT_FIELDS_BYTES = 40, ADD_RECORD_BYTES = 24 };
+
+static uint64_t padded(uint64_t len)
+{
+    return (len + 7) / 8 * 8;
+}
+
+static const fifo_item *ring_at(const exact *x, size_t i)
+{
+    return &x->ring[(x->ring_head + i) & (x->ring_capacity - 1)];
+}
+
+static bool is_latest(const fifo_item *item)
+{
+    return item->key && item->key->last_seq == item->seq;
+}
+
+static uint64_t exact_payload_size(const tdbf *f)
+{
+    const exact *x = f->impl;
+    uint64_t bytes = EXACT_FIELDS_BYTES + (uint64_t)x->ring_len * ADD_RECORD_BYTES;
+    for (size_t i = 0; i < x->ring_len; i++)
+        if (is_latest(ring_at(x, i)))
+            bytes += padded(ring_at(x, i)->key->len);
+    return bytes;
+}
+
+static void exact_save(const tdbf *f, tdbf_out *out)
+{
+    static const unsigned char zeros[8] = {0};
+    const exact *x = f->impl;
+    tdbf_out_u64(out, x->window_items);
+    tdbf_out_u64(out, x->window_ns);
+    tdbf_out_u64(out, x->adds);
+    tdbf_out_u64(out, x->count);
+    tdbf_out_u64(out, x->ring_len);
+    for (size_t i = 0; i < x->ring_len; i++) {
+        const fifo_item *item = ring_at(x, i);
+        bool latest = is_latest(item);
+        tdbf_out_u64(out, item->seq);
+        tdbf_out_u64(out, item->ns);
+        tdbf_out_u64(out, latest ? item->key->len + 1 : 0);
+        if (latest) {
+            tdbf_out_bytes(out, item->key->bytes, item->key->len);
+            tdbf_out_bytes(out, zeros, padded(item->key->len) - item->key->len);
+        }
+    }
+}
+
+static size_t power_of_two_above(uint64_t n, size_t minimum)
+{
+    size_t size = minimum;
+    while (size < n)
+        size *= 2;
+    return size;
+}
+
+/* One add record; a latest add brings its key into the table. */
+static int load_add(tdbf *f, exact *x, tdbf_in *in, fifo_item *prev, uint64_t now_ns)
+{
+    fifo_item item = {NULL, 0, 0};
+    uint64_t len_plus_one;
+    tdbf_in_u64(in, &item.seq);
+    tdbf_in_u64(in, &item.ns);
+    if (tdbf_in_u64(in, &len_plus_one) != TDBF_OK)
+        return in->rc;
+    if (item.seq <= prev->seq || item.seq > x->adds || item.ns < prev->ns || item.ns > now_ns ||
+        (x->window_items && x->adds - item.seq >= x->window_items) ||
+        len_plus_one > in->remaining + 1 || x->ring_len == x->ring_capacity)
+        return TDBF_ECORRUPT;
+    if (len_plus_one) {
+        uint64_t len = len_plus_one - 1;
+        entry *e = tdbf_mem_alloc(f, entry_size((size_t)len));
+        unsigned char pad[8];
+        if (!e)
+            return TDBF_ENOMEM;
+        e->len = (size_t)len;
+        e->last_seq = item.seq;
+        e->last_ns = item.ns;
+        if (tdbf_in_bytes(in, e->bytes, e->len) != TDBF_OK ||
+            tdbf_in_bytes(in, pad, padded(len) - len) != TDBF_OK) {
+            tdbf_mem_free(f, e, entry_size(e->len));
+            return in->rc;
+        }
+        tdbf_key key = {e->bytes, e->len, tdbf_hash_key(f->seed, e->bytes, e->len)};
+        e->hash = key.hash.lo;
+        entry **slot = find_slot(x, &key);
+        if (*slot || 2 * (x->count + 1) > x->capacity) {
+            tdbf_mem_free(f, e, entry_size(e->len));
+            return TDBF_ECORRUPT;   /* a key twice, or more keys than declared */
+        }
+        *slot = e;
+        x->count++;
+        item.key = e;
+    }
+    x->ring[x->ring_len++] = item;
+    *prev = item;
+    return TDBF_OK;
+}
+
+static int exact_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    exact h = {0};
+    uint64_t keys, adds_held;
+    tdbf_in_u64(in, &h.window_items);
+    tdbf_in_u64(in, &h.window_ns);
+    tdbf_in_u64(in, &h.adds);
+    tdbf_in_u64(in, &keys);
+    if (tdbf_in_u64(in, &adds_held) != TDBF_OK)
+        return in->rc;
+    /* Each add record takes 24 bytes, each key at least one of them. */
+    if ((h.window_items == 0) == (h.window_ns == 0) || keys > adds_held ||
+        adds_held > h.adds || adds_held > in->remaining / ADD_RECORD_BYTES)
+        return TDBF_ECORRUPT;
+    double bytes = (double)adds_held * sizeof(fifo_item) * 2 + (double)keys * 2 * sizeof(entry *) +
+                   (double)in->remaining * 2;
+    if (!tdbf_fits(bytes, max_memory))
+        return TDBF_ETOOBIG;
+    exact *x = tdbf_mem_calloc(f, 1, sizeof *x);
+    if (!x)
+        return TDBF_ENOMEM;
+    *x = h;
+    x->capacity = power_of_two_above(2 * keys, INITIAL_SLOTS);
+    x->ring_capacity = power_of_two_above(adds_held, INITIAL_RING);
+    x->slots = tdbf_mem_calloc(f, x->capacity, sizeof *x->slots);
+    x->ring = tdbf_mem_alloc(f, x->ring_capacity * sizeof *x->ring);
+    f->impl = x;
+    int rc = x->slots && x->ring ? TDBF_OK : TDBF_ENOMEM;
+    fifo_item prev = {NULL, 0, 0};
+    for (uint64_t i = 0; rc == TDBF_OK && i < adds_held; i++)
+        rc = load_add(f, x, in, &prev, f->now_ns);
+    if (rc == TDBF_OK && x->count != keys)
+        rc = TDBF_ECORRUPT;
+    if (rc != TDBF_OK) {
+        if (!x->slots || !x->ring) {
+            tdbf_mem_free(f, x->slots, x->capacity * sizeof *x->slots);
+            tdbf_mem_free(f, x->ring, x->ring_capacity * sizeof *x->ring);
+            tdbf_mem_free(f, x, sizeof *x);
+        } else {
+            exact_close(f);
+        }
+        f->impl = NULL;
+    }
+    return rc;
+}
+
 const tdbf_ops tdbf_exact_ops = {
     .open = exact_open,
     .close = exact_close,
@@ -278,4 +434,7 @@ const tdbf_ops tdbf_exact_ops = {
     .contains = exact_contains,
     .advance = exact_advance,
     .stats = exact_stats,
+    .payload_size = exact_payload_size,
+    .save = exact_save,
+    .load = exact_load,
 };

@@ -58,6 +58,12 @@ static const tdbf_ops *const design_ops[TDBF_DESIGN_COUNT] = {
     [TDBF_APBF] = &tdbf_apbf_ops,
     [TDBF_APBBF] = &tdbf_apbbf_ops,
     [TDBF_TLBF] = &tdbf_tlbf_ops,
+    [TDBF_TBF] = &tdbf_tbf_ops,
+    [TDBF_BTBF] = &tdbf_btbf_ops,
+    [TDBF_CLOCK] = &tdbf_clock_ops,
+    [TDBF_ROTATING] = &tdbf_rotating_ops,
+    [TDBF_FPDECAY] = &tdbf_fpdecay_ops,
+    [TDBF_STABLE] = &tdbf_stable_ops,
     [TDBF_BLOOM] = &tdbf_bloom_ops,
     [TDBF_EXACT] = &tdbf_exact_ops,
 };
@@ -107,6 +113,31 @@ static uint64_t random_seed(void)
     return seed ? seed : 1;
 }
 
+const tdbf_ops *tdbf_design_ops(tdbf_design design)
+{
+    return tdbf_design_available(design) ? design_ops[design] : NULL;
+}
+
+tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
+                     double error, uint64_t seed)
+{
+    tdbf *f = alloc->calloc(alloc->opaque, 1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->alloc = *alloc;
+    f->memory_bytes = sizeof *f;
+    f->ops = design_ops[design];
+    f->design = design;
+    f->error = error;
+    f->seed = seed;
+    return f;
+}
+
+void tdbf_shell_free(tdbf *f)
+{
+    f->alloc.free(f->alloc.opaque, f);
+}
+
 int tdbf_open(tdbf **out, const tdbf_config *cfg)
 {
     if (!out)
@@ -128,18 +159,13 @@ int tdbf_open(tdbf **out, const tdbf_config *cfg)
     if (!alloc->alloc || !alloc->calloc || !alloc->free)
         return TDBF_EINVAL;
 
-    tdbf *f = alloc->calloc(alloc->opaque, 1, sizeof *f);
+    tdbf *f = tdbf_shell_new(alloc, cfg->design, cfg->error,
+                             cfg->seed ? cfg->seed : random_seed());
     if (!f)
         return TDBF_ENOMEM;
-    f->alloc = *alloc;
-    f->memory_bytes = sizeof *f;
-    f->ops = design_ops[cfg->design];
-    f->design = cfg->design;
-    f->error = cfg->error;
-    f->seed = cfg->seed ? cfg->seed : random_seed();
     int rc = f->ops->open(f, &local);
     if (rc != TDBF_OK) {
-        alloc->free(alloc->opaque, f);
+        tdbf_shell_free(f);
         return rc;
     }
     *out = f;
@@ -151,14 +177,48 @@ void tdbf_close(tdbf *f)
     if (!f)
         return;
     f->ops->close(f);
-    f->alloc.free(f->alloc.opaque, f);
+    tdbf_shell_free(f);
 }
 
 /* ---- operations ----------------------------------------------------- */
 
+/* The shell's counters, now_ns and items, are atomics accessed relaxed: for
+ * most designs that is a plain load and store; a `concurrent` design
+ * (FPDECAY) has adds from many threads at once, so its clock is raised by
+ * compare-and-swap and its count by an atomic add.  Relaxed is enough:
+ * they must not tear or lose updates, they order nothing else. */
 static uint64_t clamp_now(const tdbf *f, uint64_t now_ns)
 {
-    return now_ns > f->now_ns ? now_ns : f->now_ns;
+    uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
+    return now_ns > seen ? now_ns : seen;
+}
+
+/* Raise the clock to now_ns (never lower it); returns the clamped time. */
+static uint64_t raise_clock(tdbf *f, uint64_t now_ns)
+{
+    uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
+    if (!f->ops->concurrent) {
+        if (now_ns > seen)
+            atomic_store_explicit(&f->now_ns, now_ns, memory_order_relaxed);
+    } else {
+        /* a failed exchange reloads `seen`; stop once it is >= now_ns */
+        while (now_ns > seen &&
+               !atomic_compare_exchange_weak_explicit(&f->now_ns, &seen, now_ns,
+                                                      memory_order_relaxed,
+                                                      memory_order_relaxed))
+            ;
+    }
+    return now_ns > seen ? now_ns : seen;
+}
+
+static void count_adds(tdbf *f, uint64_t adds)
+{
+    if (f->ops->concurrent)
+        atomic_fetch_add_explicit(&f->items, adds, memory_order_relaxed);
+    else
+        atomic_store_explicit(&f->items,
+                              atomic_load_explicit(&f->items, memory_order_relaxed) + adds,
+                              memory_order_relaxed);
 }
 
 static void make_key(const tdbf *f, const void *bytes, size_t len, tdbf_key *key)
@@ -174,10 +234,9 @@ int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns)
         return TDBF_EINVAL;
     tdbf_key k;
     make_key(f, key, len, &k);
-    f->now_ns = clamp_now(f, now_ns);
-    int rc = f->ops->add(f, &k, f->now_ns);
+    int rc = f->ops->add(f, &k, raise_clock(f, now_ns));
     if (rc >= 0)
-        f->items++;
+        count_adds(f, 1);
     return rc;
 }
 
@@ -194,8 +253,8 @@ int tdbf_advance(tdbf *f, uint64_t now_ns)
 {
     if (!f)
         return TDBF_EINVAL;
-    f->now_ns = clamp_now(f, now_ns);
-    return f->ops->advance ? f->ops->advance(f, f->now_ns) : TDBF_OK;
+    uint64_t now = raise_clock(f, now_ns);
+    return f->ops->advance ? f->ops->advance(f, now) : TDBF_OK;
 }
 
 /* ---- batch ---------------------------------------------------------- */
@@ -243,16 +302,16 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
 {
     if (!f || !batch_args_ok(n, keys, lens))
         return TDBF_EINVAL;
-    f->now_ns = clamp_now(f, now_ns);
+    uint64_t now = raise_clock(f, now_ns);
     tdbf_key chunk[BATCH_CHUNK];
     for (size_t done = 0; done < n;) {
         size_t count = hash_chunk(f, done, n, keys, lens, chunk);
         for (size_t i = 0; i < count; i++) {
             prefetch_ahead(f, chunk, i, count, 1);
-            int rc = f->ops->add(f, &chunk[i], f->now_ns);
+            int rc = f->ops->add(f, &chunk[i], now);
             if (rc < 0)
                 return rc;
-            f->items++;
+            count_adds(f, 1);
             if (results)
                 results[done + i] = (uint8_t)rc;
         }
@@ -287,9 +346,9 @@ int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
         return TDBF_EINVAL;
     memset(out, 0, sizeof *out);
     out->design = f->design;
-    out->items = f->items;
+    out->items = atomic_load_explicit(&f->items, memory_order_relaxed);
     out->seed = f->seed;
-    out->now_ns = f->now_ns;
+    out->now_ns = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
     out->error_configured = f->error;
     f->ops->stats(f, out);
     out->memory_bytes = f->memory_bytes;

@@ -23,3 +23,25 @@ uint64_t tdbf_mix64(uint64_t x)
     x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
     return x ^ (x >> 31);
 }
+
+/* ---- checksums of serialized data ------------------------------------ */
+
+_Static_assert(sizeof(XXH3_state_t) <= sizeof(((tdbf_checksum *)0)->state),
+               "tdbf_checksum too small for XXH3_state_t");
+_Static_assert(_Alignof(XXH3_state_t) <= 64, "XXH3_state_t alignment");
+
+void tdbf_checksum_init(tdbf_checksum *c)
+{
+    XXH3_64bits_reset((XXH3_state_t *)(void *)c->state);
+}
+
+void tdbf_checksum_update(tdbf_checksum *c, const void *buf, size_t len)
+{
+    if (len)
+        XXH3_64bits_update((XXH3_state_t *)(void *)c->state, buf, len);
+}
+
+uint64_t tdbf_checksum_value(const tdbf_checksum *c)
+{
+    return XXH3_64bits_digest((const XXH3_state_t *)(const void *)c->state);
+}

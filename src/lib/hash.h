@@ -45,6 +45,16 @@ TDBF_WRAPS static inline uint64_t tdbf_hash_nth(const tdbf_hash128 *h, uint64_t 
     return x;
 }
 
+/* Streaming XXH3-64 of serialized data.  Opaque storage large enough for
+ * XXH3_state_t (hash.c checks), so no allocation is needed. */
+typedef struct tdbf_checksum {
+    _Alignas(64) unsigned char state[640];
+} tdbf_checksum;
+
+void tdbf_checksum_init(tdbf_checksum *c);
+void tdbf_checksum_update(tdbf_checksum *c, const void *buf, size_t len);
+uint64_t tdbf_checksum_value(const tdbf_checksum *c);
+
 /* Map a uniform 64-bit value to [0, n) without division. */
 static inline uint64_t tdbf_reduce(uint64_t x, uint64_t n)
 {

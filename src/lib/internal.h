@@ -10,6 +10,7 @@
 #ifndef TDBF_INTERNAL_H
 #define TDBF_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,74 @@ typedef struct tdbf_key {
     size_t       len;
     tdbf_hash128 hash;
 } tdbf_key;
+
+/* ---- serialization streams (codec.c) ----
+ * A writer or reader of the little-endian format, checksumming as it goes.
+ * Errors are sticky: after the first, calls do nothing and rc keeps it. */
+typedef struct tdbf_out {
+    tdbf_write_fn write;
+    void         *ctx;
+    tdbf_checksum sum;
+    int           rc;
+} tdbf_out;
+
+typedef struct tdbf_in {
+    tdbf_read_fn  read;
+    void         *ctx;
+    tdbf_checksum sum;
+    uint64_t      remaining;  /* bytes the current section may still hold */
+    int           rc;
+} tdbf_in;
+
+void tdbf_out_bytes(tdbf_out *out, const void *buf, size_t len);
+void tdbf_out_u32(tdbf_out *out, uint32_t v);
+void tdbf_out_u64(tdbf_out *out, uint64_t v);
+void tdbf_out_f64(tdbf_out *out, double v);
+void tdbf_out_words(tdbf_out *out, const uint64_t *words, uint64_t n);
+/* Readers return TDBF_OK or the (sticky) error: TDBF_ECORRUPT for input
+ * that ends early or overruns its declared section. */
+int tdbf_in_bytes(tdbf_in *in, void *buf, size_t len);
+int tdbf_in_u32(tdbf_in *in, uint32_t *v);
+int tdbf_in_u64(tdbf_in *in, uint64_t *v);
+int tdbf_in_f64(tdbf_in *in, double *v);
+int tdbf_in_words(tdbf_in *in, uint64_t *words, uint64_t n);
+/* The bits past `bits` in the last of the words must be zero. */
+bool tdbf_tail_clear(const uint64_t *words, uint64_t bits);
+/* The end of a loader whose state is one struct plus one array of words
+ * (calloc'd struct, 64-byte-aligned array, as open allocates them): a new
+ * `size`-byte copy of *fields whose `uint64_t *` member at offset `member`
+ * points to a new array of `words` words read from `in`; then `check`, if
+ * not NULL, vets the whole state (tail bits).  Sets f->impl on success;
+ * on failure (TDBF_ENOMEM, the read's error, or TDBF_ECORRUPT from the
+ * check) nothing is left allocated.  Call it once every field is checked
+ * and the memory cap allows the allocation. */
+int tdbf_load_state(tdbf *f, tdbf_in *in, const void *fields, size_t size,
+                    size_t member, uint64_t words, bool (*check)(const void *state));
+
+/* What an inferential query answers (infer.c). */
+typedef struct tdbf_inference {
+    double p_in_window;   /* P(I_x < w | R_x), in [0, 1] */
+    double expected_age;  /* E[I_x | R_x], insertions */
+} tdbf_inference;
+
+/* What a key's timer cells show, for the (B)TBF inference (infer.c,
+ * paper 002 section 4; tbf.c fills it). */
+typedef struct tdbf_timer_view {
+    uint64_t window;      /* w */
+    uint64_t block;       /* B (1 for the TBF) */
+    uint64_t block_fill;  /* b, 0 .. B-1 */
+    uint64_t live_age;    /* ceil((w - b)/B): the oldest age in the window */
+    uint64_t age;         /* lambda_x, the oldest age among the cells; when
+                             `expired`, a lower bound on it */
+    unsigned distinct;    /* r_x = |R_x| */
+    unsigned oldest;      /* c_x: cells of age lambda_x (0 if all expired) */
+    bool     expired;     /* some cell holds T_eps (lambda_x infinite) */
+    double   log_untouched; /* k ln(1 - 1/m) */
+} tdbf_timer_view;
+/* The posterior (eqs 23, 26, 27) and E[I_x | R_x] (eq 8) of a view.
+ * Returns TDBF_OK or TDBF_EINVAL (invalid prior). */
+int tdbf_timer_infer(const tdbf_timer_view *view, const tdbf_prior *prior,
+                     tdbf_inference *out);
 
 typedef struct tdbf_ops {
     /* Plan, check cfg->max_memory, allocate, and store the state in f->impl. */
@@ -39,6 +108,20 @@ typedef struct tdbf_ops {
      * of this key will touch.  The batch calls issue it a few keys ahead
      * of the one they process, so the loads overlap. */
     void (*prefetch)(const tdbf *f, const tdbf_key *key, int for_add);
+    /* Serialization (codec.c); NULL = TDBF_ENOTSUP.  payload_size is the
+     * exact byte count save writes; load reads the payload, validating
+     * every field before it allocates or uses it, and sets f->impl. */
+    uint64_t (*payload_size)(const tdbf *f);
+    void (*save)(const tdbf *f, tdbf_out *out);
+    int  (*load)(tdbf *f, tdbf_in *in, uint64_t max_memory);
+    /* Inference (infer.c): the posterior P(I_x < w | R_x) and E[I_x | R_x]
+     * of a key under *prior; NULL = TDBF_ENOTSUP.  Read-only. */
+    int  (*infer)(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
+                  const tdbf_prior *prior, tdbf_inference *out);
+    /* true: add and contains may run concurrently from many threads (the
+     * design's cells are atomics); the shell then counts adds and raises
+     * its clock with atomic read-modify-writes.  (FPDECAY) */
+    bool concurrent;
 } tdbf_ops;
 
 struct tdbf {
@@ -47,8 +130,11 @@ struct tdbf {
     tdbf_design     design;
     double          error;      /* cfg.error */
     uint64_t        seed;       /* never 0 */
-    uint64_t        items;      /* adds since open */
-    uint64_t        now_ns;     /* largest time seen (clamp, never rewind) */
+    /* Atomic so that a `concurrent` design can take adds from many threads;
+     * filter.c accesses them relaxed: plain loads and stores on the usual
+     * targets, an atomic add and a compare-and-swap for concurrent designs. */
+    _Atomic uint64_t items;     /* adds since open */
+    _Atomic uint64_t now_ns;    /* largest time seen (clamp, never rewind) */
     uint64_t        memory_bytes; /* bytes allocated through alloc */
     void           *impl;       /* the design's state */
 };
@@ -58,8 +144,23 @@ struct tdbf {
 extern const tdbf_ops tdbf_apbf_ops;
 extern const tdbf_ops tdbf_apbbf_ops;
 extern const tdbf_ops tdbf_tlbf_ops;
+extern const tdbf_ops tdbf_clock_ops;
+extern const tdbf_ops tdbf_rotating_ops;
+extern const tdbf_ops tdbf_tbf_ops;
+extern const tdbf_ops tdbf_btbf_ops;
 extern const tdbf_ops tdbf_bloom_ops;
 extern const tdbf_ops tdbf_exact_ops;
+extern const tdbf_ops tdbf_fpdecay_ops;
+extern const tdbf_ops tdbf_stable_ops;
+
+/* ---- the shell (filter.c) ---- */
+/* The ops of an available design, else NULL. */
+const tdbf_ops *tdbf_design_ops(tdbf_design design);
+/* A filter shell with no design state yet (impl NULL), or NULL. */
+tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
+                     double error, uint64_t seed);
+/* Free a shell whose design state is gone (or was never made). */
+void tdbf_shell_free(tdbf *f);
 
 /* ---- memory (alloc.c): everything goes through the filter's allocator,
  * and is counted in f->memory_bytes. ---- */
@@ -84,6 +185,46 @@ static inline void tdbf_bit_set(uint64_t *words, uint64_t bit)
 static inline uint64_t tdbf_words_for_bits(uint64_t bits)
 {
     return (bits + 63) / 64;
+}
+
+/* ---- packed cell arrays (bits.c): `count` cells of `bits` bits each
+ * (1..64), back to back from bit 0 of word 0, so a cell may straddle two
+ * words.  Cell i holds bits i*bits .. i*bits + bits - 1.  Created zeroed,
+ * 64-byte aligned, through the filter's allocator. ---- */
+typedef struct tdbf_cells {
+    uint64_t *words;
+    uint64_t  count;  /* cells */
+    uint64_t  mask;   /* 2^bits - 1 */
+    unsigned  bits;   /* bits per cell */
+} tdbf_cells;
+/* Bytes of the word array (a double, to check against the memory cap
+ * before allocating). */
+double tdbf_cells_bytes(uint64_t count, unsigned bits);
+/* TDBF_OK, TDBF_EPARAM (bits not in 1..64, count 0 or above 2^52) or
+ * TDBF_ENOMEM. */
+int  tdbf_cells_open(tdbf *f, tdbf_cells *cells, uint64_t count, unsigned bits);
+void tdbf_cells_close(tdbf *f, tdbf_cells *cells);
+static inline uint64_t tdbf_cell_get(const tdbf_cells *c, uint64_t i)
+{
+    uint64_t bit = i * c->bits;
+    uint64_t word = bit >> 6;
+    unsigned shift = (unsigned)(bit & 63);
+    uint64_t value = c->words[word] >> shift;
+    if (shift + c->bits > 64)
+        value |= c->words[word + 1] << (64 - shift);
+    return value & c->mask;
+}
+static inline void tdbf_cell_set(tdbf_cells *c, uint64_t i, uint64_t value)
+{
+    uint64_t bit = i * c->bits;
+    uint64_t word = bit >> 6;
+    unsigned shift = (unsigned)(bit & 63);
+    value &= c->mask;
+    c->words[word] = (c->words[word] & ~(c->mask << shift)) | (value << shift);
+    if (shift + c->bits > 64) {
+        unsigned low = 64 - shift; /* bits that went into `word` */
+        c->words[word + 1] = (c->words[word + 1] & ~(c->mask >> low)) | (value >> low);
+    }
 }
 /* Ask for the cache line holding p (__builtin_prefetch wants a constant
  * read/write flag, hence the branch). */
@@ -140,6 +281,13 @@ double tdbf_apbbf_load_for_fill(unsigned block_bits, unsigned block_hashes,
 int tdbf_plan_apbbf_size(unsigned k, unsigned l, unsigned block_bits,
                          unsigned block_hashes, uint64_t window,
                          tdbf_plan_blocked *out);
+/* The plan of a filter with `blocks` blocks per segment (loading a saved
+ * one): g, window and the exact-load FP.  TDBF_EPARAM for bad (k, l, B,
+ * b) or a generation of 0, TDBF_ETOOBIG beyond 2^52 bits. */
+int tdbf_plan_apbbf_from_blocks(unsigned k, unsigned l, unsigned block_bits,
+                                unsigned block_hashes, uint64_t blocks,
+                                tdbf_plan_blocked *out);
+
 /* tdbf_plan_apbbf with some parameters fixed (0 = search): k and l
  * together, and/or b.  Fills *best as tdbf_plan_apbbf_size does.
  * Returns what tdbf_plan_apbbf does, plus TDBF_EPARAM for a fixed value
@@ -161,5 +309,19 @@ int tdbf_apbf_query_paths(unsigned k, unsigned l, const double *match,
 
 /* Bytes needed, as a double so huge requests cannot overflow. */
 bool tdbf_fits(double bytes, uint64_t max_memory);
+
+/* ---- exact Bloom sizing (sizing.c), for clock.c and rotating.c ---- */
+typedef struct tdbf_bloom_shape {
+    uint64_t m;     /* cells (bits) */
+    unsigned k;     /* indices per key */
+    double   fp;    /* tdbf_bloom_fp(keys, m, k) */
+} tdbf_bloom_shape;
+/* (1 - (1 - 1/m)^(k keys))^k: a never-inserted key's match probability. */
+double tdbf_bloom_fp(double keys, uint64_t m, unsigned k);
+/* The least m whose FP for `keys` keys meets `error`, over k = 1 ..
+ * TDBF_MAX_K (or k = fixed_k if not 0; ties to the smaller k).  Returns
+ * TDBF_OK or TDBF_ETOOBIG (more than 2^52 cells). */
+int tdbf_bloom_size(double keys, double error, unsigned fixed_k,
+                    tdbf_bloom_shape *out);
 
 #endif

@@ -167,6 +167,12 @@ static double expected_match(const block_parts *parts, const block_load *load)
     bool binomial = load->keys > 0.0;
     if (load->mean <= 0.0)
         return 0.0;
+    /* Saturated: a bit of a part of s <= B bits stays clear with
+     * probability about e^(-mean/s) < e^-64, so every key matches.  The
+     * sums below would need ~sqrt(mean) terms (a corrupt file once asked
+     * for mean 10^18). */
+    if (load->mean > 64.0 * parts->block_bits)
+        return 1.0;
     if (binomial && load->blocks <= 1.0) {
         block_state all = state_at(parts, load->keys);
         return match_in(parts, &all);
@@ -442,6 +448,33 @@ int tdbf_plan_apbbf_size(unsigned k, unsigned l, unsigned block_bits,
     if (rc == TDBF_OK)
         out->fp = blocked_fp_exact(out);
     return rc;
+}
+
+int tdbf_plan_apbbf_from_blocks(unsigned k, unsigned l, unsigned block_bits,
+                                unsigned block_hashes, uint64_t blocks,
+                                tdbf_plan_blocked *out)
+{
+    int rc = check_params(k, l, block_bits, block_hashes);
+    if (rc != TDBF_OK)
+        return rc;
+    if (blocks < 1 || (double)blocks * block_bits * (k + l) > 0x1p52)
+        return TDBF_ETOOBIG;
+    double lambda = tdbf_apbbf_capacity(block_bits, block_hashes);
+    memset(out, 0, sizeof *out);
+    out->k = k;
+    out->l = l;
+    out->block_bits = block_bits;
+    out->block_hashes = block_hashes;
+    out->blocks = blocks;
+    out->g = generation(blocks, k, lambda);
+    out->window = (uint64_t)l * out->g;
+    out->slack = (uint64_t)k * out->g;
+    out->bits = (uint64_t)(k + l) * blocks * block_bits;
+    if (out->g < 1)
+        return TDBF_EPARAM;
+    out->bits_per_item = (double)out->bits / (double)out->window;
+    out->fp = blocked_fp_exact(out);
+    return TDBF_OK;
 }
 
 int tdbf_plan_apbbf_eval(unsigned k, unsigned l, unsigned block_bits,

@@ -346,6 +346,20 @@ void drv_check(const char *label, const drv_result *res, int allow_fn)
                  (unsigned long long)res->window);
 }
 
+void drv_run_count(const char *label, const tdbf_config *cfg,
+                   uint64_t inserts, size_t batch, drv_result *res)
+{
+    drv_opts o;
+    memset(&o, 0, sizeof o);
+    o.window_kind = DRV_COUNT_WINDOW;
+    o.inserts = inserts;
+    o.probes = 50000;
+    o.key_seed = cfg->seed;
+    o.batch = batch;
+    drv_run(cfg, &o, res);
+    drv_check(label, res, 0);
+}
+
 tdbf *drv_open(const tdbf_config *cfg)
 {
     tdbf *f = NULL;
@@ -360,4 +374,16 @@ tdbf *drv_open(const tdbf_config *cfg)
     if (f == NULL)
         fail_msg("tdbf_open returned TDBF_OK but a NULL handle");
     return f;
+}
+
+void drv_expect_open(const tdbf_config *cfg, int want, const char *what)
+{
+    tdbf *f = (tdbf *)&f; /* must be reset to NULL on failure */
+    int rc = tdbf_open(&f, cfg);
+    if (rc != want)
+        fail_msg("%s: tdbf_open returned %d (%s), expected %d (%s)", what, rc,
+                 tdbf_strerror(rc), want, tdbf_strerror(want));
+    if (rc != TDBF_OK && f != NULL)
+        fail_msg("%s: failed open left a non-NULL handle", what);
+    tdbf_close(f);
 }

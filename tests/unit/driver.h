@@ -171,7 +171,17 @@ int drv_run(const tdbf_config *cfg, const drv_opts *opts, drv_result *res);
  * negative; prints a one-line summary with print_message either way. */
 void drv_check(const char *label, const drv_result *res, int allow_fn);
 
+/* The common count-window run: `inserts` distinct keys of stream
+ * cfg->seed (in tdbf_add_batch groups of `batch` if > 1), 50000 probes,
+ * then drv_check (fails the test on an error or a false negative). */
+void drv_run_count(const char *label, const tdbf_config *cfg,
+                   uint64_t inserts, size_t batch, drv_result *res);
+
 /* Opens a filter or fails the test with the code. */
 tdbf *drv_open(const tdbf_config *cfg);
+
+/* tdbf_open must return `want` (and, failing, leave the handle NULL);
+ * `what` names the case in the failure message.  Closes what it opened. */
+void drv_expect_open(const tdbf_config *cfg, int want, const char *what);
 
 #endif /* TDBF_TEST_DRIVER_H */

@@ -246,16 +246,8 @@ static void test_match_against_direct_sum(void **state)
 static void run_no_fn(const char *label, const tdbf_config *cfg,
                       uint64_t inserts, size_t batch)
 {
-    drv_opts o;
     drv_result r;
-    memset(&o, 0, sizeof o);
-    o.window_kind = DRV_COUNT_WINDOW;
-    o.inserts = inserts;
-    o.probes = 50000;
-    o.key_seed = cfg->seed;
-    o.batch = batch;
-    drv_run(cfg, &o, &r);
-    drv_check(label, &r, 0);
+    drv_run_count(label, cfg, inserts, batch, &r);
 
     CHECK_U64_EQ(r.stats.design, TDBF_APBBF);
     CHECK_U64_EQ(r.stats.items, inserts);
@@ -711,18 +703,6 @@ static void test_open_honours_explicit_parameters(void **state)
  * Errors
  * ====================================================================== */
 
-static void expect_open(const tdbf_config *cfg, int want, const char *what)
-{
-    tdbf *f = (tdbf *)&f; /* must be reset to NULL on failure */
-    int rc = tdbf_open(&f, cfg);
-    if (rc != want)
-        fail_msg("%s: tdbf_open returned %d (%s), expected %d (%s)", what, rc,
-                 tdbf_strerror(rc), want, tdbf_strerror(want));
-    if (rc != TDBF_OK && f != NULL)
-        fail_msg("%s: failed open left a non-NULL handle", what);
-    tdbf_close(f);
-}
-
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -731,40 +711,40 @@ static void test_config_errors(void **state)
         char what[64];
         tdbf_config cfg = blocked_config(2, 3, bad_blocks[i], 4, 1000, 1);
         snprintf(what, sizeof what, "block_bits %u", bad_blocks[i]);
-        expect_open(&cfg, TDBF_EPARAM, what);
+        drv_expect_open(&cfg, TDBF_EPARAM, what);
         cfg.k = cfg.l = cfg.block_hashes = 0;
-        expect_open(&cfg, TDBF_EPARAM, what);
+        drv_expect_open(&cfg, TDBF_EPARAM, what);
     }
     tdbf_config cfg = blocked_config(2, 3, 0, 4, 1000, 1);
-    expect_open(&cfg, TDBF_OK, "block_bits 0 (= 512)");
+    drv_expect_open(&cfg, TDBF_OK, "block_bits 0 (= 512)");
     cfg.block_bits = 64;
-    expect_open(&cfg, TDBF_OK, "block_bits 64");
+    drv_expect_open(&cfg, TDBF_OK, "block_bits 64");
     cfg.block_hashes = TDBF_MAX_BLOCK_HASHES;
-    expect_open(&cfg, TDBF_OK, "block_hashes 16, B = 64");
+    drv_expect_open(&cfg, TDBF_OK, "block_hashes 16, B = 64");
     cfg.block_hashes = TDBF_MAX_BLOCK_HASHES + 1;
-    expect_open(&cfg, TDBF_EPARAM, "block_hashes 17");
+    drv_expect_open(&cfg, TDBF_EPARAM, "block_hashes 17");
     cfg = blocked_config(2, 0, 512, 4, 1000, 1);
-    expect_open(&cfg, TDBF_EPARAM, "k without l");
+    drv_expect_open(&cfg, TDBF_EPARAM, "k without l");
     cfg = blocked_config(0, 3, 512, 0, 1000, 1);
-    expect_open(&cfg, TDBF_EPARAM, "l without k");
+    drv_expect_open(&cfg, TDBF_EPARAM, "l without k");
     cfg = blocked_config(TDBF_MAX_K + 1, 3, 512, 4, 1000, 1);
-    expect_open(&cfg, TDBF_EPARAM, "k 65");
+    drv_expect_open(&cfg, TDBF_EPARAM, "k 65");
     cfg = blocked_config(2, 3, 512, 4, 0, 1);
-    expect_open(&cfg, TDBF_EWINDOW, "no window");
+    drv_expect_open(&cfg, TDBF_EWINDOW, "no window");
     cfg = blocked_config(2, 3, 512, 4, 1000, 1);
     cfg.window_ns = 1000;
-    expect_open(&cfg, TDBF_EWINDOW, "time window");
+    drv_expect_open(&cfg, TDBF_EWINDOW, "time window");
     cfg = blocked_config(0, 0, 512, 0, 1000, 1);
     cfg.error = 0.0;
-    expect_open(&cfg, TDBF_EERROR, "error 0");
+    drv_expect_open(&cfg, TDBF_EERROR, "error 0");
     cfg.error = 1.0;
-    expect_open(&cfg, TDBF_EERROR, "error 1");
+    drv_expect_open(&cfg, TDBF_EERROR, "error 1");
     cfg = blocked_config(1, 1, 512, 0, 1000, 1);
     cfg.error = 1e-9;
-    expect_open(&cfg, TDBF_EINFEASIBLE, "k=1 l=1, no b meets 1e-9");
+    drv_expect_open(&cfg, TDBF_EINFEASIBLE, "k=1 l=1, no b meets 1e-9");
     cfg = blocked_config(2, 3, 512, 4, 100000000, 1);
     cfg.max_memory = 1 << 20;
-    expect_open(&cfg, TDBF_ETOOBIG, "10^8 window in 1 MiB");
+    drv_expect_open(&cfg, TDBF_ETOOBIG, "10^8 window in 1 MiB");
 
     /* The planner functions. */
     tdbf_plan_blocked p;

@@ -80,18 +80,10 @@ static int contains_key(const tdbf *f, uint64_t key_seed, uint64_t index)
 static void run_no_fn(const char *label, const tdbf_config *cfg,
                       uint64_t inserts, size_t batch)
 {
-    drv_opts o;
     drv_result r;
     double p, band, add_rate;
 
-    memset(&o, 0, sizeof o);
-    o.window_kind = DRV_COUNT_WINDOW;
-    o.inserts = inserts;
-    o.probes = 50000;
-    o.key_seed = cfg->seed;
-    o.batch = batch;
-    drv_run(cfg, &o, &r);
-    drv_check(label, &r, 0);
+    drv_run_count(label, cfg, inserts, batch, &r);
 
     CHECK_U64_EQ(r.stats.items, inserts);
     CHECK_U64_GE(r.stats.window_items, cfg->window_items);

@@ -13,107 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "stream.h"
 
 #define SEC UINT64_C(1000000000)
-
-/* ---- a stream of inserts with a history for window checks -------------- */
-
-typedef struct stream {
-    tdbf     *f;
-    uint64_t  window_ns;
-    uint64_t  seed;       /* key stream */
-    uint64_t  now;
-    uint64_t  next;       /* index of the next key */
-    uint64_t *times;      /* insert time of key i */
-    uint64_t  capacity;
-    uint64_t  oldest;     /* first key still inside the window */
-    uint64_t  checks;
-    uint64_t  false_negatives;
-    uint64_t  rng;
-} stream;
-
-static void stream_init(stream *s, tdbf *f, uint64_t window_ns, uint64_t start,
-                        uint64_t capacity, uint64_t seed)
-{
-    memset(s, 0, sizeof *s);
-    s->f = f;
-    s->window_ns = window_ns;
-    s->seed = seed;
-    s->now = start;
-    s->capacity = capacity;
-    s->times = calloc(capacity, sizeof *s->times);
-    assert_non_null(s->times);
-    s->rng = seed ^ 0x5eed;
-}
-
-static void stream_free(stream *s)
-{
-    free(s->times);
-    s->times = NULL;
-}
-
-static int key_present(const stream *s, uint64_t index, uint64_t now)
-{
-    uint8_t key[DRV_KEY_MAX];
-    size_t len = drv_key(key, DRV_SPACE_INSERT, s->seed, index);
-    return tdbf_contains(s->f, key, len, now);
-}
-
-/* The oldest key with now - t < T is the one most at risk: check it. */
-static void check_oldest(stream *s)
-{
-    while (s->oldest < s->next && s->now - s->times[s->oldest] >= s->window_ns)
-        s->oldest++;
-    if (s->oldest == s->next)
-        return;
-    s->checks++;
-    if (key_present(s, s->oldest, s->now) != 1) {
-        if (s->false_negatives == 0)
-            print_message("first false negative: key %llu added at %llu, now %llu (age %llu ns < T %llu)\n",
-                          (unsigned long long)s->oldest,
-                          (unsigned long long)s->times[s->oldest],
-                          (unsigned long long)s->now,
-                          (unsigned long long)(s->now - s->times[s->oldest]),
-                          (unsigned long long)s->window_ns);
-        s->false_negatives++;
-    }
-}
-
-/* Every key inside the window. */
-static void sweep_window(stream *s)
-{
-    for (uint64_t i = s->oldest; i < s->next; i++) {
-        if (s->now - s->times[i] >= s->window_ns)
-            continue;
-        s->checks++;
-        if (key_present(s, i, s->now) != 1)
-            s->false_negatives++;
-    }
-}
-
-static void insert_one(stream *s)
-{
-    assert_true(s->next < s->capacity);
-    uint8_t key[DRV_KEY_MAX];
-    size_t len = drv_key(key, DRV_SPACE_INSERT, s->seed, s->next);
-    int rc = tdbf_add(s->f, key, len, s->now);
-    if (rc < 0)
-        fail_msg("tdbf_add returned %d (%s)", rc, tdbf_strerror(rc));
-    s->times[s->next++] = s->now;
-    check_oldest(s);
-}
-
-/* n inserts, the clock advancing step_ns (+ jitter in [0, jitter_ns)) before
- * each. */
-static void phase(stream *s, uint64_t n, uint64_t step_ns, uint64_t jitter_ns)
-{
-    for (uint64_t i = 0; i < n; i++) {
-        s->now += step_ns + (jitter_ns ? drv_below(&s->rng, jitter_ns) : 0);
-        insert_one(s);
-    }
-    sweep_window(s);
-}
 
 static tdbf *open_tlbf(double error, uint64_t window_ns, uint64_t capacity,
                        uint64_t seed)
@@ -133,13 +35,6 @@ static double measured_fp(const tdbf *f, uint64_t probes, uint64_t seed, uint64_
     return (double)drv_probe_hits(f, seed, 0, probes, now) / (double)probes;
 }
 
-static tdbf_stats stats_of(const tdbf *f)
-{
-    tdbf_stats st;
-    CHECK_RC(tdbf_get_stats(f, &st), TDBF_OK);
-    return st;
-}
-
 /* ---- property: no false negatives under adversarial timing ------------- */
 
 static void test_no_false_negatives_any_schedule(void **state)
@@ -150,51 +45,27 @@ static void test_no_false_negatives_any_schedule(void **state)
     uint64_t total = 0;
     stream s;
     tdbf *f = open_tlbf(0.01, T, 10000, 11);
-    stream_init(&s, f, T, SEC, 1300000 / scale + 100000, 21);
-    phase(&s, 200000 / scale, T / 10000, 0);          /* 10^4 per window */
-    phase(&s, 200000 / scale, T / 100000, 0);         /* 10x up */
-    phase(&s, 50000 / scale, T / 10000, 0);           /* 10x down */
-    phase(&s, 20000, 0, 0);                           /* burst, one timestamp */
-    phase(&s, 1, 3 * T, 0);                           /* idle gap > T */
-    phase(&s, 100000 / scale, T / 10000, 0);
-    phase(&s, 200000 / scale, 0, 2 * T / 10000);      /* jitter, ties included */
-    phase(&s, 20000, 0, 0);                           /* another burst */
-    phase(&s, 200000 / scale, T / 1000000, 0);        /* 100x up */
-    phase(&s, 100000 / scale, T / 1000, T / 1000);    /* slow, jittered */
+    stream_init(&s, f, T, SEC, stream_schedule_keys(10000, scale), 21);
+    stream_schedule(&s, T, 10000, scale);
     total = s.next;
     print_message("schedule: %llu inserts, %llu window checks, %llu false negatives, %u slices at end\n",
                   (unsigned long long)total, (unsigned long long)s.checks,
                   (unsigned long long)s.false_negatives, stats_of(f).slices);
     CHECK_U64_EQ(s.false_negatives, 0);
     CHECK_U64_GE(total, DRV_PICK(1000000, 100000));
-    stream_free(&s);
-    tdbf_close(f);
+    stream_end(&s);
 }
 
 /* 64-bit ns time: nothing wraps at 2^32 ms or near 2^63. */
-static void run_from(uint64_t start)
+static tdbf *open_for_wraps(uint64_t window_ns)
 {
-    const uint64_t T = 60 * SEC;
-    stream s;
-    tdbf *f = open_tlbf(0.01, T, 6000, 5);
-    stream_init(&s, f, T, start, 40000, 9);
-    phase(&s, 30000, T / 6000, 0);  /* 5 windows */
-    CHECK_U64_EQ(s.false_negatives, 0);
-    /* The last key expires exactly T after it was added. */
-    uint64_t last = s.next - 1, added = s.times[last];
-    assert_int_equal(key_present(&s, last, added + T - 1), 1);
-    assert_int_equal(key_present(&s, last, added + T), 0);
-    stream_free(&s);
-    tdbf_close(f);
+    return open_tlbf(0.01, window_ns, 6000, 5);
 }
 
 static void test_time_near_boundaries(void **state)
 {
     (void)state;
-    run_from(UINT64_C(4294967296) * 1000000 - 120 * SEC); /* across 2^32 ms */
-    run_from(1);                                          /* across 2^32 ns */
-    run_from((UINT64_C(1) << 63) - 150 * SEC);            /* across 2^63 ns */
-    run_from(UINT64_MAX - 400 * SEC);                     /* ends near 2^64 */
+    stream_wrap_test(open_for_wraps, 60 * SEC, NULL);
 }
 
 /* ---- regressions of the reference module's defects --------------------- */
@@ -208,9 +79,9 @@ static void test_burst_at_one_timestamp(void **state)
     stream s;
     tdbf *f = open_tlbf(error, T, 1200, 3);
     stream_init(&s, f, T, 1000 * SEC, 40000, 4);
-    phase(&s, 20 * 300, SEC / 20, 0);   /* 20/s for five minutes */
+    stream_phase(&s, 20 * 300, SEC / 20, 0);   /* 20/s for five minutes */
     tdbf_stats before = stats_of(f);
-    phase(&s, 20000, 0, 0);             /* 20 000 at one timestamp */
+    stream_phase(&s, 20000, 0, 0);             /* 20 000 at one timestamp */
     tdbf_stats after = stats_of(f);
     uint64_t probes = DRV_PICK(400000, 100000);
     double fp = measured_fp(f, probes, 77, s.now);
@@ -227,8 +98,7 @@ static void test_burst_at_one_timestamp(void **state)
         fail_msg("slices grew from %u to %u during the burst", before.slices, after.slices);
     if (!(bits_per_key < 64.0))
         fail_msg("%.1f bits per key after the burst", bits_per_key);
-    stream_free(&s);
-    tdbf_close(f);
+    stream_end(&s);
 }
 
 /* The unfinished generation expires when inserts stop. */
@@ -239,17 +109,15 @@ static void test_newest_generation_expires_when_idle(void **state)
     stream s;
     tdbf *f = open_tlbf(0.01, T, 1000, 8);
     stream_init(&s, f, T, SEC, 2000, 2);
-    phase(&s, 1000, T / 1000, 0);
+    stream_phase(&s, 1000, T / 1000, 0);
     uint64_t last_added = s.now;
     uint64_t present_later = 0;
     for (uint64_t i = 0; i < s.next; i++)
-        present_later += (uint64_t)key_present(&s, i, last_added + T);
+        present_later += (uint64_t)stream_has(&s, i, last_added + T);
     print_message("%llu of %llu keys present at last add + T\n",
                   (unsigned long long)present_later, (unsigned long long)s.next);
     CHECK_U64_EQ(present_later, 0);
-    CHECK_U64_EQ(s.false_negatives, 0);
-    stream_free(&s);
-    tdbf_close(f);
+    stream_end(&s);
 }
 
 /* Queries never change the filter, whatever time they name. */
@@ -260,19 +128,11 @@ static void test_queries_do_not_mutate(void **state)
     stream s;
     tdbf *f = open_tlbf(0.01, T, 5000, 13);
     stream_init(&s, f, T, SEC, 20000, 6);
-    phase(&s, 12000, T / 5000, 0);
-    tdbf_stats before = stats_of(f);
-    uint8_t key[DRV_KEY_MAX];
-    for (uint64_t i = 0; i < 100000; i++) {
-        size_t len = drv_key(key, DRV_SPACE_PROBE, 3, i);
-        /* Far past, now, and far future (everything stale). */
-        (void)tdbf_contains(f, key, len, i % 3 == 0 ? 0 : i % 3 == 1 ? s.now : s.now + 10 * T);
-    }
-    tdbf_stats after = stats_of(f);
-    assert_memory_equal(&before, &after, sizeof before);
-    CHECK_U64_EQ(s.false_negatives, 0);
-    stream_free(&s);
-    tdbf_close(f);
+    stream_phase(&s, 12000, T / 5000, 0);
+    /* Far past, now, and far future (everything stale). */
+    const uint64_t when[] = {0, s.now, s.now + 10 * T};
+    stream_check_read_only(&s, when, 3);
+    stream_end(&s);
 }
 
 /* Time going backwards is clamped: it never rewinds the filter. */
@@ -302,11 +162,11 @@ static void test_advance_releases_memory(void **state)
     stream s;
     tdbf *f = open_tlbf(0.01, T, 1000, 19);
     stream_init(&s, f, T, SEC, 30000, 7);
-    phase(&s, 20000, 0, 0);              /* a burst makes big slices */
+    stream_phase(&s, 20000, 0, 0);              /* a burst makes big slices */
     tdbf_stats busy = stats_of(f);
     CHECK_RC(tdbf_advance(f, s.now + T / 2), TDBF_OK);
     CHECK_U64_EQ(s.false_negatives, 0);
-    assert_int_equal(key_present(&s, s.next - 1, s.now + T / 2), 1);
+    assert_int_equal(stream_has(&s, s.next - 1, s.now + T / 2), 1);
     CHECK_RC(tdbf_advance(f, s.now + T), TDBF_OK);
     tdbf_stats idle = stats_of(f);
     print_message("advance: %u slices / %llu bytes busy, %u / %llu after T idle\n",
@@ -319,8 +179,7 @@ static void test_advance_releases_memory(void **state)
     /* And it works again afterwards. */
     CHECK_RC(tdbf_add(f, "again", 5, s.now + 2 * T), 0);
     assert_int_equal(tdbf_contains(f, "again", 5, s.now + 2 * T), 1);
-    stream_free(&s);
-    tdbf_close(f);
+    stream_end(&s);
 }
 
 /* At the slice cap the filter degrades (FP up), never false negatives. */
@@ -340,7 +199,7 @@ static void test_cap_degrades_without_false_negatives(void **state)
     tdbf *f = drv_open(&cfg);
     stream s;
     stream_init(&s, f, T, SEC, 60000, 8);
-    phase(&s, 50000, T / 100000, 0);     /* 500x the planned rate */
+    stream_phase(&s, 50000, T / 100000, 0);     /* 500x the planned rate */
     tdbf_stats st = stats_of(f);
     print_message("cap: %u slices (max 9), %llu cap hits, estimated FP %.3g\n",
                   st.slices, (unsigned long long)st.cap_hits, st.error_estimated);
@@ -356,8 +215,7 @@ static void test_cap_degrades_without_false_negatives(void **state)
     cfg.capacity = 100000000;
     cfg.max_memory = 4096;
     CHECK_RC(tdbf_open(&g, &cfg), TDBF_ETOOBIG);
-    stream_free(&s);
-    tdbf_close(f);
+    stream_end(&s);
 }
 
 /* Configuration errors. */
@@ -400,14 +258,12 @@ static void test_small_parameters(void **state)
         tdbf *f = drv_open(&cfg);
         stream s;
         stream_init(&s, f, cfg.window_ns, 1, 30000, 10 + c);
-        phase(&s, 5000, 1, 0);
-        phase(&s, 5000, 0, 0);
-        phase(&s, 5000, 0, 3);
-        phase(&s, 100, 2000, 0);
-        phase(&s, 5000, 0, 1);
-        CHECK_U64_EQ(s.false_negatives, 0);
-        stream_free(&s);
-        tdbf_close(f);
+        stream_phase(&s, 5000, 1, 0);
+        stream_phase(&s, 5000, 0, 0);
+        stream_phase(&s, 5000, 0, 3);
+        stream_phase(&s, 100, 2000, 0);
+        stream_phase(&s, 5000, 0, 1);
+        stream_end(&s);
     }
 }
 
@@ -431,7 +287,7 @@ static void test_steady_rate_memory_and_fp(void **state)
         stream s;
         tdbf *f = open_tlbf(error, T, rate * 60, 31);
         stream_init(&s, f, T, SEC, rate * 600 + 10, 40 + r);
-        phase(&s, rate * 600, SEC / rate, 0);   /* ten windows */
+        stream_phase(&s, rate * 600, SEC / rate, 0);   /* ten windows */
         tdbf_stats st = stats_of(f);
         double bits = 8.0 * (double)st.memory_bytes / (double)(rate * 60);
         uint64_t probes = (uint64_t)(DRV_PICK(200, 40) / error);
@@ -452,8 +308,7 @@ static void test_steady_rate_memory_and_fp(void **state)
             fail_msg("%.1f bits/element above the paper's %g", bits, table2[r].paper_max);
         if (!(fp <= error + band))
             fail_msg("FP %.4g above the target's band %.4g", fp, error + band);
-        stream_free(&s);
-        tdbf_close(f);
+        stream_end(&s);
     }
 }
 
@@ -470,13 +325,13 @@ static void test_expired_keys_at_fp_rate(void **state)
     stream s;
     tdbf *f = open_tlbf(error, T, rate * 10, 37);
     stream_init(&s, f, T, SEC, rate * 60 + 10, 12);
-    phase(&s, rate * 60, SEC / rate, 0);
+    stream_phase(&s, rate * 60, SEC / rate, 0);
     tdbf_stats st = stats_of(f);
     uint64_t span = T / st.l, slack = (st.k + 1) * span;
     uint64_t old = 0, hits = 0, fading = 0, fading_hits = 0;
     for (uint64_t i = 0; i < s.next; i++) {
         uint64_t age = s.now - s.times[i];
-        int present = key_present(&s, i, s.now);
+        int present = stream_has(&s, i, s.now);
         if (age >= T + span && age < T + slack) {
             fading++;
             fading_hits += (uint64_t)present;
@@ -498,8 +353,7 @@ static void test_expired_keys_at_fp_rate(void **state)
     if (!((double)fading_hits < 0.5 * (double)fading))
         fail_msg("%llu of %llu keys in the slack zone reported", (unsigned long long)fading_hits,
                  (unsigned long long)fading);
-    stream_free(&s);
-    tdbf_close(f);
+    stream_end(&s);
 }
 
 int main(void)

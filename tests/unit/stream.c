@@ -1,0 +1,200 @@
+/*
+ * stream.c — timed insert streams for time-window property tests
+ * (stream.h).
+ */
+#include "stream.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void stream_init(stream *s, tdbf *f, uint64_t window_ns, uint64_t start,
+                 uint64_t capacity, uint64_t seed)
+{
+    memset(s, 0, sizeof *s);
+    s->f = f;
+    s->window_ns = window_ns;
+    s->seed = seed;
+    s->now = start;
+    s->capacity = capacity;
+    s->times = calloc(capacity, sizeof *s->times);
+    assert_non_null(s->times);
+    s->rng = seed ^ 0x5eed;
+}
+
+void stream_free(stream *s)
+{
+    free(s->times);
+    s->times = NULL;
+}
+
+void stream_end(stream *s)
+{
+    CHECK_U64_EQ(s->false_negatives, 0);
+    stream_free(s);
+    tdbf_close(s->f);
+    s->f = NULL;
+}
+
+int stream_has(const stream *s, uint64_t index, uint64_t now)
+{
+    uint8_t key[DRV_KEY_MAX];
+    size_t len = drv_key(key, DRV_SPACE_INSERT, s->seed, index);
+    return tdbf_contains(s->f, key, len, now);
+}
+
+/* The oldest key with now - t < T is the one most at risk: check it. */
+static void check_oldest(stream *s)
+{
+    while (s->oldest < s->next && s->now - s->times[s->oldest] >= s->window_ns)
+        s->oldest++;
+    if (s->oldest == s->next)
+        return;
+    s->checks++;
+    if (stream_has(s, s->oldest, s->now) != 1) {
+        if (s->false_negatives == 0)
+            print_message("first false negative: key %llu added at %llu, now %llu (age %llu ns < T %llu)\n",
+                          (unsigned long long)s->oldest,
+                          (unsigned long long)s->times[s->oldest],
+                          (unsigned long long)s->now,
+                          (unsigned long long)(s->now - s->times[s->oldest]),
+                          (unsigned long long)s->window_ns);
+        s->false_negatives++;
+    }
+}
+
+void stream_sweep(stream *s)
+{
+    for (uint64_t i = s->oldest; i < s->next; i++) {
+        if (s->now - s->times[i] >= s->window_ns)
+            continue;
+        s->checks++;
+        if (stream_has(s, i, s->now) != 1)
+            s->false_negatives++;
+    }
+}
+
+void stream_insert(stream *s)
+{
+    assert_true(s->next < s->capacity);
+    uint8_t key[DRV_KEY_MAX];
+    size_t len = drv_key(key, DRV_SPACE_INSERT, s->seed, s->next);
+    int rc = tdbf_add(s->f, key, len, s->now);
+    if (rc < 0)
+        fail_msg("tdbf_add returned %d (%s)", rc, tdbf_strerror(rc));
+    s->times[s->next++] = s->now;
+    check_oldest(s);
+}
+
+void stream_phase(stream *s, uint64_t n, uint64_t step_ns, uint64_t jitter_ns)
+{
+    for (uint64_t i = 0; i < n; i++) {
+        s->now += step_ns + (jitter_ns ? drv_below(&s->rng, jitter_ns) : 0);
+        stream_insert(s);
+    }
+    stream_sweep(s);
+}
+
+void stream_schedule(stream *s, uint64_t window_ns, uint64_t per_window, uint64_t scale)
+{
+    uint64_t step = window_ns / per_window;
+    stream_phase(s, 20 * per_window / scale, step, 0);          /* planned rate */
+    stream_phase(s, 20 * per_window / scale, step / 10, 0);     /* 10x up */
+    stream_phase(s, 5 * per_window / scale, step, 0);           /* 10x down */
+    stream_phase(s, 2 * per_window, 0, 0);                      /* burst, one timestamp */
+    stream_phase(s, 1, 3 * window_ns, 0);                       /* idle gap > T */
+    stream_phase(s, 10 * per_window / scale, step, 0);
+    stream_phase(s, 20 * per_window / scale, 0, 2 * step);      /* jitter, ties included */
+    stream_phase(s, 2 * per_window, 0, 0);                      /* another burst */
+    stream_phase(s, 20 * per_window / scale, step / 100, 0);    /* 100x up */
+    stream_phase(s, 10 * per_window / scale, 10 * step, 10 * step); /* slow, jittered */
+}
+
+uint64_t stream_schedule_keys(uint64_t per_window, uint64_t scale)
+{
+    return 105 * per_window / scale + 4 * per_window + 1;
+}
+
+void stream_wrap_test(tdbf *(*open_filter)(uint64_t window_ns), uint64_t window_ns,
+                      uint64_t (*expiry)(uint64_t added_ns, uint64_t window_ns))
+{
+    const uint64_t sec = UINT64_C(1000000000);
+    const uint64_t starts[] = {
+        UINT64_C(4294967296) * 1000000 - 120 * sec,  /* across 2^32 ms */
+        1,                                           /* across 2^32 ns */
+        (UINT64_C(1) << 63) - 150 * sec,             /* across 2^63 ns */
+        UINT64_MAX - 400 * sec,                      /* ends near 2^64 */
+    };
+    for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
+        stream s;
+        tdbf *f = open_filter(window_ns);
+        stream_init(&s, f, window_ns, starts[i], 40000, 9);
+        stream_phase(&s, 30000, window_ns / 6000, 0);
+        CHECK_U64_EQ(s.false_negatives, 0);
+        uint64_t last = s.next - 1, added = s.times[last];
+        uint64_t end = expiry ? expiry(added, window_ns) : added + window_ns;
+        assert_int_equal(stream_has(&s, last, added + window_ns - 1), 1);
+        assert_int_equal(stream_has(&s, last, end - 1), 1);
+        assert_int_equal(stream_has(&s, last, end), 0);
+        stream_free(&s);
+        tdbf_close(f);
+    }
+}
+
+tdbf_stats stats_of(const tdbf *f)
+{
+    tdbf_stats st;
+    CHECK_RC(tdbf_get_stats(f, &st), TDBF_OK);
+    return st;
+}
+
+uint64_t stream_check_read_only(const stream *s, const uint64_t *when, size_t n_when)
+{
+    tdbf_stats before = stats_of(s->f);
+    uint8_t key[DRV_KEY_MAX];
+    uint64_t present = 0;
+    for (uint64_t i = 0; i < 100000; i++) {
+        uint8_t space = i % 2 ? DRV_SPACE_PROBE : DRV_SPACE_INSERT;
+        size_t len = drv_key(key, space, s->seed, s->next ? i % s->next : i);
+        int rc = tdbf_contains(s->f, key, len, when[i % n_when]);
+        if (rc < 0)
+            fail_msg("tdbf_contains returned %d (%s)", rc, tdbf_strerror(rc));
+        present += (uint64_t)rc;
+    }
+    tdbf_stats after = stats_of(s->f);
+    print_message("100000 queries (%llu present) left the stats unchanged\n",
+                  (unsigned long long)present);
+    assert_memory_equal(&before, &after, sizeof before);
+    return present;
+}
+
+void check_expired_rate(const char *label, uint64_t hits, uint64_t n, double fp)
+{
+    double rate = n ? (double)hits / (double)n : 0.0;
+    double band = drv_band(fp, (double)n, 0.0);
+    print_message("%s: %llu of %llu expired keys reported (%.4f; FP %.4f + band %.4f)\n",
+                  label, (unsigned long long)hits, (unsigned long long)n, rate, fp, band);
+    if (n == 0)
+        fail_msg("%s: no expired keys to check", label);
+    if (!(rate <= fp + band))
+        fail_msg("%s: expired keys reported at %.4f, above FP %.4f + %.4f", label, rate, fp,
+                 band);
+}
+
+void check_size_errors(tdbf_config *cfg, uint64_t *size)
+{
+    tdbf_config saved = *cfg;
+    tdbf *f = NULL;
+    cfg->error = 1.0;
+    CHECK_RC(tdbf_open(&f, cfg), TDBF_EERROR);
+    cfg->error = 0.0;
+    CHECK_RC(tdbf_open(&f, cfg), TDBF_EERROR);
+    *cfg = saved;
+    cfg->max_memory = 1024;
+    CHECK_RC(tdbf_open(&f, cfg), TDBF_ETOOBIG);
+    *cfg = saved;
+    *size = UINT64_C(1) << 62;
+    CHECK_RC(tdbf_open(&f, cfg), TDBF_ETOOBIG);
+    *cfg = saved;
+    assert_null(f);
+}

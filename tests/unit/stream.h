@@ -1,0 +1,87 @@
+/*
+ * stream.h — a timed stream of inserts for time-window property tests.
+ *
+ * A stream feeds distinct keys (driver.h's drv_key, space
+ * DRV_SPACE_INSERT) into one filter on a clock the test moves, remembers
+ * when each key was added, and after every insert checks that the oldest
+ * key still inside the window (now - added < window_ns) is reported
+ * present: that key is the one most at risk.  stream_phase() runs n
+ * inserts at a given step and jitter, then checks every key of the
+ * window.  False negatives are counted (the first is printed), never
+ * fatal, so a test can report them all with both values.
+ */
+#ifndef TDBF_TEST_STREAM_H
+#define TDBF_TEST_STREAM_H
+
+#include "driver.h"
+
+typedef struct stream {
+    tdbf     *f;
+    uint64_t  window_ns;
+    uint64_t  seed;       /* key stream */
+    uint64_t  now;
+    uint64_t  next;       /* index of the next key */
+    uint64_t *times;      /* insert time of key i */
+    uint64_t  capacity;
+    uint64_t  oldest;     /* first key still inside the window */
+    uint64_t  checks;
+    uint64_t  false_negatives;
+    uint64_t  rng;
+} stream;
+
+/* Start a stream on f at time `start`, for at most `capacity` keys. */
+void stream_init(stream *s, tdbf *f, uint64_t window_ns, uint64_t start,
+                 uint64_t capacity, uint64_t seed);
+void stream_free(stream *s);
+/* The end of a test's stream: fails on any false negative counted, then
+ * frees the stream and closes its filter. */
+void stream_end(stream *s);
+/* tdbf_contains of key `index` at time `now` (1, 0 or an error code). */
+int stream_has(const stream *s, uint64_t index, uint64_t now);
+/* Add the next key at s->now, then check the oldest key in the window. */
+void stream_insert(stream *s);
+/* Check every key inside the window at s->now. */
+void stream_sweep(stream *s);
+/* n inserts, the clock advancing step_ns (+ jitter in [0, jitter_ns))
+ * before each, then a sweep of the window. */
+void stream_phase(stream *s, uint64_t n, uint64_t step_ns, uint64_t jitter_ns);
+
+/* The adversarial schedule every time-window design must survive, for a
+ * filter planned for `per_window` keys per window T (T / per_window >=
+ * 100 ns): steady, 10x up and down, bursts of 2 windows' keys at one
+ * timestamp, an idle gap of 3T, jitter with ties, 100x up, slow and
+ * jittered.  The long phases are divided by `scale` (DRV_PICK(1, 10)).
+ * stream_schedule_keys() is the number of inserts it makes. */
+void stream_schedule(stream *s, uint64_t window_ns, uint64_t per_window, uint64_t scale);
+uint64_t stream_schedule_keys(uint64_t per_window, uint64_t scale);
+
+/* 64-bit ns time: opens a filter with open_filter(window_ns) for each of
+ * four starts (across 2^32 ms, 2^32 ns and 2^63 ns, and ending near
+ * 2^64), adds five windows of 6000 keys each, requires no false negative,
+ * and that the last key is present at expiry(added, window_ns) - 1 and
+ * absent at expiry(added, window_ns) (NULL: added + window_ns). */
+void stream_wrap_test(tdbf *(*open_filter)(uint64_t window_ns), uint64_t window_ns,
+                      uint64_t (*expiry)(uint64_t added_ns, uint64_t window_ns));
+
+/* ---- checks the design tests share ------------------------------------ */
+
+/* tdbf_get_stats, failing the test on an error. */
+tdbf_stats stats_of(const tdbf *f);
+
+/* 100 000 queries on s->f (inserted keys of the stream and never-inserted
+ * ones) at the times when[0 .. n_when-1] in turn must leave its stats
+ * byte for byte unchanged.  Returns how many answered present. */
+uint64_t stream_check_read_only(const stream *s, const uint64_t *when, size_t n_when);
+
+/* `hits` of `n` keys past a design's expiry bound were reported present:
+ * prints the rate and fails unless it is within the 99.9% band above the
+ * FP rate `fp` (the filter's stats.error_estimated). */
+void check_expired_rate(const char *label, uint64_t hits, uint64_t n, double fp);
+
+/* Errors every design reports the same way; cfg must otherwise open.
+ * error 1.0 and 0.0 give TDBF_EERROR, max_memory 1 KiB TDBF_ETOOBIG, and
+ * *size (a field of *cfg: window_items or capacity) set to 2^62
+ * TDBF_ETOOBIG.  *cfg is restored. */
+void check_size_errors(tdbf_config *cfg, uint64_t *size);
+
+#endif /* TDBF_TEST_STREAM_H */
