@@ -1,0 +1,179 @@
+#!/usr/bin/python3
+"""make bench-redis: the tdbf Redis module against plain Redis keys.
+
+Throughput (one redis-benchmark run per command, same -n, -c, -r, all in one
+invocation of this script, so the ratios compare like with like on a shared
+machine):
+    TDBF.ADD / TDBF.EXISTS on a count filter (WINDOW 10^6) and a time filter
+    (EX 60), vs SET key:__rand_int__ 1 NX EX 60 and EXISTS key:__rand_int__,
+    at -P 1 and -P 16, -r 10^6.
+Memory (used_memory deltas), 10^6 distinct items, error 0.001, window 60 s:
+    (a) paced: TDBF.ADDAT with timestamps spread evenly over the 59 s
+        before now (the stamped form the module replicates: a paced load
+        without the 60 s wait), (b) burst: TDBF.MADD as fast as a pipeline goes,
+    vs 10^6 SET ... EX 60 keys; and each filter's measured FP rate.
+
+Environment: BENCH_N (requests per test, default 200000), BENCH_ITEMS
+(default 1000000).  Prints a table and ratios; CSV rows go to
+bench/redis-results.csv.
+"""
+import csv
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import redis
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODULE = os.path.join(ROOT, "build", "tdbf.so")
+N = int(os.environ.get("BENCH_N", "200000"))
+ITEMS = int(os.environ.get("BENCH_ITEMS", "1000000"))
+RANGE = 1000000
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(directory):
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", directory,
+         "--save", "", "--appendonly", "no", "--logfile", os.path.join(directory, "log"),
+         "--loadmodule", MODULE], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    c = redis.Redis(host="127.0.0.1", port=port, socket_timeout=120)
+    for _ in range(500):
+        try:
+            c.ping()
+            return proc, port, c
+        except redis.ConnectionError:
+            time.sleep(0.02)
+    proc.kill()
+    sys.exit("redis-server did not start")
+
+
+def stop_server(proc):
+    os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def benchmark(port, pipeline, *command):
+    out = subprocess.run(
+        ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(N),
+         "-r", str(RANGE), "-P", str(pipeline), "-q", "--csv", *command],
+        capture_output=True, text=True, check=True).stdout
+    rows = [row for row in csv.reader(out.splitlines()) if row and row[0] != "test"]
+    return float(rows[-1][1])
+
+
+def used_memory(c):
+    return c.info("memory")["used_memory"]
+
+
+def load(c, key, items, stamped):
+    """Add items; stamped: ADDAT with times spread over the 59 s before now
+    (so the filter is full, and still current when it is probed)."""
+    seconds, micros = c.time()
+    now_ms = seconds * 1000 + micros // 1000
+    batch = 1000
+    pipe = c.pipeline(transaction=False)
+    for start in range(0, items, batch):
+        chunk = [f"item:{i}" for i in range(start, min(items, start + batch))]
+        if stamped:
+            pipe.execute_command("TDBF.ADDAT", key, now_ms - 59000 + start * 59000 // items,
+                                     *chunk)
+        else:
+            pipe.execute_command("TDBF.MADD", key, *chunk)
+        if len(pipe) >= 50:
+            pipe.execute()
+    pipe.execute()
+
+
+def fp_rate(c, key, probes=100000):
+    hits = 0
+    pipe = c.pipeline(transaction=False)
+    for start in range(0, probes, 1000):
+        pipe.execute_command("TDBF.MEXISTS", key,
+                             *[f"absent:{i}" for i in range(start, start + 1000)])
+    for reply in pipe.execute():
+        hits += sum(reply)
+    return hits / probes
+
+
+def main():
+    if not os.path.exists(MODULE):
+        sys.exit(f"{MODULE} is missing: run make module")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="tdbf-bench-") as d:
+        proc, port, c = start_server(d)
+        try:
+            c.execute_command("TDBF.RESERVE", "cf", "0.01", "WINDOW", RANGE)
+            c.execute_command("TDBF.RESERVE", "tf", "0.01", "EX", "60", "CAPACITY", RANGE)
+            print(f"throughput: -n {N} -r {RANGE}, requests/s")
+            for p in (1, 16):
+                row = {
+                    "set_nx_ex": benchmark(port, p, "SET", "key:__rand_int__", "1", "NX",
+                                           "EX", "60"),
+                    "exists": benchmark(port, p, "EXISTS", "key:__rand_int__"),
+                    "add_count": benchmark(port, p, "TDBF.ADD", "cf", "__rand_int__"),
+                    "add_time": benchmark(port, p, "TDBF.ADD", "tf", "__rand_int__"),
+                    "exists_count": benchmark(port, p, "TDBF.EXISTS", "cf", "__rand_int__"),
+                    "exists_time": benchmark(port, p, "TDBF.EXISTS", "tf", "__rand_int__"),
+                }
+                print(f"  -P {p:<2}  " + "  ".join(f"{k} {v:,.0f}" for k, v in row.items()))
+                print(f"  -P {p:<2}  ratios: ADD count {row['add_count'] / row['set_nx_ex']:.2f}x"
+                      f"  ADD time {row['add_time'] / row['set_nx_ex']:.2f}x"
+                      f"  EXISTS count {row['exists_count'] / row['exists']:.2f}x"
+                      f"  EXISTS time {row['exists_time'] / row['exists']:.2f}x"
+                      f"  (vs SET NX EX / EXISTS)")
+                for k, v in row.items():
+                    results.append(("throughput", f"P{p}", k, v))
+            c.flushall()
+
+            print(f"memory: {ITEMS} distinct items, error 0.001, 60 s window")
+            mem = {}
+            for name, stamped in (("paced", True), ("burst", False)):
+                base = used_memory(c)
+                c.execute_command("TDBF.RESERVE", name, "0.001", "EX", "60",
+                                  "CAPACITY", ITEMS)
+                load(c, name, ITEMS, stamped)
+                mem[name] = used_memory(c) - base
+                fp = fp_rate(c, name)
+                slices = c.execute_command("TDBF.INFO", name, "slices")
+                print(f"  tdbf {name:<5}  {mem[name] / ITEMS:6.2f} bytes/item  "
+                      f"FP {fp:.5f}  slices {slices}")
+                results.append(("memory", name, "bytes_per_item", mem[name] / ITEMS))
+                results.append(("memory", name, "fp", fp))
+                c.flushall()
+            base = used_memory(c)
+            pipe = c.pipeline(transaction=False)
+            for i in range(ITEMS):
+                pipe.set(f"item:{i}", 1, ex=60)
+                if len(pipe) >= 5000:
+                    pipe.execute()
+            pipe.execute()
+            mem["set"] = used_memory(c) - base
+            print(f"  SET EX 60    {mem['set'] / ITEMS:6.2f} bytes/item")
+            print(f"  ratios: paced {mem['set'] / max(mem['paced'], 1):.1f}x smaller than SET EX,"
+                  f" burst/paced {mem['burst'] / max(mem['paced'], 1):.2f}")
+            results.append(("memory", "set_ex", "bytes_per_item", mem["set"] / ITEMS))
+        finally:
+            stop_server(proc)
+    with open(os.path.join(ROOT, "bench", "redis-results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["kind", "case", "metric", "value"])
+        w.writerows(results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,854 @@
+/*
+ * commands.c — the TDBF.* commands.
+ *
+ *   TDBF.RESERVE key error_rate (WINDOW n | EX s | PX ms) [CAPACITY n]
+ *                [DESIGN d] [SEED n]                          -> OK
+ *   TDBF.ADD key item                       -> 1 new (added), 0 was present
+ *   TDBF.MADD key item [item ...]           -> array of the same
+ *   TDBF.INSERT key [ERROR r] [WINDOW n | EX s | PX ms] [CAPACITY n]
+ *               [DESIGN d] [SEED n] [NOCREATE] ITEMS item [item ...]
+ *   TDBF.EXISTS key item                    -> 1 present, 0 absent
+ *   TDBF.MEXISTS key item [item ...]        -> array of the same
+ *   TDBF.INFO key [field]                   -> map (RESP2: flat array) / value
+ *   TDBF.CARD key                           -> estimated items in the window
+ *   TDBF.SCANDUMP key cursor                -> [next cursor, chunk]; [0, ""] at end
+ *   TDBF.LOADCHUNK key cursor chunk         -> OK
+ *   TDBF.ADDAT key timestamp_ms item [item ...]  (internal: replication)
+ *
+ * Time.  The clock is the server's wall clock in milliseconds
+ * (RedisModule_Milliseconds), times 10^6 for the library's nanoseconds.
+ * Wall time survives restarts, so a filter saved by one process keeps
+ * expiring under the next; if the clock steps back the library clamps
+ * (the filter's time never rewinds).
+ *
+ * Determinism.  A time-window filter's answers depend on when each add
+ * happened, so a replica or an AOF replay must not read its own clock.
+ * Writes to time-window filters are therefore propagated (to replicas and
+ * the AOF) as TDBF.ADDAT key <primary's timestamp in ms> item ..., which
+ * adds at exactly that time.  Writes to count-window filters do not depend
+ * on time and are propagated verbatim.  Creation (TDBF.RESERVE, and
+ * TDBF.INSERT when it creates) is propagated as a canonical TDBF.RESERVE
+ * carrying the seed the primary drew, so replicas hash identically.  The
+ * result: replicas and replays hold byte-identical filters (same DEBUG
+ * DIGEST-VALUE) whatever their clocks say.
+ *
+ * Replies use RESP3 booleans for membership (integers 1/0 under RESP2) and
+ * doubles for rates.  Every bad argument gets an "ERR ..." naming it.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tdbf_module.h"
+
+/* ======================================================================
+ * Small helpers
+ * ====================================================================== */
+
+static bool arg_is(RedisModuleString *arg, const char *word)
+{
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    return len == strlen(word) && strncasecmp(s, word, len) == 0;
+}
+
+/* A plain decimal unsigned 64-bit number: digits only, no sign, no
+ * overflow. */
+static bool parse_u64(RedisModuleString *arg, uint64_t *out)
+{
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    if (len == 0 || len > 20)
+        return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        unsigned digit = (unsigned)(s[i] - '0');
+        if (x > (UINT64_MAX - digit) / 10)
+            return false;
+        x = x * 10 + digit;
+    }
+    *out = x;
+    return true;
+}
+
+static int reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
+{
+    char message[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    return RedisModule_ReplyWithError(ctx, message);
+}
+
+static long long clamp_ll(uint64_t x)
+{
+    return x > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)x;
+}
+
+static uint64_t server_now_ms(void)
+{
+    long long ms = RedisModule_Milliseconds();
+    return ms < 0 ? 0 : (uint64_t)ms;
+}
+
+static uint64_t ms_to_ns(uint64_t ms)
+{
+    return ms > UINT64_MAX / 1000000u ? UINT64_MAX : ms * 1000000u;
+}
+
+/* ======================================================================
+ * Opening keys
+ * ====================================================================== */
+
+enum { KEY_FOUND = 0, KEY_EMPTY = 1, KEY_REPLIED = -1 };
+
+/* Open argv key for `mode`.  KEY_FOUND: *v is a complete filter.
+ * KEY_EMPTY: no such key.  KEY_REPLIED: an error was sent (another type,
+ * or a restore in progress).  *key must be closed by the caller in every
+ * case. */
+static int open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                       RedisModuleKey **key, tdbf_value **v)
+{
+    *key = RedisModule_OpenKey(ctx, name, mode);
+    *v = NULL;
+    int type = RedisModule_KeyType(*key);
+    if (type == REDISMODULE_KEYTYPE_EMPTY)
+        return KEY_EMPTY;
+    if (type != REDISMODULE_KEYTYPE_MODULE ||
+        RedisModule_ModuleTypeGetType(*key) != tdbf_type) {
+        RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+        return KEY_REPLIED;
+    }
+    *v = RedisModule_ModuleTypeGetValue(*key);
+    if (!(*v)->filter) {
+        RedisModule_ReplyWithError(ctx, "ERR the filter is being restored with "
+                                        "TDBF.LOADCHUNK; finish the restore first");
+        return KEY_REPLIED;
+    }
+    return KEY_FOUND;
+}
+
+static int reply_not_found(RedisModuleCtx *ctx)
+{
+    return RedisModule_ReplyWithError(ctx, "ERR not found: create the filter with "
+                                           "TDBF.RESERVE or TDBF.INSERT first");
+}
+
+/* ======================================================================
+ * Creation options
+ * ====================================================================== */
+
+typedef struct create_args {
+    double      error;
+    bool        has_error;
+    uint64_t    window_items;   /* WINDOW n */
+    uint64_t    window_ms;      /* EX s, PX ms */
+    uint64_t    capacity;
+    tdbf_design design;
+    bool        has_design;
+    uint64_t    seed;           /* 0: random */
+} create_args;
+
+static bool has_window(const create_args *a)
+{
+    return a->window_items || a->window_ms;
+}
+
+/* Parse one creation option at argv[*i].  Returns 1 (consumed, *i moved
+ * past it), 0 (not a creation option) or -1 (an error was replied). */
+static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                               int *i, create_args *a, bool allow_error)
+{
+    RedisModuleString *opt = argv[*i];
+    const char *name = RedisModule_StringPtrLen(opt, NULL);
+    bool is_error = allow_error && arg_is(opt, "ERROR");
+    bool is_window = arg_is(opt, "WINDOW"), is_ex = arg_is(opt, "EX"),
+         is_px = arg_is(opt, "PX");
+    bool is_capacity = arg_is(opt, "CAPACITY"), is_design = arg_is(opt, "DESIGN"),
+         is_seed = arg_is(opt, "SEED");
+    if (!(is_error || is_window || is_ex || is_px || is_capacity || is_design || is_seed))
+        return 0;
+    if (*i + 1 >= argc) {
+        reply_errorf(ctx, "ERR %s needs a value", name);
+        return -1;
+    }
+    RedisModuleString *val = argv[*i + 1];
+    const char *text = RedisModule_StringPtrLen(val, NULL);
+    *i += 2;
+    if (is_error) {
+        double e;
+        if (RedisModule_StringToDouble(val, &e) != REDISMODULE_OK || !(e > 0.0 && e < 1.0)) {
+            reply_errorf(ctx, "ERR bad error rate '%.40s': it must be a number between 0 "
+                              "and 1, exclusive", text);
+            return -1;
+        }
+        a->error = e;
+        a->has_error = true;
+        return 1;
+    }
+    if (is_window || is_ex || is_px) {
+        if (has_window(a)) {
+            RedisModule_ReplyWithError(ctx, "ERR give only one window: WINDOW, EX or PX");
+            return -1;
+        }
+        uint64_t n;
+        if (!parse_u64(val, &n) || n == 0) {
+            reply_errorf(ctx, "ERR bad %s '%.40s': it must be a positive integer%s", name,
+                         text, is_window ? " (insertions)" : is_ex ? " (seconds)"
+                                                               : " (milliseconds)");
+            return -1;
+        }
+        if (is_ex && n > UINT64_MAX / 1000u / 1000000u) {
+            reply_errorf(ctx, "ERR EX %.40s is too long", text);
+            return -1;
+        }
+        if (is_px && n > UINT64_MAX / 1000000u) {
+            reply_errorf(ctx, "ERR PX %.40s is too long", text);
+            return -1;
+        }
+        if (is_window)
+            a->window_items = n;
+        else
+            a->window_ms = is_ex ? n * 1000u : n;
+        return 1;
+    }
+    if (is_capacity) {
+        if (!parse_u64(val, &a->capacity) || a->capacity == 0) {
+            reply_errorf(ctx, "ERR bad CAPACITY '%.40s': it must be a positive integer "
+                              "(expected items per window)", text);
+            return -1;
+        }
+        return 1;
+    }
+    if (is_design) {
+        char design[32];
+        size_t len;
+        const char *s = RedisModule_StringPtrLen(val, &len);
+        bool ok = len < sizeof design;
+        if (ok) {
+            memcpy(design, s, len);
+            design[len] = '\0';
+            ok = tdbf_design_parse(design, &a->design) == TDBF_OK &&
+                 tdbf_design_available(a->design);
+        }
+        if (!ok) {
+            reply_errorf(ctx, "ERR unknown design '%.40s' (apbf, apbbf, tlbf, tbf, btbf, "
+                              "clock, rotating, fpdecay, stable, bloom, exact)", text);
+            return -1;
+        }
+        a->has_design = true;
+        return 1;
+    }
+    /* SEED */
+    if (!parse_u64(val, &a->seed)) {
+        reply_errorf(ctx, "ERR bad SEED '%.40s': it must be an integer from 0 (random) "
+                          "to 2^64-1", text);
+        return -1;
+    }
+    return 1;
+}
+
+/* Open a filter from parsed options; on failure replies and returns NULL. */
+static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
+{
+    if (!has_window(a)) {
+        RedisModule_ReplyWithError(ctx, "ERR a window is required: WINDOW n "
+                                        "(insertions), EX seconds or PX milliseconds");
+        return NULL;
+    }
+    if (!a->has_design)
+        a->design = a->window_items ? tdbf_settings.default_count_design
+                                    : tdbf_settings.default_time_design;
+    if (!a->has_error)
+        a->error = tdbf_settings.default_error;
+
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = a->design;
+    cfg.error = a->error;
+    cfg.window_items = a->window_items;
+    cfg.window_ns = ms_to_ns(a->window_ms);
+    cfg.capacity = a->capacity;
+    cfg.seed = a->seed;
+    cfg.max_memory = tdbf_settings.max_memory;
+
+    tdbf *f = NULL;
+    int rc = tdbf_open(&f, &cfg);
+    const char *design = tdbf_design_name(a->design);
+    switch (rc) {
+    case TDBF_OK:
+        break;
+    case TDBF_EWINDOW:
+        reply_errorf(ctx, "ERR design %s does not take a %s window", design,
+                     a->window_items ? "count (WINDOW)" : "time (EX/PX)");
+        return NULL;
+    case TDBF_EINFEASIBLE:
+        reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->error);
+        return NULL;
+    case TDBF_ETOOBIG:
+        reply_errorf(ctx, "ERR the filter would need more memory than the %llu-byte cap "
+                          "per filter (module argument MAX_MEMORY)",
+                     (unsigned long long)(tdbf_settings.max_memory ? tdbf_settings.max_memory
+                                                                   : TDBF_DEFAULT_MAX_MEMORY));
+        return NULL;
+    case TDBF_ENOMEM:
+        RedisModule_ReplyWithError(ctx, "ERR out of memory creating the filter");
+        return NULL;
+    default:
+        reply_errorf(ctx, "ERR cannot create a %s filter: %s", design, tdbf_strerror(rc));
+        return NULL;
+    }
+    if (tdbf_saved_size(f) == 0) {
+        tdbf_close(f);
+        reply_errorf(ctx, "ERR design %s cannot be saved by this build of libtdbf, so "
+                          "Redis could not persist it; choose another DESIGN", design);
+        return NULL;
+    }
+    return f;
+}
+
+/* Propagate the creation of f as a canonical TDBF.RESERVE with every
+ * parameter spelled out, the seed included. */
+static void replicate_reserve(RedisModuleCtx *ctx, RedisModuleString *key, tdbf *f,
+                              const create_args *a)
+{
+    tdbf_stats st;
+    tdbf_get_stats(f, &st);
+    char error[40], window[24], capacity[24], seed[24];
+    snprintf(error, sizeof error, "%.17g", a->error);
+    snprintf(window, sizeof window, "%llu",
+             (unsigned long long)(a->window_items ? a->window_items : a->window_ms));
+    snprintf(capacity, sizeof capacity, "%llu", (unsigned long long)a->capacity);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)st.seed);
+    if (a->capacity)
+        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccccc", key, error,
+                              a->window_items ? "WINDOW" : "PX", window, "CAPACITY", capacity,
+                              "DESIGN", tdbf_design_name(a->design), "SEED", seed);
+    else
+        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccc", key, error,
+                              a->window_items ? "WINDOW" : "PX", window,
+                              "DESIGN", tdbf_design_name(a->design), "SEED", seed);
+}
+
+/* ======================================================================
+ * Adding
+ * ====================================================================== */
+
+/* The time handed to the library for value v.  Count-window filters get 0
+ * always: they ignore time, but their serialization records the largest
+ * time seen, and a constant keeps replicas byte-identical under verbatim
+ * propagation. */
+static uint64_t filter_time_ns(const tdbf_value *v, uint64_t now_ms)
+{
+    return v->timed ? ms_to_ns(now_ms) : 0;
+}
+
+/* Add items[0 .. n-1] at now_ms; reply a single answer or an array. */
+static void add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **items, int n,
+                      uint64_t now_ms, bool array)
+{
+    tdbf *f = v->filter;
+    uint64_t now_ns = filter_time_ns(v, now_ms);
+    if (array)
+        RedisModule_ReplyWithArray(ctx, n);
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        const char *item = RedisModule_StringPtrLen(items[i], &len);
+        int rc = tdbf_add(f, item, len, now_ns);
+        if (rc < 0)
+            reply_errorf(ctx, "ERR add failed: %s", tdbf_strerror(rc));
+        else
+            RedisModule_ReplyWithBool(ctx, rc == 0);
+    }
+}
+
+/* Propagate an add of items to an existing filter. */
+static void replicate_add(RedisModuleCtx *ctx, RedisModuleString *key,
+                          RedisModuleString **items, int n, uint64_t now_ms, bool time)
+{
+    if (time) {
+        RedisModule_Replicate(ctx, "TDBF.ADDAT", "slv", key, clamp_ll(now_ms), items,
+                              (size_t)n);
+    } else {
+        RedisModule_Replicate(ctx, "TDBF.MADD", "sv", key, items, (size_t)n);
+    }
+}
+
+/* TDBF.ADD key item / TDBF.MADD key item ... */
+static int add_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
+{
+    if (multi ? argc < 3 : argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
+    if (found == KEY_EMPTY)
+        reply_not_found(ctx);
+    if (found != KEY_FOUND) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    uint64_t now_ms = server_now_ms();
+    bool time = v->timed;
+    add_items(ctx, v, argv + 2, argc - 2, now_ms, multi);
+    if (time)
+        replicate_add(ctx, argv[1], argv + 2, argc - 2, now_ms, true);
+    else
+        RedisModule_ReplicateVerbatim(ctx);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return add_command(ctx, argv, argc, false);
+}
+
+static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return add_command(ctx, argv, argc, true);
+}
+
+/* TDBF.ADDAT key timestamp_ms item ...: add at the given time.  This is the
+ * form time-window writes are propagated in; it is deterministic, so it is
+ * itself propagated verbatim. */
+static int cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    uint64_t at_ms;
+    if (!parse_u64(argv[2], &at_ms))
+        return reply_errorf(ctx, "ERR bad timestamp '%.40s': milliseconds, an "
+                                 "unsigned integer", RedisModule_StringPtrLen(argv[2], NULL));
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
+    if (found == KEY_EMPTY)
+        reply_not_found(ctx);
+    if (found == KEY_FOUND) {
+        add_items(ctx, v, argv + 3, argc - 3, at_ms, true);
+        RedisModule_ReplicateVerbatim(ctx);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* TDBF.RESERVE key error_rate (WINDOW n | EX s | PX ms) [CAPACITY n] [DESIGN d]
+ * [SEED n] */
+static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 5)
+        return RedisModule_WrongArity(ctx);
+    create_args a = {0};
+    if (RedisModule_StringToDouble(argv[2], &a.error) != REDISMODULE_OK ||
+        !(a.error > 0.0 && a.error < 1.0))
+        return reply_errorf(ctx, "ERR bad error rate '%.40s': it must be a number between 0 "
+                                 "and 1, exclusive", RedisModule_StringPtrLen(argv[2], NULL));
+    a.has_error = true;
+    for (int i = 3; i < argc;) {
+        int rc = parse_create_option(ctx, argv, argc, &i, &a, false);
+        if (rc < 0)
+            return REDISMODULE_OK;
+        if (rc == 0)
+            return reply_errorf(ctx, "ERR unknown argument '%.40s'",
+                                RedisModule_StringPtrLen(argv[i], NULL));
+    }
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, "ERR item exists: the key already holds a value");
+    }
+    tdbf *f = create_filter(ctx, &a);
+    if (f) {
+        RedisModule_ModuleTypeSetValue(key, tdbf_type, tdbf_value_new(f));
+        replicate_reserve(ctx, argv[1], f, &a);
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* TDBF.INSERT key [ERROR r] [WINDOW n | EX s | PX ms] [CAPACITY n] [DESIGN d]
+ * [SEED n] [NOCREATE] ITEMS item ... */
+static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    create_args a = {0};
+    bool nocreate = false;
+    int items_at = -1;
+    for (int i = 2; i < argc;) {
+        if (arg_is(argv[i], "ITEMS")) {
+            items_at = i + 1;
+            break;
+        }
+        if (arg_is(argv[i], "NOCREATE")) {
+            nocreate = true;
+            i++;
+            continue;
+        }
+        int rc = parse_create_option(ctx, argv, argc, &i, &a, true);
+        if (rc < 0)
+            return REDISMODULE_OK;
+        if (rc == 0)
+            return reply_errorf(ctx, "ERR unknown argument '%.40s'",
+                                RedisModule_StringPtrLen(argv[i], NULL));
+    }
+    if (items_at < 0 || items_at >= argc)
+        return RedisModule_ReplyWithError(ctx, "ERR ITEMS and at least one item are required");
+    if (nocreate && (has_window(&a) || a.has_error || a.has_design || a.capacity || a.seed))
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be combined with "
+                                               "creation options");
+
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
+    if (found == KEY_REPLIED) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    int n = argc - items_at;
+    uint64_t now_ms = server_now_ms();
+    if (found == KEY_EMPTY) {
+        if (nocreate) {
+            RedisModule_CloseKey(key);
+            return RedisModule_ReplyWithError(ctx, "ERR not found (NOCREATE)");
+        }
+        tdbf *f = create_filter(ctx, &a);
+        if (!f) {
+            RedisModule_CloseKey(key);
+            return REDISMODULE_OK;
+        }
+        v = tdbf_value_new(f);
+        RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
+        replicate_reserve(ctx, argv[1], f, &a);
+        bool time = v->timed;
+        add_items(ctx, v, argv + items_at, n, now_ms, true);
+        replicate_add(ctx, argv[1], argv + items_at, n, now_ms, time);
+    } else {
+        bool time = v->timed;
+        add_items(ctx, v, argv + items_at, n, now_ms, true);
+        if (time)
+            replicate_add(ctx, argv[1], argv + items_at, n, now_ms, true);
+        else
+            RedisModule_ReplicateVerbatim(ctx);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* ======================================================================
+ * Queries
+ * ====================================================================== */
+
+static int exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
+{
+    if (multi ? argc < 3 : argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    if (found == KEY_REPLIED) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    uint64_t now_ms = server_now_ms();
+    if (multi)
+        RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; i++) {
+        if (found == KEY_EMPTY) {
+            RedisModule_ReplyWithBool(ctx, 0);
+            continue;
+        }
+        size_t len;
+        const char *item = RedisModule_StringPtrLen(argv[i], &len);
+        int rc = tdbf_contains(v->filter, item, len, filter_time_ns(v, now_ms));
+        if (rc < 0)
+            reply_errorf(ctx, "ERR query failed: %s", tdbf_strerror(rc));
+        else
+            RedisModule_ReplyWithBool(ctx, rc == 1);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return exists_command(ctx, argv, argc, false);
+}
+
+static int cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return exists_command(ctx, argv, argc, true);
+}
+
+/* Estimated items in the window, from the filter's state as of its latest
+ * write: time windows (TLBF, ROTATING) and EXACT count the insertions their
+ * live generations hold (stats.keys); count windows hold the last
+ * min(adds, window) insertions.  Re-adds count again, so this is an upper
+ * bound on the distinct items.  Designs that track neither (a time-window
+ * CLOCK) report their adds since creation. */
+static uint64_t card_of(const tdbf_stats *st)
+{
+    if (st->design == TDBF_EXACT || (st->window_ns && st->keys))
+        return st->keys;
+    if (st->window_items && !st->window_ns)
+        return st->items < st->window_items ? st->items : st->window_items;
+    return st->items;
+}
+
+static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    if (found == KEY_EMPTY)
+        RedisModule_ReplyWithLongLong(ctx, 0);
+    if (found == KEY_FOUND) {
+        tdbf_stats st;
+        tdbf_get_stats(v->filter, &st);
+        RedisModule_ReplyWithLongLong(ctx, clamp_ll(card_of(&st)));
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* TDBF.INFO fields, in reply order. */
+enum info_field {
+    F_DESIGN, F_ERROR, F_ERROR_PLANNED, F_ERROR_ESTIMATED, F_WINDOW_ITEMS, F_WINDOW_MS,
+    F_ITEMS, F_CARD, F_MEMORY, F_BITS_PER_ITEM, F_K, F_L, F_SLICES, F_GENERATION_SIZE,
+    F_GENERATIONS, F_SEED, F_NOW_MS, F_CAP_HITS, F_COUNT
+};
+
+static const char *const info_names[F_COUNT] = {
+    "design", "error", "error_planned", "error_estimated", "window_items", "window_ms",
+    "items", "card", "memory_bytes", "bits_per_item", "k", "l", "slices",
+    "generation_size", "generations", "seed", "now_ms", "cap_hits",
+};
+
+static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const tdbf_stats *st)
+{
+    char seed[24];
+    switch (field) {
+    case F_DESIGN: {
+        const char *name = tdbf_design_name(st->design);
+        RedisModule_ReplyWithStringBuffer(ctx, name, strlen(name));
+        return;
+    }
+    case F_ERROR: RedisModule_ReplyWithDouble(ctx, st->error_configured); return;
+    case F_ERROR_PLANNED: RedisModule_ReplyWithDouble(ctx, st->error_planned); return;
+    case F_ERROR_ESTIMATED: RedisModule_ReplyWithDouble(ctx, st->error_estimated); return;
+    case F_WINDOW_ITEMS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->window_items)); return;
+    case F_WINDOW_MS:
+        RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->window_ns / 1000000u));
+        return;
+    case F_ITEMS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->items)); return;
+    case F_CARD: RedisModule_ReplyWithLongLong(ctx, clamp_ll(card_of(st))); return;
+    case F_MEMORY: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->memory_bytes)); return;
+    case F_BITS_PER_ITEM: RedisModule_ReplyWithDouble(ctx, st->bits_per_item); return;
+    case F_K: RedisModule_ReplyWithLongLong(ctx, st->k); return;
+    case F_L: RedisModule_ReplyWithLongLong(ctx, st->l); return;
+    case F_SLICES: RedisModule_ReplyWithLongLong(ctx, st->slices); return;
+    case F_GENERATION_SIZE:
+        RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->generation_size));
+        return;
+    case F_GENERATIONS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->generations)); return;
+    case F_SEED:
+        /* A seed may exceed 2^63: a string keeps it exact. */
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)st->seed);
+        RedisModule_ReplyWithStringBuffer(ctx, seed, strlen(seed));
+        return;
+    case F_NOW_MS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->now_ns / 1000000u)); return;
+    case F_CAP_HITS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->cap_hits)); return;
+    case F_COUNT: break;
+    }
+}
+
+static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 2 && argc != 3)
+        return RedisModule_WrongArity(ctx);
+    int only = -1;
+    if (argc == 3) {
+        for (int f = 0; f < F_COUNT; f++)
+            if (arg_is(argv[2], info_names[f]))
+                only = f;
+        if (only < 0)
+            return reply_errorf(ctx, "ERR unknown INFO field '%.40s'",
+                                RedisModule_StringPtrLen(argv[2], NULL));
+    }
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    if (found == KEY_EMPTY)
+        reply_not_found(ctx);
+    if (found == KEY_FOUND) {
+        tdbf_stats st;
+        tdbf_get_stats(v->filter, &st);
+        if (only >= 0) {
+            reply_info_field(ctx, (enum info_field)only, &st);
+        } else {
+            RedisModule_ReplyWithMap(ctx, F_COUNT);
+            for (int f = 0; f < F_COUNT; f++) {
+                RedisModule_ReplyWithStringBuffer(ctx, info_names[f], strlen(info_names[f]));
+                reply_info_field(ctx, (enum info_field)f, &st);
+            }
+        }
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* ======================================================================
+ * Chunked dump and restore
+ *
+ * A dump is the filter's serialization (docs/format.md) in chunks of up to
+ * TDBF_CHUNK_BYTES.  A cursor is 1 + the offset one past a chunk:
+ * TDBF.SCANDUMP key 0 returns the first chunk and its cursor; passing the
+ * cursor back returns the next; [0, ""] ends.  TDBF.LOADCHUNK key cursor
+ * chunk takes the pairs in the same order; the chunk that completes the
+ * dump runs the library's validating loader (field checks and checksum),
+ * and a dump that fails it is refused and the key deleted.  If the filter
+ * changes between SCANDUMP calls the chunks do not fit together, and the
+ * checksum refuses them.
+ * ====================================================================== */
+
+typedef struct chunk_buffer {
+    unsigned char *buf;
+    size_t         len;
+} chunk_buffer;
+
+static int chunk_take(void *ctx, const unsigned char *buf, size_t len)
+{
+    chunk_buffer *c = ctx;
+    memcpy(c->buf + c->len, buf, len);   /* at most one chunk arrives */
+    c->len += len;
+    return 0;
+}
+
+static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 3)
+        return RedisModule_WrongArity(ctx);
+    uint64_t cursor;
+    if (!parse_u64(argv[2], &cursor))
+        return reply_errorf(ctx, "ERR bad cursor '%.40s'", RedisModule_StringPtrLen(argv[2], NULL));
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    if (found == KEY_EMPTY)
+        reply_not_found(ctx);
+    if (found != KEY_FOUND) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    uint64_t offset = cursor ? cursor - 1 : 0;
+    uint64_t total = tdbf_saved_size(v->filter);
+    if (offset >= total) {
+        RedisModule_ReplyWithArray(ctx, 2);
+        RedisModule_ReplyWithLongLong(ctx, 0);
+        RedisModule_ReplyWithStringBuffer(ctx, "", 0);
+    } else {
+        chunk_buffer c = {.buf = RedisModule_Alloc(TDBF_CHUNK_BYTES), .len = 0};
+        int rc = tdbf_serialize_chunks(v->filter, offset, TDBF_CHUNK_BYTES, chunk_take, &c);
+        if (rc != TDBF_OK) {
+            reply_errorf(ctx, "ERR cannot dump the filter: %s", tdbf_strerror(rc));
+        } else {
+            RedisModule_ReplyWithArray(ctx, 2);
+            RedisModule_ReplyWithLongLong(ctx, clamp_ll(offset + c.len + 1));
+            RedisModule_ReplyWithStringBuffer(ctx, (const char *)c.buf, c.len);
+        }
+        RedisModule_Free(c.buf);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc != 4)
+        return RedisModule_WrongArity(ctx);
+    uint64_t cursor;
+    size_t len;
+    const unsigned char *chunk = (const unsigned char *)RedisModule_StringPtrLen(argv[3], &len);
+    if (!parse_u64(argv[2], &cursor) || cursor == 0 || cursor - 1 < len || len == 0)
+        return reply_errorf(ctx, "ERR bad cursor '%.40s' for a chunk of %zu bytes",
+                            RedisModule_StringPtrLen(argv[2], NULL), len);
+    uint64_t offset = cursor - 1 - len;
+
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    int type = RedisModule_KeyType(key);
+    tdbf_value *v = NULL;
+    const char *err = NULL;
+    if (type == REDISMODULE_KEYTYPE_EMPTY) {
+        if (offset != 0) {
+            err = "ERR chunk out of order: a restore starts at cursor 0's chunk";
+        } else {
+            err = tdbf_restore_start(&v, chunk, len);
+            if (!err)
+                RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
+        }
+    } else if (type != REDISMODULE_KEYTYPE_MODULE ||
+               RedisModule_ModuleTypeGetType(key) != tdbf_type) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    } else {
+        v = RedisModule_ModuleTypeGetValue(key);
+    }
+    if (err) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, err);
+    }
+    bool done, fatal;
+    err = tdbf_restore_append(v, offset, chunk, len, &done, &fatal);
+    if (!err || fatal)
+        RedisModule_ReplicateVerbatim(ctx);
+    if (fatal)
+        RedisModule_DeleteKey(key);
+    if (err)
+        RedisModule_ReplyWithError(ctx, err);
+    else
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* ======================================================================
+ * The command table
+ * ====================================================================== */
+
+int tdbf_register_commands(RedisModuleCtx *ctx)
+{
+    static const struct {
+        const char        *name;
+        RedisModuleCmdFunc func;
+        const char        *flags;
+    } table[] = {
+        {"tdbf.reserve",   cmd_reserve,   "write deny-oom"},
+        {"tdbf.add",       cmd_add,       "write deny-oom"},
+        {"tdbf.madd",      cmd_madd,      "write deny-oom"},
+        {"tdbf.insert",    cmd_insert,    "write deny-oom"},
+        {"tdbf.addat",     cmd_addat,     "write deny-oom"},
+        {"tdbf.exists",    cmd_exists,    "readonly fast"},
+        {"tdbf.mexists",   cmd_mexists,   "readonly fast"},
+        {"tdbf.card",      cmd_card,      "readonly"},
+        {"tdbf.info",      cmd_info,      "readonly"},
+        {"tdbf.scandump",  cmd_scandump,  "readonly"},
+        {"tdbf.loadchunk", cmd_loadchunk, "write deny-oom"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (RedisModule_CreateCommand(ctx, table[i].name, table[i].func, table[i].flags,
+                                      1, 1, 1) != REDISMODULE_OK)
+            return REDISMODULE_ERR;
+    return REDISMODULE_OK;
+}
