@@ -200,6 +200,11 @@ typedef struct tdbf_config {
                                least probability that a key added
                                window_items adds ago still answers yes;
                                sizes the cells.  0 = 1 - error */
+    double      plan_tolerance; /* APBF, TLBF: accept up to this fraction
+                               more memory than the least for fewer slice
+                               reads (tdbf_plan_apbf_fast); 0 = default
+                               (APBF 0.05, TLBF least memory: its bursts
+                               need the larger l), negative = least memory */
 } tdbf_config;
 
 /* Fill *cfg with defaults: design APBF, error 0.01, no window (one must be
@@ -593,6 +598,18 @@ TDBF_API int tdbf_plan_eval(unsigned k, unsigned l, uint64_t window,
  * k <= TDBF_MAX_K meets the error). */
 TDBF_API int tdbf_plan_apbf(uint64_t window, double error, tdbf_plan *best,
                             tdbf_plan *alts, size_t max_alts, size_t *n_alts);
+
+/* Default of cfg.plan_tolerance. */
+#define TDBF_DEFAULT_PLAN_TOLERANCE 0.05
+
+/* tdbf_plan_apbf trading a little memory for speed: among plans whose
+ * total bits are within (1 + tolerance) of the least, *best is the one
+ * whose negative queries read the fewest slices (ties: fewer bits).  This
+ * is what tdbf_open uses (cfg.plan_tolerance).  tolerance 0 gives
+ * tdbf_plan_apbf's choice.  Returns as tdbf_plan_apbf, or TDBF_EPARAM for
+ * a tolerance outside [0, 1]. */
+TDBF_API int tdbf_plan_apbf_fast(uint64_t window, double error,
+                                 double tolerance, tdbf_plan *best);
 
 /* The paper's APBF false-positive recursion F(k, l, 0, 0) over explicit
  * fill ratios fills[0 .. k+l-1] (logical slice order, newest first).

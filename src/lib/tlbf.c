@@ -403,7 +403,10 @@ static int tlbf_advance(tdbf *f, uint64_t now_ns)
 
 /* ---- open, close, stats ----------------------------------------------- */
 
-/* l is planned up to 160 (APBF's planner allows 512): more slices lower
+/* l is planned up to 160 (APBF's planner allows 512), for the least memory
+ * unless cfg.plan_tolerance asks otherwise (the fast plan's smaller l left
+ * a 20 000-key burst at 2x the target FP, and 0.1 above Table 2's 13 bits):
+ * more slices lower
  * the memory (at 0.001 and 10^6 keys per window: 26.8 bits/key with l <=
  * 64, 25.8 with l <= 160) and the FP rise in bursts, but a query for a
  * present key reads about l/k + k slices. */
@@ -418,7 +421,8 @@ static int tlbf_open(tdbf *f, const tdbf_config *cfg)
     uint64_t capacity = cfg->capacity ? cfg->capacity : TLBF_DEFAULT_CAPACITY;
     tdbf_plan plan;
     int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, capacity, &plan)
-                    : tdbf_plan_search(capacity, cfg->error, TLBF_MAX_L, &plan,
+                    : tdbf_plan_search(capacity, cfg->error, TLBF_MAX_L,
+                                       cfg->plan_tolerance > 0.0 ? cfg->plan_tolerance : 0.0, &plan,
                                        NULL, 0, NULL);
     if (rc != TDBF_OK)
         return rc;

@@ -9,6 +9,8 @@
  *               [DESIGN d] [SEED n] [NOCREATE] ITEMS item [item ...]
  *   TDBF.EXISTS key item                    -> 1 present, 0 absent
  *   TDBF.MEXISTS key item [item ...]        -> array of the same
+ *   TDBF.PROB key item [MODEL uniform|powerlaw] [UNIVERSE n] [EXPONENT s]
+ *             [RANK r]                    -> P(added within the window), TBF/BTBF
  *   TDBF.INFO key [field]                   -> map (RESP2: flat array) / value
  *   TDBF.CARD key                           -> estimated items in the window
  *   TDBF.SCANDUMP key cursor                -> [next cursor, chunk]; [0, ""] at end
@@ -33,9 +35,10 @@
  * DIGEST-VALUE) whatever their clocks say.
  *
  * Replies use RESP3 booleans for membership (integers 1/0 under RESP2) and
- * doubles for rates.  Every bad argument gets an "ERR ..." naming it.
+ * doubles for rates and probabilities (RESP2: bulk strings).  Every bad argument gets an "ERR ..." naming it.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -710,6 +713,106 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 }
 
 /* ======================================================================
+ * Inference
+ * ====================================================================== */
+
+/* TDBF.PROB's prior, from [MODEL uniform|powerlaw] [UNIVERSE n]
+ * [EXPONENT s] [RANK r] in any order.  Defaults: a uniform stream over as
+ * many keys as the window holds.  Under a power law the item has the
+ * probability of rank r, or without RANK the average one, 1/|U|.  Returns
+ * false after replying an error. */
+static bool parse_prior(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                        uint64_t window, tdbf_prior *prior)
+{
+    bool power = false, has_exponent = false, has_rank = false;
+    double universe = (double)window, exponent = 1.0, rank = 0.0;
+    for (int i = 0; i < argc; i += 2) {
+        const char *name = RedisModule_StringPtrLen(argv[i], NULL);
+        bool is_model = arg_is(argv[i], "MODEL"), is_universe = arg_is(argv[i], "UNIVERSE"),
+             is_exponent = arg_is(argv[i], "EXPONENT"), is_rank = arg_is(argv[i], "RANK");
+        if (!(is_model || is_universe || is_exponent || is_rank)) {
+            reply_errorf(ctx, "ERR unknown argument '%.40s' (MODEL, UNIVERSE, EXPONENT "
+                              "or RANK)", name);
+            return false;
+        }
+        if (i + 1 >= argc) {
+            reply_errorf(ctx, "ERR %s needs a value", name);
+            return false;
+        }
+        RedisModuleString *val = argv[i + 1];
+        const char *text = RedisModule_StringPtrLen(val, NULL);
+        if (is_model) {
+            power = arg_is(val, "powerlaw");
+            if (!power && !arg_is(val, "uniform")) {
+                reply_errorf(ctx, "ERR unknown MODEL '%.40s' (uniform or powerlaw)", text);
+                return false;
+            }
+            continue;
+        }
+        double x;
+        if (RedisModule_StringToDouble(val, &x) != REDISMODULE_OK || !isfinite(x) ||
+            (is_exponent ? !(x > 0.0) : !(x >= 1.0))) {
+            reply_errorf(ctx, "ERR bad %s '%.40s': it must be a number %s", name, text,
+                         is_exponent ? "above 0" : "of at least 1");
+            return false;
+        }
+        if (is_universe)
+            universe = x;
+        else if (is_exponent)
+            exponent = x, has_exponent = true;
+        else
+            rank = x, has_rank = true;
+    }
+    if (!power && (has_exponent || has_rank)) {
+        RedisModule_ReplyWithError(ctx, "ERR EXPONENT and RANK need MODEL powerlaw");
+        return false;
+    }
+    if (rank > universe) {
+        reply_errorf(ctx, "ERR RANK %g is beyond the UNIVERSE of %g keys", rank, universe);
+        return false;
+    }
+    tdbf_prior_init(prior, power ? TDBF_PRIOR_POWER_LAW : TDBF_PRIOR_UNIFORM, universe);
+    prior->exponent = exponent;
+    prior->key_probability = has_rank ? tdbf_prior_rank_probability(prior, rank)
+                                      : 1.0 / universe;
+    return true;
+}
+
+/* TDBF.PROB key item [prior]: P(the item was added within the window |
+ * its timer cells), for the designs with inference (TBF, BTBF). */
+static int cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    if (found == KEY_EMPTY)
+        reply_not_found(ctx);
+    tdbf_prior prior;
+    if (found == KEY_FOUND &&
+        parse_prior(ctx, argv + 3, argc - 3, v->window_items ? v->window_items : 1, &prior)) {
+        size_t len;
+        const char *item = RedisModule_StringPtrLen(argv[2], &len);
+        double p = 0.0;
+        int rc = tdbf_posterior(v->filter, item, len, filter_time_ns(v, server_now_ms()),
+                                &prior, &p);
+        if (rc == TDBF_OK) {
+            RedisModule_ReplyWithDouble(ctx, p);
+        } else if (rc == TDBF_ENOTSUP) {
+            tdbf_stats st;   /* only the design: the error path may take O(memory) */
+            tdbf_get_stats(v->filter, &st);
+            reply_errorf(ctx, "ERR design %s has no inference: TDBF.PROB needs a tbf or "
+                              "btbf filter", tdbf_design_name(st.design));
+        } else {
+            reply_errorf(ctx, "ERR cannot infer: %s", tdbf_strerror(rc));
+        }
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* ======================================================================
  * Chunked dump and restore
  *
  * A dump is the filter's serialization (docs/format.md) in chunks of up to
@@ -841,6 +944,7 @@ int tdbf_register_commands(RedisModuleCtx *ctx)
         {"tdbf.addat",     cmd_addat,     "write deny-oom"},
         {"tdbf.exists",    cmd_exists,    "readonly fast"},
         {"tdbf.mexists",   cmd_mexists,   "readonly fast"},
+        {"tdbf.prob",      cmd_prob,      "readonly fast"},
         {"tdbf.card",      cmd_card,      "readonly"},
         {"tdbf.info",      cmd_info,      "readonly"},
         {"tdbf.scandump",  cmd_scandump,  "readonly"},

@@ -38,6 +38,7 @@ typedef struct tdbf_value {
     uint64_t       restore_len;
     uint64_t       restore_total;
     bool           timed;      /* the filter has a time window */
+    uint64_t       window_items; /* its count window (0: a time window) */
 } tdbf_value;
 
 /* Module-wide settings (module arguments). */

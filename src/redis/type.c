@@ -67,7 +67,9 @@ void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
     tdbf_stats st;
     v->filter = filter;
     /* Read once: tdbf_get_stats may cost O(memory). */
-    v->timed = filter && tdbf_get_stats(filter, &st) == TDBF_OK && st.window_ns != 0;
+    bool ok = filter && tdbf_get_stats(filter, &st) == TDBF_OK;
+    v->timed = ok && st.window_ns != 0;
+    v->window_items = ok ? st.window_items : 0;
 }
 
 tdbf_value *tdbf_value_new(tdbf *filter)

@@ -3,7 +3,8 @@
 Covers every command's happy path and error paths, WRONGTYPE, time windows
 under the real clock, persistence (SAVE + restart, DEBUG RELOAD, AOF
 restart, BGREWRITEAOF), chunked dump/restore, a corrupted DUMP payload,
-replication determinism, memory accounting and the module arguments.
+replication determinism, memory accounting, the module arguments,
+TDBF.PROB on the inferential designs, and README.md's redis-cli examples.
 """
 import os
 import socket
@@ -600,3 +601,152 @@ def test_every_design_works_or_is_refused_clearly(r, design):
             for k in created} == before
     for k in created:
         assert before[k][1] == [1, 1]
+
+
+# ---------------------------------------------------------------------------
+# TDBF.PROB: the posterior of the inferential designs (TBF, BTBF)
+
+def prob(c, key, item, *options):
+    return float(c.execute_command("TDBF.PROB", key, item, *options))
+
+
+def test_prob_on_a_btbf_filter(r):
+    r.execute_command("TDBF.RESERVE", "f", "0.01", "WINDOW", "1000", "DESIGN", "btbf",
+                      "SEED", "5")
+    r.execute_command("TDBF.MADD", "f", *[f"old{i}" for i in range(500)])
+    assert r.execute_command("TDBF.ADD", "f", "a") == 1
+    assert prob(r, "f", "a") > 0.95                     # just added
+    assert prob(r, "f", "a", "MODEL", "uniform", "UNIVERSE", "50000") > 0.95
+    assert prob(r, "f", "a", "MODEL", "powerlaw", "UNIVERSE", "100000") > 0.9
+    assert prob(r, "f", "a", "MODEL", "powerlaw", "UNIVERSE", "1e5", "EXPONENT", "1.2",
+                "RANK", "3") > 0.9
+    # Never added: 0 exactly when the standard query says no, and an honest
+    # (mostly small) value for the false positives.
+    never = [f"never{i}" for i in range(300)]
+    present = r.execute_command("TDBF.MEXISTS", "f", *never)
+    ps = [prob(r, "f", x) for x in never]
+    assert all(0.0 <= p <= 1.0 for p in ps)
+    assert all(p == 0.0 for p, yes in zip(ps, present) if not yes)
+    assert sum(ps) / len(ps) < 0.05
+    # Two windows of other items later, "a" is out of the window.
+    for start in (0, 1000):
+        r.execute_command("TDBF.MADD", "f", *[f"new{i}" for i in range(start, start + 1000)])
+    assert prob(r, "f", "a") < 0.2
+    assert prob(r, "f", "new1999") > 0.95
+
+
+def test_prob_on_a_tbf_filter(r):
+    r.execute_command("TDBF.RESERVE", "t", "0.01", "WINDOW", "200", "DESIGN", "tbf")
+    r.execute_command("TDBF.ADD", "t", "x")
+    assert prob(r, "t", "x") > 0.95
+    assert prob(r, "t", "not-there") == 0.0 or r.execute_command("TDBF.EXISTS", "t",
+                                                                 "not-there") == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["MODEL", "zipf"], "unknown MODEL"),
+    (["MODEL"], "MODEL needs a value"),
+    (["UNIVERSE", "0"], "bad UNIVERSE"),
+    (["UNIVERSE", "lots"], "bad UNIVERSE"),
+    (["UNIVERSE", "inf"], "bad UNIVERSE"),
+    (["MODEL", "powerlaw", "EXPONENT", "0"], "bad EXPONENT"),
+    (["MODEL", "powerlaw", "EXPONENT", "-1"], "bad EXPONENT"),
+    (["EXPONENT", "1.5"], "need MODEL powerlaw"),
+    (["MODEL", "uniform", "RANK", "2"], "need MODEL powerlaw"),
+    (["MODEL", "powerlaw", "UNIVERSE", "10", "RANK", "11"], "beyond the UNIVERSE"),
+    (["MODEL", "powerlaw", "RANK", "0.5"], "bad RANK"),
+    (["FROB", "1"], "unknown argument"),
+])
+def test_prob_errors(r, args, message):
+    r.execute_command("TDBF.RESERVE", "f", "0.01", "WINDOW", "1000", "DESIGN", "btbf")
+    with pytest.raises(redis.ResponseError) as e:
+        r.execute_command("TDBF.PROB", "f", "a", *args)
+    assert message in err(e)
+
+
+def test_prob_refuses_designs_without_inference(r):
+    r.execute_command("TDBF.RESERVE", "a", "0.01", "WINDOW", "1000")
+    r.execute_command("TDBF.ADD", "a", "x")
+    with pytest.raises(redis.ResponseError, match="apbf has no inference"):
+        r.execute_command("TDBF.PROB", "a", "x")
+    r.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "60")
+    with pytest.raises(redis.ResponseError, match="tlbf has no inference"):
+        r.execute_command("TDBF.PROB", "t", "x")
+    with pytest.raises(redis.ResponseError, match="not found"):
+        r.execute_command("TDBF.PROB", "missing", "x")
+    with pytest.raises(redis.ResponseError, match="wrong number of arguments"):
+        r.execute_command("TDBF.PROB", "a")
+    r.set("s", "x")
+    with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+        r.execute_command("TDBF.PROB", "s", "x")
+
+
+def test_prob_command_flags_and_resp3_double(shared_server, r):
+    doc = r.execute_command("COMMAND", "INFO", "tdbf.prob")["tdbf.prob"]
+    assert {"readonly", "fast"} <= set(doc["flags"])
+    assert (doc["first_key_pos"], doc["last_key_pos"], doc["step_count"]) == (1, 1, 1)
+    r.execute_command("TDBF.RESERVE", "f", "0.01", "WINDOW", "100", "DESIGN", "btbf")
+    r.execute_command("TDBF.ADD", "f", "a")
+    assert isinstance(r.execute_command("TDBF.PROB", "f", "a"), bytes)  # RESP2: bulk
+    out = resp3(shared_server.port, "TDBF.PROB f a", "TDBF.PROB f zzz")
+    assert out.count(b"\r\n,") == 2                                    # RESP3: doubles
+
+
+def test_btbf_survives_debug_reload(make_server):
+    s = make_server()
+    c = s.client()
+    c.execute_command("TDBF.RESERVE", "b", "0.01", "WINDOW", "2000", "DESIGN", "btbf")
+    c.execute_command("TDBF.RESERVE", "t", "0.01", "WINDOW", "500", "DESIGN", "tbf")
+    for key in ("b", "t"):
+        c.execute_command("TDBF.MADD", key, *[f"item{i}" for i in range(3000)])
+    probe = [f"item{i}" for i in range(0, 3000, 7)] + [f"other{i}" for i in range(200)]
+
+    def state():
+        return {key: (digest(c, key), c.execute_command("TDBF.MEXISTS", key, *probe),
+                      [c.execute_command("TDBF.PROB", key, x) for x in probe[::5]],
+                      c.execute_command("TDBF.INFO", key))
+                for key in ("b", "t")}
+    before = state()
+    assert c.execute_command("DEBUG", "RELOAD") == b"OK"
+    assert state() == before
+    # And it goes on identically: the same adds give the same answers.
+    assert c.execute_command("TDBF.MADD", "b", "item2999", "fresh") == [0, 1]
+
+
+# ---------------------------------------------------------------------------
+# README.md: the redis-cli examples of the "### Redis" block run as shown
+
+def readme_redis_cli_lines():
+    import shlex
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    block = text.split("\n### Redis\n", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith("redis-cli ")]
+    return [(line, shlex.split(line, comments=True)[1:]) for line in lines]
+
+
+def test_readme_redis_examples_run(shared_server, r):
+    examples = readme_redis_cli_lines()
+    assert len(examples) >= 5, examples
+    adds = []
+    for line, argv in examples:
+        try:
+            reply = r.execute_command(*argv)
+        except redis.ResponseError as e:
+            pytest.fail(f"README example failed: {line}\n  -> {e}")
+        if argv[0].upper() == "TDBF.ADD":
+            adds.append(reply)
+    assert adds == [1, 0]   # "1: new in the window", "0: seen"
+    # The same lines through redis-cli itself, on a fresh key space.
+    import shutil
+    import subprocess
+    cli = shutil.which("redis-cli")
+    if cli is None:
+        return
+    r.flushall()
+    for line, argv in examples:
+        out = subprocess.run([cli, "-p", str(shared_server.port), *argv],
+                             capture_output=True, text=True, timeout=20)
+        assert out.returncode == 0 and not out.stdout.startswith("(error)") \
+            and "ERR" not in out.stdout, f"{line}\n{out.stdout}{out.stderr}"

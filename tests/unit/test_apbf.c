@@ -653,19 +653,59 @@ static void test_stats_planned(void **state)
     (void)state;
 
     cfg.error = 0.001;
-    CHECK_RC(tdbf_plan_apbf(10000, 0.001, &best, NULL, 0, NULL), TDBF_OK);
-    f = drv_open(&cfg);
-    st = get_stats(f);
-    CHECK_U64_EQ(st.k, best.k);
-    CHECK_U64_EQ(st.l, best.l);
-    CHECK_U64_EQ(st.slice_bits, best.m);
-    CHECK_U64_EQ(st.generation_size, best.g);
-    CHECK_U64_EQ(st.window_items, best.window);
-    CHECK_NEAR(st.error_planned, best.fp, 1e-12 * best.fp);
-    if (!(st.error_planned <= 0.001))
-        fail_msg("planned error %.6g above the configured 0.001", st.error_planned);
-    CHECK_NEAR(st.error_configured, 0.001, 0.0);
-    tdbf_close(f);
+    /* By default tdbf_open takes the fastest plan within 5 % of the least
+     * memory; plan_tolerance < 0 asks for the least memory itself. */
+    for (int least = 0; least <= 1; least++) {
+        if (least) {
+            CHECK_RC(tdbf_plan_apbf(10000, 0.001, &best, NULL, 0, NULL), TDBF_OK);
+            cfg.plan_tolerance = -1.0;
+        } else {
+            CHECK_RC(tdbf_plan_apbf_fast(10000, 0.001, TDBF_DEFAULT_PLAN_TOLERANCE, &best),
+                     TDBF_OK);
+        }
+        f = drv_open(&cfg);
+        st = get_stats(f);
+        CHECK_U64_EQ(st.k, best.k);
+        CHECK_U64_EQ(st.l, best.l);
+        CHECK_U64_EQ(st.slice_bits, best.m);
+        CHECK_U64_EQ(st.generation_size, best.g);
+        CHECK_U64_EQ(st.window_items, best.window);
+        CHECK_NEAR(st.error_planned, best.fp, 1e-12 * best.fp);
+        if (!(st.error_planned <= 0.001))
+            fail_msg("planned error %.6g above the configured 0.001", st.error_planned);
+        CHECK_NEAR(st.error_configured, 0.001, 0.0);
+        tdbf_close(f);
+    }
+}
+
+/* The fast plan: within its tolerance of the least memory, meets the
+ * error, and reads no more slices than the least-memory plan. */
+static void test_fast_plan(void **state)
+{
+    (void)state;
+    const double errors[] = {0.1, 0.01, 0.001, 1e-5};
+    const uint64_t windows[] = {1000, 1000000};
+    for (size_t w = 0; w < 2; w++) {
+        for (size_t e = 0; e < 4; e++) {
+            tdbf_plan least, fast, zero;
+            CHECK_RC(tdbf_plan_apbf(windows[w], errors[e], &least, NULL, 0, NULL), TDBF_OK);
+            CHECK_RC(tdbf_plan_apbf_fast(windows[w], errors[e], 0.05, &fast), TDBF_OK);
+            CHECK_RC(tdbf_plan_apbf_fast(windows[w], errors[e], 0.0, &zero), TDBF_OK);
+            print_message("  w=%llu e=%g: least (%u,%u) %.2f bits/item %.2f reads; "
+                          "fast (%u,%u) %.2f bits/item %.2f reads\n",
+                          (unsigned long long)windows[w], errors[e], least.k, least.l,
+                          least.bits_per_item, least.accesses_false, fast.k, fast.l,
+                          fast.bits_per_item, fast.accesses_false);
+            assert_true(fast.fp <= errors[e]);
+            assert_true((double)fast.bits <= 1.05 * (double)least.bits);
+            assert_true(fast.accesses_false <= least.accesses_false);
+            CHECK_U64_EQ(zero.k, least.k);
+            CHECK_U64_EQ(zero.l, least.l);
+        }
+    }
+    tdbf_plan p;
+    CHECK_RC(tdbf_plan_apbf_fast(1000, 0.01, -0.1, &p), TDBF_EPARAM);
+    CHECK_RC(tdbf_plan_apbf_fast(1000, 0.01, 2.0, &p), TDBF_EPARAM);
 }
 
 int main(void)
@@ -687,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_fp_large_window),
         cmocka_unit_test(test_stats_fields),
         cmocka_unit_test(test_stats_planned),
+        cmocka_unit_test(test_fast_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

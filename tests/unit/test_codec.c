@@ -170,6 +170,28 @@ static size_t make_cases(design_case *cases)
     cfg.cell_max_bits = 3;   /* 21 cells a word, the top bit idle */
     cfg.window_items = 500;
     cases[n++] = (design_case){"stable d=3", cfg, 0};
+
+    /* Narrow timers make T_+ wrap many times in 20 000 adds (11 bits:
+     * every 2047; 5 bits with B = 50: every 1550), and cells straddle
+     * words. */
+    tdbf_config_init(&cfg);
+    cfg.seed = 110;
+    cfg.design = TDBF_TBF;
+    cfg.window_items = 1000;
+    cases[n++] = (design_case){"tbf", cfg, 0};
+    cfg.timer_bits = 11;
+    cases[n++] = (design_case){"tbf 11-bit", cfg, 0};
+
+    tdbf_config_init(&cfg);
+    cfg.seed = 111;
+    cfg.design = TDBF_BTBF;
+    cfg.window_items = 5000;
+    cases[n++] = (design_case){"btbf", cfg, 0};
+    cfg.window_items = 1000;
+    cfg.k = 3;
+    cfg.timer_bits = 5;
+    cfg.timer_block = 50;
+    cases[n++] = (design_case){"btbf k=3 5-bit B=50", cfg, 0};
     assert_true(n <= MAX_CASES);
     return n;
 }
