@@ -42,11 +42,12 @@ CLI         := $(BUILD)/tdbf
 PCFILE      := $(BUILD)/tdbf.pc
 
 LIBS        := -lm
-TEST_LIBS   := -lcmocka $(LIBS)
+# -pthread: test_fpdecay adds from several threads at once.
+TEST_LIBS   := -lcmocka $(LIBS) -pthread
 
 .PHONY: all lib cli test san valgrind check install uninstall clean help demo
 
-all: lib cli $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI and tdbf.pc
+all: lib cli module $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI, tdbf.so (Redis) and tdbf.pc
 
 lib: $(STATIC_LIB) $(SHARED_LIB) ## build the static and shared library
 
@@ -79,6 +80,35 @@ $(PCFILE): tdbf.pc.in Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+# ---- Redis module ----------------------------------------------------------
+# build/tdbf.so: the module sees only tdbf.h and links libtdbf.a (objects
+# already -fPIC); --exclude-libs hides the library's symbols, so the module
+# exports RedisModule_OnLoad alone.
+REDIS_SRC   := $(sort $(wildcard src/redis/*.c))
+REDIS_OBJ   := $(REDIS_SRC:%.c=$(BUILD)/%.o)
+REDIS_MODULE := $(BUILD)/tdbf.so
+DEPS        += $(REDIS_OBJ:.o=.d)
+
+.PHONY: module
+module: $(REDIS_MODULE) ## build the Redis module build/tdbf.so
+
+$(BUILD)/src/redis/%.o: src/redis/%.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
+	$(CC) -shared -Wl,--exclude-libs,ALL $(LDFLAGS) -o $@ $(REDIS_OBJ) $(STATIC_LIB) $(LIBS)
+
+# Debian's python3 (python3-redis, python3-pytest), not whatever is first on PATH.
+PYTHON      ?= /usr/bin/python3
+.PHONY: test-redis
+test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers
+	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py
+
+.PHONY: bench-redis
+bench-redis: $(REDIS_MODULE) ## redis-benchmark ratios vs SET NX EX, and memory per item
+	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) bench/redis_bench.py
 
 # ---- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
@@ -115,8 +145,95 @@ valgrind: $(VALGRIND_BINS) ## run the quick unit tests under valgrind memcheck
 
 check: test valgrind san ## all test builds
 
+# ThreadSanitizer: the library and the concurrent test (fingerprint decay
+# array: lock-free adds and queries from 4 threads), built with clang.
+TSAN_FLAGS  := -O1 -g -fsanitize=thread -fno-omit-frame-pointer
+TSAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/tsan/%.o)
+DEPS        += $(TSAN_LIB_OBJ:.o=.d)
+
+$(BUILD)/tsan/src/lib/%.o: src/lib/%.c
+	@mkdir -p $(@D)
+	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsan/libtdbf.a
+	@mkdir -p $(@D)
+	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
+
+.PHONY: tsan
+tsan: $(BUILD)/tsan/tests/test_fpdecay ## run the lock-free FPDECAY test under ThreadSanitizer
+	@TSAN_OPTIONS=halt_on_error=1:exitcode=66 sh tests/run-unit.sh $(BUILD)/tsan/tests/test_fpdecay
+
 demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo
+
+.PHONY: bench
+bench: $(CLI) ## time Bloom, APBF, APBBF (windows 1e4, 1e6); CSV in bench/results.csv
+	@mkdir -p bench
+	$(CLI) bench --csv bench/results.csv
+
+# ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
+.PHONY: test-cli bench-dedup
+test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup and tdbf info
+	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI)
+
+bench-dedup: $(CLI) ## lines/s of tdbf dedup vs sort -u and awk on 10^7 lines
+	@sh bench/dedup.sh $(CLI)
+
+# ---- fuzzing (libFuzzer, clang) ------------------------------------------
+# Two targets: the loader (tests/fuzz/fuzz_load.c) and the command-line
+# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking util.c and
+# dedup_parse.c, not main).  The library and those files are built with
+# coverage, ASan, UBSan and (but for hashing) unsigned-wrap traps.  `make
+# fuzz` runs each target FUZZ_SECONDS and fails on a crash, leak, timeout
+# or broken property; the corpus keeps growing in build/fuzz/NAME/corpus.
+FUZZ_SECONDS ?= 60
+FUZZ_CC     ?= clang
+FUZZ_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_UNSIGNED := -fsanitize=unsigned-integer-overflow
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
+FUZZ_CLI_OBJ := $(BUILD)/fuzz/src/cli/util.o $(BUILD)/fuzz/src/cli/dedup_parse.o
+DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
+
+$(BUILD)/fuzz/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_UNSIGNED) -MMD -MP -c $< -o $@
+
+$(BUILD)/fuzz/src/lib/hash.o: FUZZ_UNSIGNED :=
+
+$(BUILD)/fuzz/libtdbf.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_load: tests/fuzz/fuzz_load.c $(BUILD)/fuzz/libtdbf.a
+	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libtdbf.a $(LIBS)
+
+$(BUILD)/fuzz/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_CLI_OBJ) $(BUILD)/fuzz/libtdbf.a
+	$(FUZZ_CC) $(BASEFLAGS) -Isrc/cli $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_CLI_OBJ) $(BUILD)/fuzz/libtdbf.a $(LIBS)
+
+# The loader's seeds: saved filters of every saveable design, written at
+# build time by a program linked with the normal library.
+$(BUILD)/fuzz/gen_corpus: tests/fuzz/gen_corpus.c $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(STATIC_LIB) $(LIBS)
+
+$(BUILD)/fuzz/seeds-load.stamp: $(BUILD)/fuzz/gen_corpus
+	rm -rf $(BUILD)/fuzz/seeds/load
+	mkdir -p $(BUILD)/fuzz/seeds/load
+	$< $(BUILD)/fuzz/seeds/load
+	touch $@
+
+.PHONY: fuzz fuzz-load fuzz-cli
+fuzz: fuzz-load fuzz-cli ## fuzz the loader and dedup's parsing, FUZZ_SECONDS each (default 60)
+
+fuzz-load: $(BUILD)/fuzz/fuzz_load $(BUILD)/fuzz/seeds-load.stamp
+	@sh tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(BUILD)/fuzz/load $(BUILD)/fuzz/seeds/load
+
+fuzz-cli: $(BUILD)/fuzz/fuzz_cli
+	@sh tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(BUILD)/fuzz/cli tests/fuzz/corpus/cli
 
 # ---- install -----------------------------------------------------------
 install: all ## install library, header, CLI and tdbf.pc under $(DESTDIR)$(PREFIX)
@@ -139,6 +256,6 @@ clean: ## remove build/
 	rm -rf $(BUILD)
 
 help: ## list the targets
-	@grep -hE '^[a-z]+:.*## ' Makefile | sed -e 's/:.*## /\t/' | expand -t 12
+	@grep -hE '^[a-z-]+:.*## ' Makefile | sed -e 's/:.*## /\t/' | expand -t 12
 
 -include $(DEPS)

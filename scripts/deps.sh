@@ -5,7 +5,7 @@
 set -eu
 
 build_pkgs="make gcc libc6-dev libxxhash-dev pkg-config"
-test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind"
+test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3"
 
 case "${1:-all}" in
   build) want="$build_pkgs" ;;

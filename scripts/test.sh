@@ -2,7 +2,8 @@
 # The whole test suite: install what is missing, build, run the unit,
 # property and statistical tests, an install smoke test (pkg-config + a
 # program built against the installed library), valgrind memcheck of the
-# quick tests, and last the same unit tests built with ASan+UBSan.
+# quick tests, the CLI's end-to-end tests, a short fuzzing run, and last
+# the same unit tests built with ASan+UBSan.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh test
@@ -14,5 +15,11 @@ echo "== install smoke test"
 sh tests/install-smoke.sh
 echo "== valgrind memcheck of the quick tests"
 make -s valgrind
+echo "== Redis module tests (pytest, real redis-server)"
+make -s test-redis
+echo "== tdbf dedup and tdbf info, end to end (valgrind included)"
+make -s test-cli
+echo "== fuzzing: loader and dedup parsing, 30 s each (libFuzzer)"
+make -s -j"$jobs" fuzz FUZZ_SECONDS=30
 echo "== ASan+UBSan build of the tests"
 make -s -j"$jobs" san

@@ -29,6 +29,9 @@ void cli_print_version(FILE *out);
 
 extern const cli_command cli_cmd_plan;
 extern const cli_command cli_cmd_demo;
+extern const cli_command cli_cmd_bench;
+extern const cli_command cli_cmd_dedup;
+extern const cli_command cli_cmd_info;
 extern const cli_command cli_cmd_version;
 
 #endif /* TDBF_CLI_H */

@@ -6,6 +6,9 @@
  *             whose exact-fill FP meets E with the least memory, plus
  *             alternatives with other k (paper 004, section 5, Table 2);
  *   explicit  --k K --l L --window N  tdbf_plan_eval() evaluates one pair.
+ * With --design fpdecay or stable it sizes one of the designs that forget
+ * at random instead (tdbf_plan_decay) and prints its memory, its FP and
+ * its false-negative rate at the window's edge.
  */
 #include "cli.h"
 
@@ -22,7 +25,9 @@ enum {
     OPT_K,
     OPT_L,
     OPT_ALTS,
-    OPT_JSON
+    OPT_JSON,
+    OPT_DESIGN,
+    OPT_SURVIVAL
 };
 
 static const cli_option plan_options[] = {
@@ -32,6 +37,8 @@ static const cli_option plan_options[] = {
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
+    [OPT_DESIGN] = {"design", "NAME", "apbf (default), or fpdecay / stable: designs that forget at random"},
+    [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
     {NULL, NULL, NULL}
 };
 
@@ -41,6 +48,8 @@ typedef struct plan_request {
     unsigned k, l;        /* explicit pair, or 0 */
     uint64_t alts;
     int      json;
+    tdbf_design design;   /* APBF, FPDECAY or STABLE */
+    double   survival;    /* FPDECAY, STABLE: 0 = 1 - error */
 } plan_request;
 
 static uint64_t plan_bytes(const tdbf_plan *plan)
@@ -169,6 +178,87 @@ static int print_table(const plan_request *req, const tdbf_plan *best,
     return CLI_EXIT_OK;
 }
 
+/* ---- designs that forget at random ----------------------------------- */
+
+static int run_decay_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_decay_plan plan;
+    char what[96], cells[32], memory[32], window[32];
+    int fpdecay = req->design == TDBF_FPDECAY;
+
+    tdbf_config_init(&cfg);
+    cfg.design = req->design;
+    cfg.error = req->error;
+    cfg.window_items = req->window;
+    cfg.survival = req->survival;
+    cfg.max_memory = UINT64_MAX;     /* show the plan whatever its size */
+    int rc = tdbf_plan_decay(&cfg, &plan);
+    snprintf(what, sizeof what, "%s, window %llu, error %g",
+             tdbf_design_name(req->design), (unsigned long long)req->window,
+             req->error);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    /* forgetting halfway through the window, to show the curve's shape */
+    double fn_half = fpdecay
+        ? 1.0 - tdbf_fpdecay_survival(plan.cells, plan.k, plan.cell_bits, plan.window / 2)
+        : tdbf_stable_forget(plan.cells, plan.k, plan.cell_bits, plan.decrements,
+                             plan.window / 2);
+
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        cli_json_u64(&j, "cells", plan.cells);
+        cli_json_u64(&j, "k", plan.k);
+        cli_json_u64(&j, "cell_bits", plan.cell_bits);
+        cli_json_u64(&j, "decrements", plan.decrements);
+        cli_json_u64(&j, "window", plan.window);
+        cli_json_u64(&j, "bytes", plan.bytes);
+        cli_json_double(&j, "bits_per_item", plan.bits_per_item);
+        cli_json_double(&j, "fp", plan.fp);
+        cli_json_double(&j, "fn_window", 1.0 - plan.survival);
+        cli_json_double(&j, "fn_half_window", fn_half);
+        cli_json_double(&j, "survival_target", plan.survival_target);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_count(window, sizeof window, plan.window);
+    cli_format_count(cells, sizeof cells, plan.cells);
+    cli_format_bytes(memory, sizeof memory, plan.bytes);
+    printf("%s plan for a window of %s insertions:\ntarget error %g, "
+           "survival %g at the window's edge (least memory meeting both)\n\n",
+           fpdecay ? "FPDECAY (fingerprint decay array, paper 003)"
+                   : "STABLE (Stable Bloom filter, Deng & Rafiei 2006)",
+           window, req->error, plan.survival_target);
+    if (fpdecay)
+        printf("  cells s           %s in %u segments\n"
+               "  fingerprint b     %u bits\n"
+               "  positions n       %u cells per key\n",
+               cells, plan.k, plan.cell_bits, plan.k);
+    else
+        printf("  cells m           %s in %u segments\n"
+               "  bits per cell d   %u (Max = %u)\n"
+               "  positions K       %u cells per key\n"
+               "  decrements P      %llu cells per insertion\n",
+               cells, plan.k, plan.cell_bits, (1u << plan.cell_bits) - 1,
+               plan.k, (unsigned long long)plan.decrements);
+    printf("  memory            %s (%.2f bits/item)\n"
+           "  fp                %.4g (%s)\n"
+           "  fn at age N       %.4g\n"
+           "  fn at age N/2     %.4g\n\n"
+           "It forgets at random: a key added t insertions ago is missed with "
+           "a probability\nthat grows with t (tdbf.h section 12); there is no "
+           "hard window.\n",
+           memory, plan.bits_per_item, plan.fp,
+           fpdecay ? "every cell filled" : "at the stable point",
+           1.0 - plan.survival, fn_half);
+    return CLI_EXIT_OK;
+}
+
 /* ---- command --------------------------------------------------------- */
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -219,6 +309,17 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         case OPT_JSON:
             req->json = 1;
             break;
+        case OPT_DESIGN:
+            if (tdbf_design_parse(value, &req->design) != TDBF_OK ||
+                (req->design != TDBF_APBF && req->design != TDBF_FPDECAY &&
+                 req->design != TDBF_STABLE))
+                return cli_usage_error(cmd, "--design: apbf, fpdecay or stable, "
+                                       "not '%s'", value);
+            break;
+        case OPT_SURVIVAL:
+            if (cli_parse_probability(cmd, "survival", value, &req->survival) != 0)
+                return CLI_EXIT_USAGE;
+            break;
         default:
             return CLI_EXIT_USAGE;
         }
@@ -226,6 +327,16 @@ static int parse_args(const cli_command *self, int argc, char **argv,
 
     if (req->window == 0)
         return cli_usage_error(cmd, "--window is required");
+    if (req->design != TDBF_APBF) {
+        if (req->k != 0 || req->l != 0 || have_alts)
+            return cli_usage_error(cmd, "--k, --l and --alts are APBF options");
+        if (req->error == 0.0)
+            return cli_usage_error(cmd, "--error is required");
+        return CLI_EXIT_OK;
+    }
+    if (req->survival != 0.0)
+        return cli_usage_error(cmd, "--survival applies to --design fpdecay "
+                               "or stable");
     if ((req->k == 0) != (req->l == 0))
         return cli_usage_error(cmd, "--k and --l go together: give both "
                                "(explicit pair) or neither (planner)");
@@ -246,6 +357,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return CLI_EXIT_OK;           /* --help */
     if (status != CLI_EXIT_OK)
         return status;
+    if (req.design != TDBF_APBF)
+        return run_decay_plan(self, &req);
 
     tdbf_plan best;
     tdbf_plan alts[PLAN_MAX_ALTS + 1];
@@ -285,14 +398,19 @@ const cli_command cli_cmd_plan = {
     .name = "plan",
     .summary = "choose APBF parameters (k, l, m) for a window and an error rate",
     .usage = "--error E --window N [--alts K] [--json]\n"
-             "--k K --l L --window N [--error E] [--json]",
+             "--k K --l L --window N [--error E] [--json]\n"
+             "--design fpdecay|stable --error E --window N [--survival S] [--json]",
     .details =
         "The planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
         "false-positive rate -- the worst case just before a shift, with the\n"
         "exact expected fill of every slice -- meets E with the least memory;\n"
         "the alternatives use other k, each with the largest l that meets E.\n"
         "With --k and --l it evaluates that pair instead (tdbf_plan_eval).\n"
-        "Paper 004, section 5; its Table 2 lists the paper's choices.\n",
+        "Paper 004, section 5; its Table 2 lists the paper's choices.\n"
+        "--design fpdecay or stable sizes a design that forgets at random\n"
+        "(tdbf_plan_decay): the least memory whose steady-state FP meets E\n"
+        "and which still answers yes for a key N insertions old with\n"
+        "probability S (default 1 - E).\n",
     .options = plan_options,
     .run = run_plan,
 };

@@ -21,6 +21,9 @@
 static const cli_command *const commands[] = {
     &cli_cmd_plan,
     &cli_cmd_demo,
+    &cli_cmd_bench,
+    &cli_cmd_dedup,
+    &cli_cmd_info,
     &cli_cmd_version,
 };
 

@@ -68,6 +68,8 @@ void cli_parser_init(cli_parser *p, const char *cmd, const cli_option *options,
     p->argc = argc;
     p->argv = argv;
     p->index = 1;   /* argv[0] is the subcommand itself */
+    p->operands = 0;
+    p->only_operands = 0;
 }
 
 static int find_option(const cli_option *options, const char *name,
@@ -89,8 +91,18 @@ int cli_next_option(cli_parser *p, const char **value)
 
     const char *arg = p->argv[p->index];
 
+    if (p->only_operands ||
+        (p->operands && (arg[0] != '-' || arg[1] == '\0'))) {
+        p->index++;
+        *value = arg;
+        return CLI_OPT_OPERAND;
+    }
     if (strcmp(arg, "--") == 0) {
         p->index++;
+        if (p->operands) {
+            p->only_operands = 1;
+            return cli_next_option(p, value);
+        }
         if (p->index < p->argc) {
             cli_usage_error(p->cmd, "unexpected argument '%s'",
                             p->argv[p->index]);
@@ -202,9 +214,7 @@ static int hex_digit(int c)
     return -1;
 }
 
-/* Parse the text of a count.  Returns 0 on success, -1 if malformed,
- * -2 on overflow. */
-static int scan_count(const char *text, uint64_t *out)
+int cli_scan_count(const char *text, uint64_t *out)
 {
     uint64_t value = 0;
     const char *s = text;
@@ -279,7 +289,7 @@ int cli_parse_count(const char *cmd, const char *opt, const char *text,
 {
     const char *kind = min > 0 ? "a positive integer" : "a non-negative integer";
     uint64_t value;
-    int rc = scan_count(text, &value);
+    int rc = cli_scan_count(text, &value);
 
     if (rc == -1 || (rc == 0 && value == 0 && min > 0)) {
         cli_usage_error(cmd, "--%s: '%s' is not %s", opt, text, kind);

@@ -68,12 +68,16 @@ typedef struct cli_parser {
     int               argc;
     char            **argv;
     int               index;    /* next argv element to look at */
+    int               operands; /* set after init to accept operands
+                                   (file names, "-"); default 0: error */
+    int               only_operands; /* past "--": no more options */
 } cli_parser;
 
 enum {
     CLI_OPT_END   = -1,  /* no more options */
     CLI_OPT_HELP  = -2,  /* --help or -h was given */
-    CLI_OPT_ERROR = -3   /* a usage error was already printed */
+    CLI_OPT_ERROR = -3,  /* a usage error was already printed */
+    CLI_OPT_OPERAND = -4 /* an operand (p->operands set): *value is it */
 };
 
 void cli_parser_init(cli_parser *p, const char *cmd, const cli_option *options,
@@ -82,7 +86,10 @@ void cli_parser_init(cli_parser *p, const char *cmd, const cli_option *options,
 /* Return the index in p->options of the next option and set *value to its
  * argument (NULL for flags), or one of the CLI_OPT_* codes.  Unknown
  * options, missing or unexpected values and positional arguments are
- * reported on stderr (CLI_OPT_ERROR).  "--" ends the options. */
+ * reported on stderr (CLI_OPT_ERROR), except that with p->operands set
+ * a word that is not an option ("-" included) is returned as
+ * CLI_OPT_OPERAND, in order.  "--" ends the options (what follows is
+ * operands, or an error without p->operands). */
 int cli_next_option(cli_parser *p, const char **value);
 
 /* Print "  --name VALUE   help" lines for an option table. */
@@ -100,6 +107,11 @@ void cli_print_options(FILE *out, const cli_option *options);
  * Hexadecimal "0x..." is accepted without suffix. */
 int cli_parse_count(const char *cmd, const char *opt, const char *text,
                     uint64_t min, uint64_t max, uint64_t *out);
+
+/* The same syntax, silently (for text that must not be echoed, such as a
+ * secret): returns 0 and stores the value, -1 if malformed, -2 on
+ * overflow. */
+int cli_scan_count(const char *text, uint64_t *out);
 
 /* A probability strictly between 0 and 1: "0.001", "1e-3" or "0.1%". */
 int cli_parse_probability(const char *cmd, const char *opt, const char *text,
