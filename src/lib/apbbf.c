@@ -133,22 +133,14 @@ static inline void segment_set(apbbf *a, unsigned logical, const tdbf_hash128 *h
 }
 
 /* Algorithm 1 (section 5.4) over segments. */
+static int segment_test(const void *state, unsigned logical, const tdbf_hash128 *h)
+{
+    return segment_has(state, logical, h);
+}
+
 static int query(const apbbf *a, const tdbf_hash128 *h)
 {
-    const int k = (int)a->k;
-    int i = (int)a->l, before_jump = 0, run = 0;
-    while (i >= 0) {
-        if (!segment_has(a, (unsigned)i, h)) {
-            before_jump = run;
-            run = 0;
-            i -= k;
-        } else if (before_jump + ++run == k) {
-            return 1;
-        } else {
-            i++;
-        }
-    }
-    return 0;
+    return tdbf_find_run(a, a->k, a->l, h, segment_test);
 }
 
 /* Retire the oldest segment: it becomes the new, empty s_0. */

@@ -82,24 +82,15 @@ static inline int slice_has(const apbf *a, unsigned logical, const tdbf_hash128 
     return tdbf_bit_get(a->bits, bit_of(a, position(a, logical), h));
 }
 
-/* Algorithm 1 (section 5.4). */
+static int slice_test(const void *state, unsigned logical, const tdbf_hash128 *h)
+{
+    return slice_has(state, logical, h);
+}
+
+/* Algorithm 1 (section 5.4), from s_l. */
 static int query(const apbf *a, const tdbf_hash128 *h)
 {
-    const int k = (int)a->k;
-    int i = (int)a->l, before_jump = 0, run = 0;
-    while (i >= 0) {
-        if (slice_has(a, (unsigned)i, h)) {
-            run++;
-            i++;
-            if (before_jump + run == k)
-                return 1;
-        } else {
-            i -= k;
-            before_jump = run;
-            run = 0;
-        }
-    }
-    return 0;
+    return tdbf_find_run(a, a->k, a->l, h, slice_test);
 }
 
 /* Retire the oldest slice: it becomes the new, empty s_0. */

@@ -239,6 +239,34 @@ static inline void tdbf_prefetch(const void *p, int for_write)
 /* Number of set bits in words[0 .. nwords-1]. */
 uint64_t tdbf_popcount(const uint64_t *words, uint64_t nwords);
 
+/* ---- Algorithm 1 (paper 004, section 5.4), shared by APBF, APBBF, TLBF ----
+ * Is there a run of k consecutive matching slices s_j .. s_{j+k-1} with
+ * j <= start?  Start at s_start, count matches walking towards older
+ * slices; on a miss jump k back keeping the count as the part already
+ * matched beyond the jump; stop when the parts add up to k (yes) or the
+ * index goes below 0 (no).  `has` tests logical slice i; it is a constant
+ * in every caller, so after inlining the call is direct. */
+typedef int (*tdbf_slice_test)(const void *state, unsigned slice, const tdbf_hash128 *h);
+
+__attribute__((always_inline))
+static inline int tdbf_find_run(const void *state, unsigned k, unsigned start,
+                                const tdbf_hash128 *h, tdbf_slice_test has)
+{
+    int i = (int)start, before_jump = 0, run = 0;
+    while (i >= 0) {
+        if (!has(state, (unsigned)i, h)) {
+            before_jump = run;
+            run = 0;
+            i -= (int)k;
+        } else if (before_jump + ++run == (int)k) {
+            return 1;
+        } else {
+            i++;
+        }
+    }
+    return 0;
+}
+
 /* ---- planner internals (plan.c) ---- */
 /* Exact expected fill ratios of the k+l logical slices just before a
  * shift, for slice size m and generation g: slice i has seen (i+1)*g

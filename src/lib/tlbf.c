@@ -337,26 +337,17 @@ static int slice_has(const tlbf *t, unsigned logical, const tdbf_hash128 *h)
 }
 
 /* Algorithm 1 of paper 004 over the live slices. */
+static int slice_test(const void *state, unsigned logical, const tdbf_hash128 *h)
+{
+    return slice_has(state, logical, h);
+}
+
 static int query(const tlbf *t, const tdbf_hash128 *h, uint64_t now_ns)
 {
     unsigned live = live_slices(t, now_ns);
     if (live < t->k)
         return 0;
-    const int k = (int)t->k;
-    int i = (int)(live - t->k), before_jump = 0, run = 0;
-    while (i >= 0) {
-        if (slice_has(t, (unsigned)i, h)) {
-            run++;
-            i++;
-            if (before_jump + run == k)
-                return 1;
-        } else {
-            i -= k;
-            before_jump = run;
-            run = 0;
-        }
-    }
-    return 0;
+    return tdbf_find_run(t, t->k, live - t->k, h, slice_test);
 }
 
 /* ---- operations ------------------------------------------------------- */
