@@ -200,10 +200,11 @@ typedef struct tdbf_config {
                                least probability that a key added
                                window_items adds ago still answers yes;
                                sizes the cells.  0 = 1 - error */
-    double      plan_tolerance; /* APBF, TLBF: accept up to this fraction
-                               more memory than the least for fewer slice
-                               reads (tdbf_plan_apbf_fast); 0 = default
-                               (APBF 0.05, TLBF least memory: its bursts
+    double      plan_tolerance; /* APBF, APBBF, TLBF: accept up to this
+                               fraction more memory than the least for fewer
+                               slice reads (tdbf_plan_apbf_fast,
+                               tdbf_plan_apbbf_fast); 0 = default (APBF and
+                               APBBF 0.05, TLBF least memory: its bursts
                                need the larger l), negative = least memory */
 } tdbf_config;
 
@@ -698,6 +699,19 @@ TDBF_API int tdbf_plan_apbbf_eval(unsigned k, unsigned l, unsigned block_bits,
 TDBF_API int tdbf_plan_apbbf(uint64_t window, double error,
                              unsigned block_bits, tdbf_plan_blocked *best);
 
+/* tdbf_plan_apbbf trading a little memory for speed: among plans whose
+ * total bits are within (1 + tolerance) of the least, *best is the one
+ * whose negative queries read the fewest blocks (accesses_false; ties:
+ * fewer bits).  This is what tdbf_open uses (cfg.plan_tolerance).  For
+ * w = 10^6 and error 0.01 the least memory with B = 64 is k = 6, l = 57,
+ * b = 2, whose negative queries read 13.9 words; within 5 % it is k = 5,
+ * l = 13, b = 2: 4.4 % more bits, 4.2 words.  tolerance 0 gives
+ * tdbf_plan_apbbf's choice.  Returns as tdbf_plan_apbbf, or TDBF_EPARAM
+ * for a tolerance outside [0, 1]. */
+TDBF_API int tdbf_plan_apbbf_fast(uint64_t window, double error,
+                                  unsigned block_bits, double tolerance,
+                                  tdbf_plan_blocked *best);
+
 /* The probability r that a never-inserted key matches an APBBF segment of
  * `blocks` blocks (block_bits 64 or 512, block_hashes b bits per key) into
  * which `keys` distinct keys have been inserted: E[m(X)] over the block
@@ -816,6 +830,42 @@ TDBF_API double tdbf_stable_zeros(uint64_t cells, unsigned k, unsigned d,
  * Returns FN in [0, 1], or -1.0 for invalid arguments (as above). */
 TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
                                    uint64_t decrements, uint64_t t);
+
+/* ======================================================================
+ * 13. Planning CLOCK and ROTATING without allocating
+ * ====================================================================== */
+
+/* The parameters tdbf_open chooses for a CLOCK or ROTATING configuration,
+ * and the memory and analytic false-positive rate the filter will report
+ * in tdbf_stats right after open. */
+typedef struct tdbf_design_plan {
+    tdbf_design design;       /* TDBF_CLOCK or TDBF_ROTATING */
+    unsigned k;               /* indices (cells or bits) set per key */
+    unsigned filters;         /* ROTATING: N+1 sub-filters allocated; CLOCK: 1 */
+    unsigned cell_bits;       /* CLOCK: c bits per cell; ROTATING: 1 */
+    unsigned resolution;      /* CLOCK: d ticks per window; ROTATING: N */
+    uint64_t cells;           /* CLOCK: m cells; ROTATING: m bits per filter */
+    uint64_t capacity;        /* keys per window the sizing assumed:
+                                 cfg.capacity (default 1024) for a time
+                                 window; ROTATING, count window: N*g >=
+                                 window_items, as stats.window_items */
+    uint64_t bits;            /* cell / filter bits in all: m*c or (N+1)*m */
+    uint64_t memory_bytes;    /* stats.memory_bytes after tdbf_open, bytes
+                                 (handle and bookkeeping included) */
+    double   bits_per_item;   /* 8 * memory_bytes / capacity */
+    double   fp;              /* stats.error_planned: worst-case FP at the
+                                 planned rate (CLOCK: n = C(d+1)L/T keys
+                                 live; ROTATING: 1 - (1 - e_i)^(N+1)) */
+} tdbf_design_plan;
+
+/* Size a CLOCK or ROTATING filter exactly as tdbf_open(cfg) would (the
+ * same function does it), without allocating.  Neither design has false
+ * negatives inside the window.  For FPDECAY and STABLE use
+ * tdbf_plan_decay.  Returns TDBF_OK, TDBF_EINVAL (NULL argument),
+ * TDBF_EDESIGN (another design), TDBF_EERROR, TDBF_EWINDOW, TDBF_EPARAM
+ * (as tdbf_open), or TDBF_ETOOBIG (over cfg.max_memory, 0 = 4 GiB, or
+ * more than 2^52 cells).  Thread-safe; at most a few milliseconds. */
+TDBF_API int tdbf_plan_design(const tdbf_config *cfg, tdbf_design_plan *out);
 
 #ifdef __cplusplus
 }

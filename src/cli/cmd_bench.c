@@ -632,7 +632,9 @@ static void apbbf_model(const bench_run *run, const bench_design *d,
                         uint64_t window, double error, bench_cell *cell)
 {
     tdbf_plan_blocked plan, eval;
-    if (tdbf_plan_apbbf(window, error, d->block_bits, &plan) != TDBF_OK ||
+    /* tdbf_open uses the fast plan (cfg.plan_tolerance default). */
+    if (tdbf_plan_apbbf_fast(window, error, d->block_bits, TDBF_DEFAULT_PLAN_TOLERANCE,
+                             &plan) != TDBF_OK ||
         plan.k != cell->stats.k || plan.l != cell->stats.l ||
         plan.blocks * d->block_bits != cell->stats.slice_bits)
         return;   /* the filter was not sized by this plan: no model */

@@ -903,6 +903,207 @@ static void report_false_negatives(const demo_counts *counts,
 }
 
 /* ======================================================================
+ * The other designs: a compact table per run
+ *
+ * ROTATING, FPDECAY and STABLE in the count-window run, on at most the
+ * first EXTRA_EVENTS events (the exact windows triple the cost of a
+ * pass), and CLOCK and ROTATING in the time-window run, on all of it (the
+ * burst), each through the same classification against exact windows.  CLOCK and ROTATING must have
+ * no false negatives; FPDECAY and STABLE forget at random by design, so
+ * their false-negative rate is reported as expected, not as a failure.
+ * ====================================================================== */
+
+#define EXTRA_EVENTS UINT64_C(1000000)
+
+typedef struct extra_design {
+    const char *name;
+    tdbf_config cfg;          /* F */
+    tdbf_config window_cfg;   /* A: the window F answers for */
+    tdbf_config linger_cfg;   /* B: A plus F's slack */
+    int         forgets;      /* FPDECAY, STABLE: FN expected */
+} extra_design;
+
+static void extra_header(cli_table *t, const char *per_item)
+{
+    cli_table_cell(t, "design");
+    cli_table_cell(t, "memory");
+    cli_table_cell(t, "%s", per_item);
+    cli_table_cell(t, "FP measured");
+    cli_table_cell(t, "FP planned");
+    cli_table_cell(t, "FN rate");
+    cli_table_cell(t, "ns/add");
+}
+
+/* Run one design over `keys` and add its row; sets *failed on a false
+ * negative of a design that must have none. */
+static int extra_row(cli_table *t, const demo_keys *keys, const uint64_t *times,
+                     extra_design *x, uint64_t per_window, progress *prog,
+                     int *failed)
+{
+    demo_run run;
+    tdbf *f = NULL;
+    char phase[48], memory[32];
+
+    memset(&run, 0, sizeof run);
+    int status = open_filter(&f, &x->cfg, x->name);
+    if (status != CLI_EXIT_OK)
+        return status;
+    snprintf(phase, sizeof phase, "%s vs exact windows", x->name);
+    demo_pass pass = {
+        .keys = keys,
+        .times = times,
+        .filter = f,
+        .first_event = {0, keys->count, keys->count},
+        .phase = phase,
+    };
+    status = check_against_exact(&pass, &x->window_cfg, &x->linger_cfg, &run,
+                                 NULL, prog);
+    if (status == CLI_EXIT_OK)
+        status = read_stats(f, &run.filter);
+    tdbf_close(f);
+    if (status == CLI_EXIT_OK)
+        status = time_filter(keys, times, &x->cfg, x->name, &run.t_filter, prog);
+    progress_clear(prog);
+    if (status != CLI_EXIT_OK)
+        return status;
+
+    const demo_counts *c = &run.counts;
+    uint64_t present = keys->count - c->b_absent;   /* B said present */
+    cli_table_cell(t, "%s", x->name);
+    cli_table_cell(t, "%s", cli_format_bytes(memory, sizeof memory,
+                                             run.filter.memory_bytes));
+    cli_table_cell(t, "%.1f", 8.0 * (double)run.filter.memory_bytes /
+                                  (double)(per_window ? per_window : 1));
+    cli_table_cell(t, "%.3g", fp_rate(c->false_positives, c->b_absent));
+    cli_table_cell(t, "%.3g", run.filter.error_planned);
+    if (x->forgets)
+        cli_table_cell(t, "%.3g (expected)",
+                       ratio((double)c->false_negatives, (double)present));
+    else
+        cli_table_cell(t, "%s", c->false_negatives == 0 ? "0" : "NONZERO: bug");
+    cli_table_cell(t, "%.1f", run.t_filter.add_ns);
+    if (!x->forgets && c->false_negatives != 0) {
+        char window[48];
+        snprintf(window, sizeof window, "the %s window", x->name);
+        report_false_negatives(c, x->name, window);
+        *failed = 1;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The first EXTRA_EVENTS keys (a view: nothing is copied). */
+static demo_keys extra_prefix(const demo_keys *keys)
+{
+    demo_keys prefix = *keys;
+    if (prefix.count > EXTRA_EVENTS)
+        prefix.count = (size_t)EXTRA_EVENTS;
+    return prefix;
+}
+
+static int extra_table(const char *title, const demo_keys *keys,
+                       const uint64_t *times, extra_design *designs,
+                       size_t count, uint64_t per_window, const char *per_item,
+                       progress *prog, int *failed)
+{
+    cli_table t;
+    char events[32];
+    cli_table_init(&t, 7, "lrrrrrr");
+    extra_header(&t, per_item);
+    int status = CLI_EXIT_OK;
+    for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++)
+        status = extra_row(&t, keys, times, &designs[i], per_window, prog, failed);
+    if (status != CLI_EXIT_OK) {
+        cli_table_free(&t);
+        return status;
+    }
+    printf("\n%s, over %s %s events:\n", title,
+           keys->count > EXTRA_EVENTS ? "all" : "the first",
+           cli_format_count(events, sizeof events, keys->count));
+    if (table_flush(&t, 1) != 0)
+        return cli_error("demo", "out of memory printing the report");
+    return CLI_EXIT_OK;
+}
+
+/* ROTATING, FPDECAY and STABLE for the count window W.  FP counts yes for
+ * keys B has not seen: ROTATING's B is its window N*g plus one share g
+ * (a key stays until its filter retires); FPDECAY and STABLE have no hard
+ * window, so their B is 8 W (by then a key has almost surely faded) and
+ * their FN is a miss of a key seen in the last W insertions. */
+static int count_extra_run(const demo_args *args, const demo_keys *all,
+                           uint64_t filter_seed, progress *prog, int *failed)
+{
+    static const tdbf_design designs[] = {TDBF_ROTATING, TDBF_FPDECAY, TDBF_STABLE};
+    extra_design x[3];
+    demo_keys keys = extra_prefix(all);
+    for (size_t i = 0; i < 3; i++) {
+        extra_design *d = &x[i];
+        demo_config(&d->cfg, designs[i], args->error, filter_seed);
+        d->cfg.window_items = args->window;
+        d->name = designs[i] == TDBF_ROTATING ? "ROTATING"
+                : designs[i] == TDBF_FPDECAY ? "FPDECAY" : "STABLE";
+        d->forgets = designs[i] != TDBF_ROTATING;
+        demo_config(&d->window_cfg, TDBF_EXACT, args->error, filter_seed);
+        d->window_cfg.window_items = args->window;
+        d->linger_cfg = d->window_cfg;
+        d->linger_cfg.window_items = 8 * args->window;
+        if (designs[i] == TDBF_ROTATING) {
+            tdbf_design_plan plan;
+            int rc = tdbf_plan_design(&d->cfg, &plan);
+            if (rc != TDBF_OK)
+                return cli_lib_error("demo", "planning ROTATING", rc);
+            uint64_t share = plan.capacity / plan.resolution;
+            d->window_cfg.window_items = plan.capacity;
+            d->linger_cfg.window_items = plan.capacity + share;
+        }
+    }
+    return extra_table("The other count-window designs (FPDECAY and STABLE "
+                       "forget at random by design:\ntheir FN rate is "
+                       "expected; FP counts keys unseen for 8 W)",
+                       &keys, NULL, x, 3, args->window, "bits/item of W",
+                       prog, failed);
+}
+
+/* CLOCK and ROTATING for the time window T with the TLBF's capacity hint
+ * C (fixed memory: FP rises in the burst, never a false negative).  B is
+ * T plus the expiry slack: CLOCK (d+1)L - T + d + 1 ns, L = ceil(T/d);
+ * ROTATING one span ceil(T/N) + 1 ns while the ring is not capped. */
+static int time_extra_run(const demo_args *args, const demo_keys *all,
+                          const uint64_t *times, uint64_t capacity,
+                          uint64_t filter_seed, progress *prog, int *failed)
+{
+    static const tdbf_design designs[] = {TDBF_CLOCK, TDBF_ROTATING};
+    extra_design x[2];
+    /* the whole stream: the burst is what these fixed-memory designs show */
+    demo_keys keys = *all;
+    uint64_t T = args->time_window;
+    for (size_t i = 0; i < 2; i++) {
+        extra_design *d = &x[i];
+        demo_config(&d->cfg, designs[i], args->error, filter_seed);
+        d->cfg.window_ns = T;
+        d->cfg.capacity = capacity;
+        d->name = designs[i] == TDBF_CLOCK ? "CLOCK" : "ROTATING";
+        d->forgets = 0;
+        tdbf_design_plan plan;
+        int rc = tdbf_plan_design(&d->cfg, &plan);
+        if (rc != TDBF_OK)
+            return cli_lib_error("demo", "planning the time-window designs", rc);
+        uint64_t d_ticks = plan.resolution;
+        uint64_t slack = designs[i] == TDBF_CLOCK
+            ? (d_ticks + 1) * (T / d_ticks + (T % d_ticks != 0)) - T + d_ticks + 1
+            : T / d_ticks + (T % d_ticks != 0) + 1;
+        demo_config(&d->window_cfg, TDBF_EXACT, args->error, filter_seed);
+        d->window_cfg.window_ns = T;
+        d->linger_cfg = d->window_cfg;
+        d->linger_cfg.window_ns = T + slack;
+    }
+    return extra_table("The other time-window designs (fixed memory sized for "
+                       "the base rate:\nFP rises in the burst, never a false "
+                       "negative)",
+                       &keys, times, x, 2, capacity, "bits/item of R*T",
+                       prog, failed);
+}
+
+/* ======================================================================
  * The count-window run: APBF
  * ====================================================================== */
 
@@ -1038,6 +1239,8 @@ static int count_window_run(const demo_args *args, const demo_keys *keys,
         report_false_negatives(&run->counts, "APBF", window);
         *failed = 1;
     }
+    if (status == CLI_EXIT_OK)
+        status = count_extra_run(args, keys, filter_seed, prog, failed);
     return status;
 }
 
@@ -1329,6 +1532,9 @@ static int time_window_run(const demo_args *args, const demo_keys *keys,
 
     if (status == CLI_EXIT_OK)
         status = print_time_report(args, &sched, keys->count, run, slack_ns);
+    if (status == CLI_EXIT_OK)
+        status = time_extra_run(args, keys, sched.times, tlbf_cfg.capacity,
+                                filter_seed, prog, failed);
     free(sched.times);
     if (status == CLI_EXIT_OK && run->counts.false_negatives != 0) {
         char window[32];

@@ -8,7 +8,9 @@
  *   explicit  --k K --l L --window N  tdbf_plan_eval() evaluates one pair.
  * With --design fpdecay or stable it sizes one of the designs that forget
  * at random instead (tdbf_plan_decay) and prints its memory, its FP and
- * its false-negative rate at the window's edge.
+ * its false-negative rate at the window's edge; with --design clock or
+ * rotating it sizes one of those (tdbf_plan_design): memory and worst-case
+ * FP, no false negatives.
  */
 #include "cli.h"
 
@@ -27,7 +29,9 @@ enum {
     OPT_ALTS,
     OPT_JSON,
     OPT_DESIGN,
-    OPT_SURVIVAL
+    OPT_SURVIVAL,
+    OPT_TIME,
+    OPT_CAPACITY
 };
 
 static const cli_option plan_options[] = {
@@ -37,8 +41,10 @@ static const cli_option plan_options[] = {
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "apbf (default), or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "apbf (default); clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
+    [OPT_TIME]   = {"time", "DURATION", "clock, rotating: time window instead of --window (60s, 5m)"},
+    [OPT_CAPACITY] = {"capacity", "C", "clock, rotating with --time: expected keys per window (default 1024)"},
     {NULL, NULL, NULL}
 };
 
@@ -48,8 +54,10 @@ typedef struct plan_request {
     unsigned k, l;        /* explicit pair, or 0 */
     uint64_t alts;
     int      json;
-    tdbf_design design;   /* APBF, FPDECAY or STABLE */
+    tdbf_design design;   /* APBF, CLOCK, ROTATING, FPDECAY or STABLE */
     double   survival;    /* FPDECAY, STABLE: 0 = 1 - error */
+    uint64_t window_ns;   /* CLOCK, ROTATING: time window, or 0 */
+    uint64_t capacity;    /* CLOCK, ROTATING, time window: 0 = default */
 } plan_request;
 
 static uint64_t plan_bytes(const tdbf_plan *plan)
@@ -259,6 +267,86 @@ static int run_decay_plan(const cli_command *self, const plan_request *req)
     return CLI_EXIT_OK;
 }
 
+/* ---- clock and rotating: hard windows, no false negatives ----------- */
+
+static int run_design_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_design_plan plan;
+    char what[96], window[32], cells[32], memory[32];
+    int clock = req->design == TDBF_CLOCK;
+
+    tdbf_config_init(&cfg);
+    cfg.design = req->design;
+    cfg.error = req->error;
+    cfg.window_items = req->window;
+    cfg.window_ns = req->window_ns;
+    cfg.capacity = req->capacity;
+    cfg.max_memory = UINT64_MAX;     /* show the plan whatever its size */
+    int rc = tdbf_plan_design(&cfg, &plan);
+    if (req->window_ns)
+        snprintf(window, sizeof window, "%s",
+                 cli_format_duration_ns(what, sizeof what, req->window_ns));
+    else
+        cli_format_count(window, sizeof window, req->window);
+    snprintf(what, sizeof what, "%s, window %s, error %g",
+             tdbf_design_name(req->design), window, req->error);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        cli_json_u64(&j, "cells", plan.cells);
+        cli_json_u64(&j, "k", plan.k);
+        cli_json_u64(&j, "cell_bits", plan.cell_bits);
+        cli_json_u64(&j, "filters", plan.filters);
+        cli_json_u64(&j, "resolution", plan.resolution);
+        cli_json_u64(&j, "window", req->window);
+        cli_json_u64(&j, "window_ns", req->window_ns);
+        cli_json_u64(&j, "capacity", plan.capacity);
+        cli_json_u64(&j, "bits", plan.bits);
+        cli_json_u64(&j, "bytes", plan.memory_bytes);
+        cli_json_double(&j, "bits_per_item", plan.bits_per_item);
+        cli_json_double(&j, "fp", plan.fp);
+        cli_json_double(&j, "fn_window", 0.0);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_bytes(memory, sizeof memory, plan.memory_bytes);
+    cli_format_count(cells, sizeof cells, plan.cells);
+    printf("%s plan for a window of %s%s:\ntarget error %g "
+           "(worst case, least memory)\n\n",
+           clock ? "CLOCK (continuous clock-cell filter, paper 000)"
+                 : "ROTATING (ring of Bloom filters, paper 000)",
+           window, req->window_ns ? "" : " insertions", req->error);
+    if (req->window_ns) {
+        char capacity[32];
+        printf("  keys per window   %s (planned rate; above it FP rises)\n",
+               cli_format_count(capacity, sizeof capacity, plan.capacity));
+    }
+    if (clock)
+        printf("  cells m           %s of %u bits\n"
+               "  resolution d      %u ticks per window\n"
+               "  positions k       %u cells per key\n",
+               cells, plan.cell_bits, plan.resolution, plan.k);
+    else
+        printf("  sub-filters       %u (N = %u per window, plus one)\n"
+               "  bits per filter   %s\n"
+               "  positions k       %u bits per key\n",
+               plan.filters, plan.resolution, cells, plan.k);
+    printf("  memory            %s (%.2f bits/item)\n"
+           "  fp                %.4g (worst case)\n"
+           "  fn in window      0 (keys expire after the window, never "
+           "inside it)\n",
+           memory, plan.bits_per_item, plan.fp);
+    return CLI_EXIT_OK;
+}
+
 /* ---- command --------------------------------------------------------- */
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -312,9 +400,19 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         case OPT_DESIGN:
             if (tdbf_design_parse(value, &req->design) != TDBF_OK ||
                 (req->design != TDBF_APBF && req->design != TDBF_FPDECAY &&
-                 req->design != TDBF_STABLE))
-                return cli_usage_error(cmd, "--design: apbf, fpdecay or stable, "
-                                       "not '%s'", value);
+                 req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
+                 req->design != TDBF_ROTATING))
+                return cli_usage_error(cmd, "--design: apbf, clock, rotating, "
+                                       "fpdecay or stable, not '%s'", value);
+            break;
+        case OPT_TIME:
+            if (cli_parse_duration_ns(cmd, "time", value, &req->window_ns) != 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case OPT_CAPACITY:
+            if (cli_parse_count(cmd, "capacity", value, 1, UINT64_MAX,
+                                &req->capacity) != 0)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_SURVIVAL:
             if (cli_parse_probability(cmd, "survival", value, &req->survival) != 0)
@@ -325,8 +423,20 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         }
     }
 
-    if (req->window == 0)
+    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING;
+    if (req->window_ns != 0 && !timed_design)
+        return cli_usage_error(cmd, "--time applies to --design clock or rotating");
+    if (req->capacity != 0 && req->window_ns == 0)
+        return cli_usage_error(cmd, "--capacity goes with --time");
+    if (req->design == TDBF_CLOCK && req->window_ns == 0)
+        return cli_usage_error(cmd, "--design clock needs --time (a time window)");
+    if (req->window != 0 && req->window_ns != 0)
+        return cli_usage_error(cmd, "give --window or --time, not both");
+    if (req->window == 0 && req->window_ns == 0)
         return cli_usage_error(cmd, "--window is required");
+    if (timed_design && req->survival != 0.0)
+        return cli_usage_error(cmd, "--survival applies to --design fpdecay "
+                               "or stable");
     if (req->design != TDBF_APBF) {
         if (req->k != 0 || req->l != 0 || have_alts)
             return cli_usage_error(cmd, "--k, --l and --alts are APBF options");
@@ -357,6 +467,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return CLI_EXIT_OK;           /* --help */
     if (status != CLI_EXIT_OK)
         return status;
+    if (req.design == TDBF_CLOCK || req.design == TDBF_ROTATING)
+        return run_design_plan(self, &req);
     if (req.design != TDBF_APBF)
         return run_decay_plan(self, &req);
 
@@ -399,7 +511,9 @@ const cli_command cli_cmd_plan = {
     .summary = "choose APBF parameters (k, l, m) for a window and an error rate",
     .usage = "--error E --window N [--alts K] [--json]\n"
              "--k K --l L --window N [--error E] [--json]\n"
-             "--design fpdecay|stable --error E --window N [--survival S] [--json]",
+             "--design fpdecay|stable --error E --window N [--survival S] [--json]\n"
+             "--design rotating --error E --window N [--json]\n"
+             "--design clock|rotating --error E --time DURATION [--capacity C] [--json]",
     .details =
         "The planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
         "false-positive rate -- the worst case just before a shift, with the\n"
@@ -410,7 +524,11 @@ const cli_command cli_cmd_plan = {
         "--design fpdecay or stable sizes a design that forgets at random\n"
         "(tdbf_plan_decay): the least memory whose steady-state FP meets E\n"
         "and which still answers yes for a key N insertions old with\n"
-        "probability S (default 1 - E).\n",
+        "probability S (default 1 - E).\n"
+        "--design clock or rotating sizes a filter with a hard window and no\n"
+        "false negatives (tdbf_plan_design): the least memory whose worst-case\n"
+        "FP meets E, for a time window of --capacity keys (default 1024) or,\n"
+        "rotating only, a count window.\n",
     .options = plan_options,
     .run = run_plan,
 };

@@ -81,9 +81,9 @@ enum { ALIGNMENT = 64 };
 
 void *tdbf_mem_calloc_aligned(tdbf *f, size_t size)
 {
-    if (size > SIZE_MAX - ALIGNMENT - sizeof(size_t))
+    if (size > SIZE_MAX - TDBF_ALIGNED_OVERHEAD)
         return NULL;
-    size_t total = size + ALIGNMENT + sizeof(size_t);
+    size_t total = size + TDBF_ALIGNED_OVERHEAD;
     unsigned char *raw = tdbf_mem_calloc(f, 1, total);
     if (!raw)
         return NULL;
@@ -100,7 +100,7 @@ void tdbf_mem_free_aligned(tdbf *f, void *ptr, size_t size)
         return;
     size_t offset;
     memcpy(&offset, (unsigned char *)ptr - sizeof(size_t), sizeof offset);
-    tdbf_mem_free(f, (unsigned char *)ptr - offset, size + ALIGNMENT + sizeof(size_t));
+    tdbf_mem_free(f, (unsigned char *)ptr - offset, size + TDBF_ALIGNED_OVERHEAD);
 }
 
 bool tdbf_fits(double bytes, uint64_t max_memory)

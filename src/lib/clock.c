@@ -319,14 +319,18 @@ static void set_shape(clockf *c, unsigned k, unsigned bits, unsigned d, uint64_t
     c->fp_planned = tdbf_bloom_fp(live_keys(capacity, d, c->tick_ns, window_ns), c->m, k);
 }
 
-/* The memory open and load check against the cap. */
+/* The memory load checks against the cap (open: tdbf_clock_plan). */
 static double clock_bytes(const tdbf *f, uint64_t words)
 {
     /* 128: the aligned allocation's own overhead (alloc.c), at most. */
     return (double)f->memory_bytes + (double)words * 8.0 + 128.0 + sizeof(clockf);
 }
 
-static int clock_open(tdbf *f, const tdbf_config *cfg)
+/* The sizing open does, and tdbf_plan_design reports: c, d and C from
+ * the configuration, then the least whole words of cells whose FP at
+ * n = C(d+1)L/T live keys meets the error (sizing.c).  cfg.max_memory
+ * must not be 0. */
+int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out)
 {
     if (cfg->window_ns == 0 || cfg->window_items != 0)
         return TDBF_EWINDOW;
@@ -347,13 +351,38 @@ static int clock_open(tdbf *f, const tdbf_config *cfg)
     /* Whole words: the cells of the last word are free, so use them. */
     unsigned per_word_log2 = per_word_log2_of(bits);
     uint64_t words = (shape.m >> per_word_log2) + ((shape.m & ((UINT64_C(1) << per_word_log2) - 1)) != 0);
-    if (!tdbf_fits(clock_bytes(f, words), cfg->max_memory))
+    uint64_t memory = sizeof(tdbf) + sizeof(clockf) + words * 8 + TDBF_ALIGNED_OVERHEAD;
+    if (!tdbf_fits((double)memory, cfg->max_memory))
         return TDBF_ETOOBIG;
+    memset(out, 0, sizeof *out);
+    out->design = TDBF_CLOCK;
+    out->k = shape.k;
+    out->filters = 1;
+    out->cell_bits = bits;
+    out->resolution = d;
+    out->cells = words << per_word_log2;
+    out->capacity = capacity;
+    out->bits = out->cells * bits;
+    out->memory_bytes = memory;
+    out->bits_per_item = 8.0 * (double)memory / (double)capacity;
+    /* as set_shape computes it */
+    out->fp = tdbf_bloom_fp(live, out->cells, shape.k);
+    return TDBF_OK;
+}
+
+static int clock_open(tdbf *f, const tdbf_config *cfg)
+{
+    tdbf_design_plan plan;
+    int rc = tdbf_clock_plan(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    uint64_t words = plan.cells >> per_word_log2_of(plan.cell_bits);
 
     clockf *c = tdbf_mem_calloc(f, 1, sizeof *c);
     if (!c)
         return TDBF_ENOMEM;
-    set_shape(c, shape.k, bits, d, words, cfg->window_ns, capacity);
+    set_shape(c, plan.k, plan.cell_bits, plan.resolution, words, cfg->window_ns,
+              plan.capacity);
     c->cells = tdbf_mem_calloc_aligned(f, cells_bytes(c));
     if (!c->cells) {
         tdbf_mem_free(f, c, sizeof *c);

@@ -138,6 +138,20 @@ void tdbf_shell_free(tdbf *f)
     f->alloc.free(f->alloc.opaque, f);
 }
 
+int tdbf_config_check(const tdbf_config *cfg, tdbf_config *local)
+{
+    if (!tdbf_design_available(cfg->design))
+        return TDBF_EDESIGN;
+    if (!(cfg->error > 0.0 && cfg->error < 1.0))
+        return TDBF_EERROR;
+    if (cfg->k > TDBF_MAX_K || cfg->l > TDBF_MAX_L)
+        return TDBF_EPARAM;
+    *local = *cfg;
+    if (local->max_memory == 0)
+        local->max_memory = TDBF_DEFAULT_MAX_MEMORY;
+    return TDBF_OK;
+}
+
 int tdbf_open(tdbf **out, const tdbf_config *cfg)
 {
     if (!out)
@@ -145,16 +159,10 @@ int tdbf_open(tdbf **out, const tdbf_config *cfg)
     *out = NULL;
     if (!cfg)
         return TDBF_EINVAL;
-    if (!tdbf_design_available(cfg->design))
-        return TDBF_EDESIGN;
-    if (!(cfg->error > 0.0 && cfg->error < 1.0))
-        return TDBF_EERROR;
-    if (cfg->k > TDBF_MAX_K || cfg->l > TDBF_MAX_L)
-        return TDBF_EPARAM;
-
-    tdbf_config local = *cfg;
-    if (local.max_memory == 0)
-        local.max_memory = TDBF_DEFAULT_MAX_MEMORY;
+    tdbf_config local;
+    int check = tdbf_config_check(cfg, &local);
+    if (check != TDBF_OK)
+        return check;
     const tdbf_allocator *alloc = cfg->allocator ? cfg->allocator : tdbf_default_allocator();
     if (!alloc->alloc || !alloc->calloc || !alloc->free)
         return TDBF_EINVAL;

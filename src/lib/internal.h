@@ -156,6 +156,9 @@ extern const tdbf_ops tdbf_stable_ops;
 /* ---- the shell (filter.c) ---- */
 /* The ops of an available design, else NULL. */
 const tdbf_ops *tdbf_design_ops(tdbf_design design);
+/* tdbf_open's generic checks of cfg (design, error, k/l range); on
+ * success *local is cfg with defaults filled in (max_memory). */
+int tdbf_config_check(const tdbf_config *cfg, tdbf_config *local);
 /* A filter shell with no design state yet (impl NULL), or NULL. */
 tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
                      double error, uint64_t seed);
@@ -287,6 +290,31 @@ int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
  * negative -> 0 (least memory). */
 double tdbf_plan_tolerance(const tdbf_config *cfg);
 
+/* Fast plans, shared by the APBF and APBBF planners (plan.c).  A planner
+ * groups its shapes in families (APBF: k; APBBF: k and b) and offers each
+ * family with the l of its least memory.  tdbf_fast_consider takes the
+ * family's smallest l whose bits are within `limit` (fewer slices between
+ * s_l and s_0 to walk) and keeps it in *best if it meets the error and
+ * its negative queries read fewer slices (ties: fewer bits).  *best
+ * starts as the least-memory plan. */
+typedef struct tdbf_fast_shape {
+    unsigned family, l;
+    uint64_t bits;
+    double   reads;         /* expected reads of a negative query */
+} tdbf_fast_shape;
+
+typedef struct tdbf_fast_sizer {
+    const void *ctx;
+    /* Total bits of (family, l), or 0 if it cannot be sized. */
+    uint64_t (*bits)(const void *ctx, unsigned family, unsigned l);
+    /* Expected reads of a negative query if (family, l) meets the error,
+     * else -1.0. */
+    double (*reads)(const void *ctx, unsigned family, unsigned l);
+} tdbf_fast_sizer;
+
+void tdbf_fast_consider(const tdbf_fast_sizer *sizer, unsigned family,
+                        unsigned max_l, double limit, tdbf_fast_shape *best);
+
 /* ---- APBBF planner internals (plan_blocked.c) ---- */
 /* First bit of part j (0 <= j <= b) of a B-bit block split into b
  * near-equal parts; part j is bits start(j) .. start(j+1) - 1.  The
@@ -319,13 +347,15 @@ int tdbf_plan_apbbf_from_blocks(unsigned k, unsigned l, unsigned block_bits,
                                 unsigned block_hashes, uint64_t blocks,
                                 tdbf_plan_blocked *out);
 
-/* tdbf_plan_apbbf with some parameters fixed (0 = search): k and l
- * together, and/or b.  Fills *best as tdbf_plan_apbbf_size does.
- * Returns what tdbf_plan_apbbf does, plus TDBF_EPARAM for a fixed value
- * out of range and TDBF_ETOOBIG when no shape fits 2^52 bits. */
+/* tdbf_plan_apbbf_fast with some parameters fixed (0 = search): k and l
+ * together, and/or b; with k and l fixed the tolerance is not used.
+ * Fills *best as tdbf_plan_apbbf_size does.  Returns what
+ * tdbf_plan_apbbf does, plus TDBF_EPARAM for a fixed value out of range
+ * and TDBF_ETOOBIG when no shape fits 2^52 bits. */
 int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
                            unsigned fixed_k, unsigned fixed_l,
-                           unsigned fixed_hashes, tdbf_plan_blocked *best);
+                           unsigned fixed_hashes, double tolerance,
+                           tdbf_plan_blocked *best);
 
 /* Both outcomes of Algorithm 1 over match probabilities match[0..k+l-1]
  * (1.0 for segments known to hold the key): the probability of answering
@@ -354,5 +384,16 @@ double tdbf_bloom_fp(double keys, uint64_t m, unsigned k);
  * TDBF_OK or TDBF_ETOOBIG (more than 2^52 cells). */
 int tdbf_bloom_size(double keys, double error, unsigned fixed_k,
                     tdbf_bloom_shape *out);
+
+/* Bytes tdbf_mem_calloc_aligned adds to a request (alloc.c: 64-byte
+ * alignment slack and the stored offset). */
+#define TDBF_ALIGNED_OVERHEAD (64u + sizeof(size_t))
+
+/* The sizing of tdbf_open for CLOCK (clock.c) and ROTATING (rotating.c),
+ * behind tdbf_plan_design (sizing.c), which has already checked the
+ * design, the error, cfg.k, cfg.l and defaulted cfg.max_memory.  Open
+ * calls the same function. */
+int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out);
+int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_design_plan *out);
 
 #endif

@@ -269,6 +269,42 @@ int tdbf_plan_apbf_fast(uint64_t window, double error, double tolerance,
     return tdbf_plan_search(window, error, TDBF_MAX_L, tolerance, best, NULL, 0, NULL);
 }
 
+void tdbf_fast_consider(const tdbf_fast_sizer *sizer, unsigned family,
+                        unsigned max_l, double limit, tdbf_fast_shape *best)
+{
+    for (unsigned l = 1; l <= max_l; l++) {
+        uint64_t bits = sizer->bits(sizer->ctx, family, l);
+        if (bits == 0 || (double)bits > limit)
+            continue;
+        double reads = sizer->reads(sizer->ctx, family, l);
+        if (reads >= 0.0 &&
+            (reads < best->reads || (reads == best->reads && bits < best->bits)))
+            *best = (tdbf_fast_shape){family, l, bits, reads};
+        return;
+    }
+}
+
+/* APBF's families are the k. */
+typedef struct apbf_target {
+    uint64_t window;
+    double error;
+} apbf_target;
+
+static uint64_t apbf_bits(const void *ctx, unsigned k, unsigned l)
+{
+    const apbf_target *t = ctx;
+    tdbf_plan p;
+    return plan_size(k, l, t->window, &p) == TDBF_OK ? p.bits : 0;
+}
+
+static double apbf_reads(const void *ctx, unsigned k, unsigned l)
+{
+    const apbf_target *t = ctx;
+    tdbf_plan p;
+    return tdbf_plan_eval(k, l, t->window, &p) == TDBF_OK && p.fp <= t->error
+               ? p.accesses_false : -1.0;
+}
+
 /* Among plans within (1 + tolerance) of the least bits, the one whose
  * negative queries read the fewest slices: for each feasible k, its
  * smallest l under the limit (fewer slices between s_l and s_0 to walk).
@@ -278,21 +314,15 @@ static void fastest_within(const tdbf_plan *cand, const bool *ok, unsigned last_
                            uint64_t window, double error, double tolerance,
                            tdbf_plan *best)
 {
+    apbf_target target = {window, error};
+    tdbf_fast_sizer sizer = {&target, apbf_bits, apbf_reads};
+    tdbf_fast_shape fast = {best->k, best->l, best->bits, best->accesses_false};
     double limit = (double)best->bits * (1.0 + tolerance);
-    for (unsigned k = 1; k <= last_k; k++) {
-        if (!ok[k])
-            continue;
-        for (unsigned l = 1; l <= cand[k].l; l++) {
-            tdbf_plan p;
-            if (plan_size(k, l, window, &p) != TDBF_OK || (double)p.bits > limit)
-                continue;
-            if (tdbf_plan_eval(k, l, window, &p) == TDBF_OK && p.fp <= error &&
-                (p.accesses_false < best->accesses_false ||
-                 (p.accesses_false == best->accesses_false && p.bits < best->bits)))
-                *best = p;
-            break;
-        }
-    }
+    for (unsigned k = 1; k <= last_k; k++)
+        if (ok[k])
+            tdbf_fast_consider(&sizer, k, cand[k].l, limit, &fast);
+    if (fast.family != best->k || fast.l != best->l)
+        tdbf_plan_eval(fast.family, fast.l, window, best);
 }
 
 int tdbf_plan_search(uint64_t window, double error, unsigned max_l,

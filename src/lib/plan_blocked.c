@@ -547,9 +547,41 @@ static unsigned cheapest_l(unsigned k, unsigned block_bits, unsigned block_hashe
     return best;
 }
 
+/* The fast plan's families are (k, b), numbered b * (TDBF_MAX_K + 1) + k. */
+typedef struct blocked_target {
+    uint64_t window;
+    double error;
+    unsigned block_bits;
+} blocked_target;
+
+enum { FAMILY_B = TDBF_MAX_K + 1 };
+
+static uint64_t blocked_bits(const void *ctx, unsigned family, unsigned l)
+{
+    const blocked_target *t = ctx;
+    tdbf_plan_blocked p;
+    return blocked_size(family % FAMILY_B, l, t->block_bits, family / FAMILY_B,
+                        t->window, &p) == TDBF_OK ? p.bits : 0;
+}
+
+/* The model's reads (plan.accesses_false); the exact FP decides. */
+static double blocked_reads(const void *ctx, unsigned family, unsigned l)
+{
+    const blocked_target *t = ctx;
+    unsigned k = family % FAMILY_B, b = family / FAMILY_B;
+    tdbf_plan_blocked p;
+    if (blocked_size(k, l, t->block_bits, b, t->window, &p) != TDBF_OK ||
+        blocked_fp_exact(&p) > t->error)
+        return -1.0;
+    double fills[TDBF_MAX_K + TDBF_MAX_L];
+    fills_model(k, l, t->block_bits, b, fills);
+    return tdbf_apbf_accesses_false(k, l, fills);
+}
+
 int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
                            unsigned fixed_k, unsigned fixed_l,
-                           unsigned fixed_hashes, tdbf_plan_blocked *best)
+                           unsigned fixed_hashes, double tolerance,
+                           tdbf_plan_blocked *best)
 {
     if (!best)
         return TDBF_EINVAL;
@@ -563,11 +595,15 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
         return TDBF_EERROR;
     if (window == 0)
         return TDBF_EWINDOW;
+    if (fixed_l || !(tolerance > 0.0))
+        tolerance = 0.0;
 
     unsigned max_hashes = block_bits == TDBF_BLOCK_LINE ? 16 : 8;
     unsigned b_from = fixed_hashes ? fixed_hashes : 1;
     unsigned b_to = fixed_hashes ? fixed_hashes : max_hashes;
     unsigned k_from = fixed_k ? fixed_k : 1, k_to = fixed_k ? fixed_k : TDBF_MAX_K;
+    /* The cheapest l of each (b, k), 0 where none is feasible. */
+    unsigned short cheapest[TDBF_MAX_BLOCK_HASHES + 1][TDBF_MAX_K + 1] = {{0}};
     tdbf_plan_blocked cand;
     uint64_t best_bits = UINT64_MAX;
     unsigned best_k = 0, best_l = 0, best_b = 0;
@@ -576,16 +612,19 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
         for (unsigned k = k_from; k <= k_to; k++) {
             /* Each key of the window takes b bits in each of k segments
              * kept at load lambda: more than k*window*B/lambda bits in
-             * all.  Once that passes the best, larger k only cost more. */
-            if (best_k &&
-                (double)k * (double)window * block_bits / lambda > (double)best_bits)
+             * all.  Once that passes the best (and the tolerance), larger
+             * k only cost more. */
+            if (best_k && (double)k * (double)window * block_bits / lambda >
+                              (double)best_bits * (1.0 + tolerance))
                 break;
             unsigned l = fixed_l;
             if (l ? !feasible(k, l, block_bits, b, window, error, &cand)
                   : (l = cheapest_l(k, block_bits, b, window, error)) == 0)
                 continue;
-            if (blocked_size(k, l, block_bits, b, window, &cand) == TDBF_OK &&
-                cand.bits < best_bits) {
+            if (blocked_size(k, l, block_bits, b, window, &cand) != TDBF_OK)
+                continue;
+            cheapest[b][k] = (unsigned short)l;
+            if (cand.bits < best_bits) {
                 best_bits = cand.bits;
                 best_k = k;
                 best_l = l;
@@ -596,9 +635,25 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
     if (best_k == 0) {
         /* Nothing fits the doubles (> 2^52 bits) even at the cheapest
          * shape, or nothing meets the error. */
-        tdbf_plan_blocked cheapest;
-        return blocked_size(1, TDBF_MAX_L, block_bits, 1, window, &cheapest) == TDBF_ETOOBIG
+        tdbf_plan_blocked cheapest_shape;
+        return blocked_size(1, TDBF_MAX_L, block_bits, 1, window, &cheapest_shape) == TDBF_ETOOBIG
                    ? TDBF_ETOOBIG : TDBF_EINFEASIBLE;
+    }
+    if (tolerance > 0.0) {
+        blocked_target target = {window, error, block_bits};
+        tdbf_fast_sizer sizer = {&target, blocked_bits, blocked_reads};
+        unsigned least = best_b * FAMILY_B + best_k;
+        tdbf_fast_shape fast = {least, best_l, best_bits,
+                                blocked_reads(&target, least, best_l)};
+        double limit = (double)best_bits * (1.0 + tolerance);
+        for (unsigned b = b_from; b <= b_to; b++)
+            for (unsigned k = k_from; k <= k_to; k++)
+                if (cheapest[b][k])
+                    tdbf_fast_consider(&sizer, b * FAMILY_B + k, cheapest[b][k],
+                                       limit, &fast);
+        best_k = fast.family % FAMILY_B;
+        best_b = fast.family / FAMILY_B;
+        best_l = fast.l;
     }
     return tdbf_plan_apbbf_size(best_k, best_l, block_bits, best_b, window, best);
 }
@@ -606,7 +661,15 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
 int tdbf_plan_apbbf(uint64_t window, double error, unsigned block_bits,
                     tdbf_plan_blocked *best)
 {
-    int rc = tdbf_plan_apbbf_search(window, error, block_bits, 0, 0, 0, best);
+    return tdbf_plan_apbbf_fast(window, error, block_bits, 0.0, best);
+}
+
+int tdbf_plan_apbbf_fast(uint64_t window, double error, unsigned block_bits,
+                         double tolerance, tdbf_plan_blocked *best)
+{
+    if (!(tolerance >= 0.0 && tolerance <= 1.0))
+        return TDBF_EPARAM;
+    int rc = tdbf_plan_apbbf_search(window, error, block_bits, 0, 0, 0, tolerance, best);
     if (rc != TDBF_OK)
         return rc;
     return tdbf_plan_apbbf_eval(best->k, best->l, best->block_bits,

@@ -317,7 +317,11 @@ static double ring_bytes(const tdbf *f, unsigned filters, uint64_t words, unsign
          + sizeof(rotating) + (double)max_filters * sizeof(subfilter);
 }
 
-static int rotating_open(tdbf *f, const tdbf_config *cfg)
+/* The sizing open does, and tdbf_plan_design reports: N, the ring cap and
+ * C from the configuration, g = ceil(C / N), then the least whole words
+ * per filter whose e_i meets the split error (sizing.c).  cfg.max_memory
+ * must not be 0. */
+static int plan_ring(const tdbf_config *cfg, tdbf_design_plan *out, unsigned *ring_cap)
 {
     bool timed = cfg->window_ns != 0;
     if (timed == (cfg->window_items != 0))
@@ -338,14 +342,51 @@ static int rotating_open(tdbf *f, const tdbf_config *cfg)
     if (rc != TDBF_OK)
         return rc;
     uint64_t words = tdbf_words_for_bits(shape.m);
-    if (!tdbf_fits(ring_bytes(f, base, words, max_filters), cfg->max_memory))
+    /* the handle, the ring's state and records, N+1 aligned filters */
+    double memory = (double)sizeof(tdbf) + sizeof(rotating)
+                  + (double)max_filters * sizeof(subfilter)
+                  + (double)base * ((double)words * 8.0 + TDBF_ALIGNED_OVERHEAD);
+    if (!tdbf_fits(memory, cfg->max_memory))
         return TDBF_ETOOBIG;
+    memset(out, 0, sizeof *out);
+    out->design = TDBF_ROTATING;
+    out->k = shape.k;
+    out->filters = base;
+    out->cell_bits = 1;
+    out->resolution = n;
+    out->cells = words * 64;    /* whole words: the tail bits are free */
+    out->capacity = timed ? capacity : (uint64_t)n * share;
+    out->bits = base * out->cells;
+    out->memory_bytes = (uint64_t)memory;
+    out->bits_per_item = 8.0 * memory / (double)out->capacity;
+    /* as set_shape computes it */
+    out->fp = -expm1((double)base * log1p(-tdbf_bloom_fp((double)share, out->cells, shape.k)));
+    *ring_cap = max_filters;
+    return TDBF_OK;
+}
+
+int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_design_plan *out)
+{
+    unsigned ring_cap;
+    return plan_ring(cfg, out, &ring_cap);
+}
+
+static int rotating_open(tdbf *f, const tdbf_config *cfg)
+{
+    tdbf_design_plan plan;
+    unsigned max_filters;
+    int rc = plan_ring(cfg, &plan, &max_filters);
+    if (rc != TDBF_OK)
+        return rc;
+    unsigned n = plan.resolution, base = plan.filters;
+    /* C as sized: plan.capacity is N*g for a count window */
+    uint64_t capacity = cfg->window_ns ? plan.capacity : cfg->window_items;
 
     rotating *r = tdbf_mem_calloc(f, 1, sizeof *r);
     if (!r)
         return TDBF_ENOMEM;
     /* whole words: the tail bits are free */
-    set_shape(r, n, shape.k, words * 64, capacity, cfg->window_ns);
+    set_shape(r, n, plan.k, plan.cells, capacity, cfg->window_ns);
     r->max_filters = max_filters;
     r->max_memory = cfg->max_memory;
     r->filters = tdbf_mem_calloc(f, max_filters, sizeof *r->filters);

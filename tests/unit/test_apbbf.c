@@ -652,6 +652,79 @@ static void test_planner_least_memory(void **state)
     }
 }
 
+/* The fast plan (tdbf_open's default): meets the error, within its
+ * tolerance of the least memory, reads no more blocks than the
+ * least-memory plan; tolerance 0 is the least-memory plan. */
+static void test_fast_plan(void **state)
+{
+    (void)state;
+    static const double errors[] = {0.1, 0.01, 0.001, 1e-5};
+    static const uint64_t windows[] = {1000, 1000000};
+    static const unsigned blocks[] = {512, 64};
+    for (size_t w = 0; w < 2; w++)
+        for (size_t e = 0; e < 4; e++)
+            for (size_t B = 0; B < 2; B++) {
+                tdbf_plan_blocked least, fast, zero;
+                CHECK_RC(tdbf_plan_apbbf(windows[w], errors[e], blocks[B], &least),
+                         TDBF_OK);
+                CHECK_RC(tdbf_plan_apbbf_fast(windows[w], errors[e], blocks[B], 0.05,
+                                              &fast), TDBF_OK);
+                CHECK_RC(tdbf_plan_apbbf_fast(windows[w], errors[e], blocks[B], 0.0,
+                                              &zero), TDBF_OK);
+                print_message("  w=%llu e=%g B=%u: least (%u,%u,%u) %.2f bits/item "
+                              "%.2f reads; fast (%u,%u,%u) %.2f bits/item %.2f reads\n",
+                              (unsigned long long)windows[w], errors[e], blocks[B],
+                              least.k, least.l, least.block_hashes,
+                              least.bits_per_item, least.accesses_false, fast.k,
+                              fast.l, fast.block_hashes, fast.bits_per_item,
+                              fast.accesses_false);
+                if (!(fast.fp <= errors[e]))
+                    fail_msg("fast plan fp %.6g above %.6g", fast.fp, errors[e]);
+                assert_true((double)fast.bits <= 1.05 * (double)least.bits);
+                assert_true(fast.accesses_false <= least.accesses_false);
+                CHECK_U64_EQ(fast.block_bits, blocks[B]);
+                CHECK_U64_EQ(zero.k, least.k);
+                CHECK_U64_EQ(zero.l, least.l);
+                CHECK_U64_EQ(zero.block_hashes, least.block_hashes);
+                CHECK_U64_EQ(zero.bits, least.bits);
+            }
+    tdbf_plan_blocked p;
+    CHECK_RC(tdbf_plan_apbbf_fast(1000, 0.01, 512, -0.1, &p), TDBF_EPARAM);
+    CHECK_RC(tdbf_plan_apbbf_fast(1000, 0.01, 512, 2.0, &p), TDBF_EPARAM);
+    CHECK_RC(tdbf_plan_apbbf_fast(1000, 0.01, 100, 0.05, &p), TDBF_EPARAM);
+    CHECK_RC(tdbf_plan_apbbf_fast(1000, 0.01, 512, 0.05, NULL), TDBF_EINVAL);
+}
+
+/* tdbf_open plans with the fast planner at cfg.plan_tolerance (0: the
+ * default), and with the least-memory planner when it is negative. */
+static void test_open_uses_fast_plan(void **state)
+{
+    (void)state;
+    static const unsigned blocks[] = {512, 64};
+    for (size_t B = 0; B < 2; B++)
+        for (int least = 0; least <= 1; least++) {
+            tdbf_plan_blocked plan;
+            tdbf_config cfg = blocked_config(0, 0, blocks[B], 0, 100000, 0x0fa5);
+            if (least) {
+                cfg.plan_tolerance = -1.0;
+                CHECK_RC(tdbf_plan_apbbf(100000, 0.01, blocks[B], &plan), TDBF_OK);
+            } else {
+                CHECK_RC(tdbf_plan_apbbf_fast(100000, 0.01, blocks[B],
+                                              TDBF_DEFAULT_PLAN_TOLERANCE, &plan),
+                         TDBF_OK);
+            }
+            tdbf *f = drv_open(&cfg);
+            tdbf_stats st;
+            READ_STATS(f, st);
+            CHECK_U64_EQ(st.k, plan.k);
+            CHECK_U64_EQ(st.l, plan.l);
+            CHECK_U64_EQ(st.slice_bits, plan.blocks * blocks[B]);
+            CHECK_U64_EQ(st.generation_size, plan.g);
+            CHECK_NEAR(st.error_planned, plan.fp, 1e-12 * plan.fp);
+            tdbf_close(f);
+        }
+}
+
 static void test_open_honours_explicit_parameters(void **state)
 {
     (void)state;
@@ -783,6 +856,8 @@ int main(void)
         cmocka_unit_test(test_expired_keys_look_new),
         cmocka_unit_test(test_stats_fields),
         cmocka_unit_test(test_planner_least_memory),
+        cmocka_unit_test(test_fast_plan),
+        cmocka_unit_test(test_open_uses_fast_plan),
         cmocka_unit_test(test_open_honours_explicit_parameters),
         cmocka_unit_test(test_config_errors),
     };

@@ -475,6 +475,53 @@ static void test_config_errors(void **state)
     }
 }
 
+/* tdbf_plan_design sizes exactly as open does: same cells, k, memory and
+ * planned FP, without allocating; and refuses what open refuses. */
+static void test_plan_matches_open(void **state)
+{
+    (void)state;
+    static const clock_shape shapes[] = {{2, 1}, {4, 2}, {8, 4}, {4, 0}};
+    static const double errors[] = {0.05, 0.01, 0.001};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        for (size_t e = 0; e < sizeof errors / sizeof errors[0]; e++) {
+            tdbf_config cfg = clock_config(errors[e], 60 * SEC, 1000 + 777 * e, shapes[i], 7);
+            tdbf_design_plan plan;
+            CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_OK);
+            tdbf *f = drv_open(&cfg);
+            tdbf_stats st = stats_of(f);
+            CHECK_U64_EQ(plan.design, TDBF_CLOCK);
+            CHECK_U64_EQ(plan.memory_bytes, st.memory_bytes);
+            CHECK_U64_EQ(plan.bits, st.slice_bits);
+            CHECK_U64_EQ(plan.k, st.k);
+            CHECK_U64_EQ(plan.filters, st.slices);
+            CHECK_U64_EQ(plan.cells * plan.cell_bits, plan.bits);
+            CHECK_NEAR(plan.fp, st.error_planned, 0.0);
+            CHECK_NEAR(plan.bits_per_item, st.bits_per_item, 1e-12);
+            CHECK_U64_GE((uint64_t)(errors[e] * 1e9), (uint64_t)(plan.fp * 1e9));
+            tdbf_close(f);
+        }
+
+    tdbf_config cfg = clock_config(0.01, 60 * SEC, 60000, (clock_shape){4, 2}, 7);
+    tdbf_design_plan plan;
+    CHECK_RC(tdbf_plan_design(NULL, &plan), TDBF_EINVAL);
+    CHECK_RC(tdbf_plan_design(&cfg, NULL), TDBF_EINVAL);
+    cfg.max_memory = 4096;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_ETOOBIG);
+    tdbf *f = NULL;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_ETOOBIG);
+    cfg.max_memory = 0;
+    cfg.cell_bits = 3;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EPARAM);
+    cfg.cell_bits = 4;
+    cfg.error = 0.0;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EERROR);
+    cfg.error = 0.01;
+    cfg.window_ns = 0;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EWINDOW);
+    cfg.design = TDBF_APBF;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EDESIGN);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_time_backwards_is_clamped),
         cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_plan_matches_open),
     };
     return cmocka_run_group_tests_name("clock", tests, NULL, NULL);
 }

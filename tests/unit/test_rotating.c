@@ -473,6 +473,53 @@ static void test_config_errors(void **state)
     tdbf_close(f);
 }
 
+/* tdbf_plan_design sizes exactly as open does, count and time window. */
+static void test_plan_matches_open(void **state)
+{
+    (void)state;
+    static const double errors[] = {0.05, 0.01, 0.001};
+    static const unsigned filters[] = {0, 1, 4, 9};
+    for (size_t e = 0; e < sizeof errors / sizeof errors[0]; e++)
+        for (size_t n = 0; n < sizeof filters / sizeof filters[0]; n++)
+            for (int timed = 0; timed < 2; timed++) {
+                tdbf_config cfg = timed
+                    ? rotating_config(errors[e], 0, 60 * SEC, 5000 + n, filters[n], 9)
+                    : rotating_config(errors[e], 100003 + e, 0, 0, filters[n], 9);
+                tdbf_design_plan plan;
+                CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_OK);
+                tdbf *f = drv_open(&cfg);
+                tdbf_stats st = stats_of(f);
+                CHECK_U64_EQ(plan.design, TDBF_ROTATING);
+                CHECK_U64_EQ(plan.memory_bytes, st.memory_bytes);
+                CHECK_U64_EQ(plan.cells, st.slice_bits);
+                CHECK_U64_EQ(plan.bits, st.slice_bits * st.slices);
+                CHECK_U64_EQ(plan.filters, st.slices);
+                CHECK_U64_EQ(plan.k, st.k);
+                CHECK_NEAR(plan.fp, st.error_planned, 0.0);
+                CHECK_NEAR(plan.bits_per_item, st.bits_per_item, 1e-12);
+                CHECK_U64_GE((uint64_t)(errors[e] * 1e9), (uint64_t)(plan.fp * 1e9));
+                if (!timed)
+                    CHECK_U64_EQ(plan.capacity, st.window_items);
+                tdbf_close(f);
+            }
+
+    tdbf_config cfg = rotating_config(0.01, 1000000, 0, 0, 4, 9);
+    tdbf_design_plan plan;
+    cfg.max_memory = 100000;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_ETOOBIG);
+    tdbf *f = NULL;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_ETOOBIG);
+    cfg.max_memory = 0;
+    cfg.window_ns = SEC;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EWINDOW);
+    cfg.window_ns = 0;
+    cfg.filters = 257;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EPARAM);
+    cfg.filters = 4;
+    cfg.k = 65;
+    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EPARAM);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +536,7 @@ int main(void)
         cmocka_unit_test(test_time_backwards_is_clamped),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_plan_matches_open),
     };
     return cmocka_run_group_tests_name("rotating", tests, NULL, NULL);
 }
