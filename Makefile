@@ -177,8 +177,9 @@ bench: $(CLI) ## time Bloom, APBF, APBBF (windows 1e4, 1e6); CSV in bench/result
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
 .PHONY: test-cli bench-dedup
-test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup and tdbf info
-	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI)
+test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup, info and eval
+	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
 
 bench-dedup: $(CLI) ## lines/s of tdbf dedup vs sort -u and awk on 10^7 lines
 	@sh bench/dedup.sh $(CLI)

@@ -32,6 +32,7 @@ extern const cli_command cli_cmd_demo;
 extern const cli_command cli_cmd_bench;
 extern const cli_command cli_cmd_dedup;
 extern const cli_command cli_cmd_info;
+extern const cli_command cli_cmd_eval;
 extern const cli_command cli_cmd_version;
 
 #endif /* TDBF_CLI_H */

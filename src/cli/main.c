@@ -24,6 +24,7 @@ static const cli_command *const commands[] = {
     &cli_cmd_bench,
     &cli_cmd_dedup,
     &cli_cmd_info,
+    &cli_cmd_eval,
     &cli_cmd_version,
 };
 

@@ -630,13 +630,15 @@ def test_valgrind_clean():
     check(proc.returncode == 0, "valgrind info: %s" % proc.stderr[-2000:])
 
 
-def main():
+def main(namespace=None):
+    """Run every test_* function of `namespace` (default: this module's);
+    other scripts in tests/cli pass their globals() to share the runner."""
     if not os.access(TDBF, os.X_OK):
         print("test_dedup: %s is not an executable (make cli)" % TDBF,
               file=sys.stderr)
         print("cli: 0 passed, 1 failed")
         return 1
-    tests = [(name, fn) for name, fn in globals().items()
+    tests = [(name, fn) for name, fn in (namespace or globals()).items()
              if name.startswith("test_") and callable(fn)]
     passed = failed = 0
     for name, fn in tests:
