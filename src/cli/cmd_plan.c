@@ -188,6 +188,20 @@ static int print_table(const plan_request *req, const tdbf_plan *best,
 
 /* ---- designs that forget at random ----------------------------------- */
 
+/* The configuration a request describes (fields a design does not use
+ * are ignored by its planner). */
+static void request_config(const plan_request *req, tdbf_config *cfg)
+{
+    tdbf_config_init(cfg);
+    cfg->design = req->design;
+    cfg->error = req->error;
+    cfg->window_items = req->window;
+    cfg->window_ns = req->window_ns;
+    cfg->capacity = req->capacity;
+    cfg->survival = req->survival;
+    cfg->max_memory = UINT64_MAX;     /* show the plan whatever its size */
+}
+
 static int run_decay_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
@@ -195,12 +209,7 @@ static int run_decay_plan(const cli_command *self, const plan_request *req)
     char what[96], cells[32], memory[32], window[32];
     int fpdecay = req->design == TDBF_FPDECAY;
 
-    tdbf_config_init(&cfg);
-    cfg.design = req->design;
-    cfg.error = req->error;
-    cfg.window_items = req->window;
-    cfg.survival = req->survival;
-    cfg.max_memory = UINT64_MAX;     /* show the plan whatever its size */
+    request_config(req, &cfg);
     int rc = tdbf_plan_decay(&cfg, &plan);
     snprintf(what, sizeof what, "%s, window %llu, error %g",
              tdbf_design_name(req->design), (unsigned long long)req->window,
@@ -276,13 +285,7 @@ static int run_design_plan(const cli_command *self, const plan_request *req)
     char what[96], window[32], cells[32], memory[32];
     int clock = req->design == TDBF_CLOCK;
 
-    tdbf_config_init(&cfg);
-    cfg.design = req->design;
-    cfg.error = req->error;
-    cfg.window_items = req->window;
-    cfg.window_ns = req->window_ns;
-    cfg.capacity = req->capacity;
-    cfg.max_memory = UINT64_MAX;     /* show the plan whatever its size */
+    request_config(req, &cfg);
     int rc = tdbf_plan_design(&cfg, &plan);
     if (req->window_ns)
         snprintf(window, sizeof window, "%s",
