@@ -8,28 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int decay_add(tdbf *f, uint64_t key_seed, uint64_t index)
-{
-    uint8_t key[DRV_KEY_MAX];
-    size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed, index);
-    int r = tdbf_add(f, key, len, 0);
-    if (r < 0)
-        fail_msg("tdbf_add(key %llu) returned %d (%s)",
-                 (unsigned long long)index, r, tdbf_strerror(r));
-    return r;
-}
-
-int decay_contains(const tdbf *f, uint64_t key_seed, uint64_t index)
-{
-    uint8_t key[DRV_KEY_MAX];
-    size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed, index);
-    int r = tdbf_contains(f, key, len, 0);
-    if (r < 0)
-        fail_msg("tdbf_contains(key %llu) returned %d (%s)",
-                 (unsigned long long)index, r, tdbf_strerror(r));
-    return r;
-}
-
 tdbf_config decay_config(tdbf_design design, uint64_t window, double error,
                          double survival, uint64_t seed)
 {
@@ -103,11 +81,11 @@ void decay_curve_run(tdbf *f, decay_curve *c)
     }
     /* Queries start once the oldest age reaches back into this run. */
     for (i = first; i < first + oldest + c->steps; i++) {
-        decay_add(f, c->key_seed, i);
+        drv_add_index(f, c->key_seed, i);
         if (i < first + oldest)
             continue;
         for (a = 0; a < c->ages; a++)
-            c->yes[a] += (uint64_t)decay_contains(f, c->key_seed, i - c->age[a]);
+            c->yes[a] += (uint64_t)drv_contains_index(f, c->key_seed, i - c->age[a]);
     }
     c->adds = i;
 }

@@ -30,13 +30,6 @@ typedef struct decay_curve {
     uint64_t adds;                   /* out: keys added */
 } decay_curve;
 
-/* Adds key `index` of stream `key_seed`; fails the test on an error code.
- * Returns what tdbf_add said (1 present, 0 new). */
-int decay_add(tdbf *f, uint64_t key_seed, uint64_t index);
-
-/* tdbf_contains for key `index` of stream `key_seed`; fails on an error. */
-int decay_contains(const tdbf *f, uint64_t key_seed, uint64_t index);
-
 /* A configuration of `design` (FPDECAY or STABLE) with a count window,
  * error, survival target (0 = 1 - error) and seed; the rest default. */
 tdbf_config decay_config(tdbf_design design, uint64_t window, double error,

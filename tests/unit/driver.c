@@ -387,3 +387,27 @@ void drv_expect_open(const tdbf_config *cfg, int want, const char *what)
         fail_msg("%s: failed open left a non-NULL handle", what);
     tdbf_close(f);
 }
+
+/* ---- one key by index ---------------------------------------------------- */
+
+int drv_add_index(tdbf *f, uint64_t key_seed, uint64_t index)
+{
+    uint8_t key[DRV_KEY_MAX];
+    size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed, index);
+    int r = tdbf_add(f, key, len, 0);
+    if (r < 0)
+        fail_msg("tdbf_add(key %llu) returned %d (%s)",
+                 (unsigned long long)index, r, tdbf_strerror(r));
+    return r;
+}
+
+int drv_contains_index(const tdbf *f, uint64_t key_seed, uint64_t index)
+{
+    uint8_t key[DRV_KEY_MAX];
+    size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed, index);
+    int r = tdbf_contains(f, key, len, 0);
+    if (r < 0)
+        fail_msg("tdbf_contains(key %llu) returned %d (%s)",
+                 (unsigned long long)index, r, tdbf_strerror(r));
+    return r;
+}

@@ -104,6 +104,11 @@ uint64_t drv_below(uint64_t *state, uint64_t bound);
  * (at least DRV_KEY_MAX bytes) and returns its length (9..24). */
 size_t drv_key(uint8_t *buf, uint8_t space, uint64_t seed, uint64_t index);
 
+/* Add / query key number `index` of space DRV_SPACE_INSERT, stream
+ * `key_seed`, at time 0; a negative library code fails the test. */
+int drv_add_index(tdbf *f, uint64_t key_seed, uint64_t index);
+int drv_contains_index(const tdbf *f, uint64_t key_seed, uint64_t index);
+
 /* ---- statistics -------------------------------------------------------- */
 
 /* z for a two-sided 99.9% band. */

@@ -51,28 +51,6 @@ static tdbf_stats get_stats(const tdbf *f)
 
 /* Adds key `index` of the insert space; fails on a library error.
  * Returns what tdbf_add said (1 present, 0 new). */
-static int add_key(tdbf *f, uint64_t key_seed, uint64_t index)
-{
-    uint8_t key[DRV_KEY_MAX];
-    size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed, index);
-    int r = tdbf_add(f, key, len, 0);
-    if (r < 0)
-        fail_msg("tdbf_add(key %llu) returned %d (%s)",
-                 (unsigned long long)index, r, tdbf_strerror(r));
-    return r;
-}
-
-static int contains_key(const tdbf *f, uint64_t key_seed, uint64_t index)
-{
-    uint8_t key[DRV_KEY_MAX];
-    size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed, index);
-    int r = tdbf_contains(f, key, len, 0);
-    if (r < 0)
-        fail_msg("tdbf_contains(key %llu) returned %d (%s)",
-                 (unsigned long long)index, r, tdbf_strerror(r));
-    return r;
-}
-
 /* ======================================================================
  * Properties: no false negatives
  * ====================================================================== */
@@ -189,7 +167,7 @@ static void check_readd(uint64_t period_divisor, uint64_t seed)
                          (unsigned long long)period,
                          (unsigned long long)st.window_items, r);
         } else {
-            add_key(f, seed, fresh++);
+            drv_add_index(f, seed, fresh++);
         }
         if (tdbf_contains(f, hot, sizeof hot, 0) != 1)
             fail_msg("hot key re-added every %llu adds (window %llu) missing "
@@ -225,7 +203,7 @@ static void test_expired_keys_look_new(void **state)
     (void)state;
 
     for (i = 0; i < total; i++) {
-        add_key(f, cfg.seed, i);
+        drv_add_index(f, cfg.seed, i);
         /* Every 97 adds (coprime with g = 200: every phase of the
          * generation gets visited), ask about 200 expired keys and 200
          * never-inserted ones. */
@@ -233,7 +211,7 @@ static void test_expired_keys_look_new(void **state)
             unsigned q;
             for (q = 0; q < 200; q++) {
                 uint64_t newest_expired = i + 1 - horizon; /* age >= horizon */
-                old_hits += (uint64_t)contains_key(f, cfg.seed,
+                old_hits += (uint64_t)drv_contains_index(f, cfg.seed,
                                                    drv_below(&rng, newest_expired));
                 old_n++;
             }
@@ -318,7 +296,7 @@ static void fill_generation_to(tdbf *f, uint64_t key_seed, uint64_t *next_key,
     else
         need = st.generation_size - st.generation_fill + target;
     while (need--)
-        add_key(f, key_seed, (*next_key)++);
+        drv_add_index(f, key_seed, (*next_key)++);
     st = get_stats(f);
     if (st.generation_fill != target)
         fail_msg("after filling to %llu, generation_fill = %llu (generation "
@@ -342,7 +320,7 @@ static void advance_fill(tdbf *f, uint64_t key_seed, uint64_t *next_key,
     else
         need = g - *fill + target;
     while (need--)
-        add_key(f, key_seed, (*next_key)++);
+        drv_add_index(f, key_seed, (*next_key)++);
     *fill = target;
 }
 
@@ -399,7 +377,7 @@ static void measure_fp(const fp_setting *set)
         CHECK_U64_EQ(st.slice_bits, m);
         /* Warm up: k + l full generations, so every slice is steady. */
         do {
-            add_key(f, cfg.seed, next_key++); /* starts a generation */
+            drv_add_index(f, cfg.seed, next_key++); /* starts a generation */
             fill_generation_to(f, cfg.seed, &next_key, g);
         } while (get_stats(f).items < (uint64_t)(k + l) * g);
         fill = g;
@@ -595,10 +573,10 @@ static void test_stats_fields(void **state)
 
     /* items counts every add, repeated keys and batches included. */
     for (i = 0; i < 777; i++)
-        add_key(f, cfg.seed, next_key++);
+        drv_add_index(f, cfg.seed, next_key++);
     CHECK_U64_EQ(get_stats(f).items, 777);
     for (i = 0; i < 10; i++)
-        add_key(f, cfg.seed, 3);
+        drv_add_index(f, cfg.seed, 3);
     CHECK_U64_EQ(get_stats(f).items, 787);
     {
         uint8_t keys[50][DRV_KEY_MAX];
@@ -615,7 +593,7 @@ static void test_stats_fields(void **state)
     /* Generations: fill to full, one more add shifts. */
     fill_generation_to(f, cfg.seed, &next_key, plan.g);
     gens_before = get_stats(f).generations;
-    add_key(f, cfg.seed, next_key++);
+    drv_add_index(f, cfg.seed, next_key++);
     st = get_stats(f);
     CHECK_U64_EQ(st.generations, gens_before + 1);
     CHECK_U64_EQ(st.generation_fill, 1);
@@ -624,7 +602,7 @@ static void test_stats_fields(void **state)
      * planned worst case at a full generation, and growing within one. */
     while (get_stats(f).items < (uint64_t)(st.k + st.l + 2) * plan.g) {
         fill_generation_to(f, cfg.seed, &next_key, plan.g);
-        add_key(f, cfg.seed, next_key++); /* starts the next generation */
+        drv_add_index(f, cfg.seed, next_key++); /* starts the next generation */
     }
     fill_generation_to(f, cfg.seed, &next_key, plan.g / 2);
     half = get_stats(f);

@@ -147,7 +147,7 @@ static void check_false_positives(unsigned b, unsigned n, double fills,
     double p, fill, slope, band;
 
     for (i = 0; i < adds; i++)
-        decay_add(f, seed, i);
+        drv_add_index(f, seed, i);
     hits = drv_probe_hits(f, seed, 0, probes, 0);
     p = model_fp(segment, n, b, (double)adds);
     /* binomial noise plus this filter's random fill (delta method: the
@@ -206,8 +206,8 @@ static void test_readd_and_present(void **state)
     (void)state;
     /* A key's own cells hold its fingerprint right after its add. */
     for (i = 0; i < 5000; i++) {
-        decay_add(f, 0xadd, i);
-        if (decay_add(f, 0xadd, i) != 1)
+        drv_add_index(f, 0xadd, i);
+        if (drv_add_index(f, 0xadd, i) != 1)
             fail_msg("re-adding key %llu right after its add answered new",
                      (unsigned long long)i);
     }

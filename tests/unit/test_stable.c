@@ -209,7 +209,7 @@ static void check_forget_curve(unsigned d, uint64_t seed)
         curves[r].adds = 0;
         /* warm up to the stable point (FN does not depend on it; FP does) */
         for (i = adds_to_stable(&plan); i > 0; i--)
-            decay_add(f, cfg.seed ^ 0x3a3a, i);
+            drv_add_index(f, cfg.seed ^ 0x3a3a, i);
         decay_curve_run(f, &curves[r]);
         tdbf_close(f);
     }
@@ -283,7 +283,7 @@ static void check_zeros_and_fp(unsigned d, double error)
         for (i = 0; i < FILTERS; i++) {
             uint64_t j;
             for (j = done; j < adds; j++)
-                decay_add(filters[i], 0x2e805 + i, j);
+                drv_add_index(filters[i], 0x2e805 + i, j);
             zeros[i] = zero_fraction(filters[i]);
         }
         done = adds;
@@ -359,18 +359,18 @@ static void test_same_seed_same_filter(void **state)
     cfg.seed = 0x5eee;
     other = drv_open(&cfg);
     for (i = 0; i < 20000; i++) {
-        int ra = decay_add(a, 7, i), rb = decay_add(b, 7, i);
-        decay_add(other, 7, i);
+        int ra = drv_add_index(a, 7, i), rb = drv_add_index(b, 7, i);
+        drv_add_index(other, 7, i);
         if (ra != rb)
             fail_msg("add #%llu: %d and %d from two filters with one seed",
                      (unsigned long long)i, ra, rb);
     }
     for (i = 0; i < 20000; i++) {
-        int ra = decay_contains(a, 7, i), rb = decay_contains(b, 7, i);
+        int ra = drv_contains_index(a, 7, i), rb = drv_contains_index(b, 7, i);
         if (ra != rb)
             fail_msg("key %llu: %d and %d from two filters with one seed",
                      (unsigned long long)i, ra, rb);
-        differ += (uint64_t)(ra != decay_contains(other, 7, i));
+        differ += (uint64_t)(ra != drv_contains_index(other, 7, i));
     }
     CHECK_NEAR(zero_fraction(a), zero_fraction(b), 0);
     if (differ == 0)

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decay.h" /* decay_add, decay_contains: key i of a stream */
+#include "driver.h" /* drv_add_index, drv_contains_index: key i of a stream */
 #include "internal.h" /* tdbf_cells, white box */
 #include "stream.h"
 
@@ -196,12 +196,12 @@ static void run_repeats(tdbf_design design, uint64_t window, uint64_t block,
 
     for (t = 0; t < inserts; t++) {
         uint64_t x = drv_below(&rng, universe);
-        decay_add(f, seed, x);
+        drv_add_index(f, seed, x);
         last[x] = t + 1;
         uint64_t fill = (t + 1) % st.generation_size;
         uint64_t n_live = live_inserts(window, st.generation_size, fill);
         uint64_t y = drv_below(&rng, universe);
-        int answer = decay_contains(f, seed, y);
+        int answer = drv_contains_index(f, seed, y);
         uint64_t age = last[y] ? t + 1 - last[y] : UINT64_MAX; /* I_y */
         checks++;
         if (age < n_live && answer != 1)
@@ -222,7 +222,7 @@ static void run_repeats(tdbf_design design, uint64_t window, uint64_t block,
         if ((t + 1) % (4 * window) == 0) {
             for (uint64_t z = 0; z < universe; z++) {
                 uint64_t zage = last[z] ? t + 1 - last[z] : UINT64_MAX;
-                if (zage < n_live && decay_contains(f, seed, z) != 1)
+                if (zage < n_live && drv_contains_index(f, seed, z) != 1)
                     fail_msg("sweep: key %llu of age %llu reported absent "
                              "(n_live %llu)", (unsigned long long)z,
                              (unsigned long long)zage, (unsigned long long)n_live);
@@ -270,7 +270,7 @@ static void test_readd_refreshes(void **state)
         CHECK_RC(tdbf_add(f, hot, sizeof hot, 0), 0);
         for (int round = 0; round < DRV_PICK(200, 30); round++) {
             for (uint64_t i = 0; i < 999; i++) /* its add is 999 back: I = 999 < w */
-                decay_add(f, cfg.seed, fresh++);
+                drv_add_index(f, cfg.seed, fresh++);
             int r = tdbf_add(f, hot, sizeof hot, 0);
             if (r != 1)
                 fail_msg("%s: re-add #%d of the hot key returned %d, expected 1",
@@ -305,18 +305,18 @@ static void check_old_keys(tdbf_design design, uint64_t window, unsigned k,
 
     for (uint64_t round = 0; round < rounds; round++) {
         uint64_t target = next++;          /* the key we will come back to */
-        decay_add(f, seed, target);
+        drv_add_index(f, seed, target);
         t++;
         uint64_t laps = 1 + round % 5, wait = laps * lap;
         if (wait < window + st.generation_size)
             wait += lap;
         for (uint64_t i = 1; i < wait; i++) {
-            decay_add(f, seed, next++);
+            drv_add_index(f, seed, next++);
             t++;
         }
         uint64_t fill = t % st.generation_size;
         uint64_t n_live = live_inserts(window, st.generation_size, fill);
-        hits += (uint64_t)decay_contains(f, seed, target);
+        hits += (uint64_t)drv_contains_index(f, seed, target);
         probes++;
         expected += fp_of((double)n_live, st.cells, st.k);
     }
@@ -357,19 +357,19 @@ static void test_expiry_boundary(void **state)
     uint64_t past = 0, past_hits = 0, rng = 0xed;
     double expected = 0.0;
     for (uint64_t t = 0; t < n; t++) {
-        decay_add(f, cfg.seed, t);
+        drv_add_index(f, cfg.seed, t);
         uint64_t done = t + 1, fill = done % B;
         uint64_t n_live = live_inserts(1000, B, fill);
         /* a key that is not live: age n_live + j, j random (a fixed age
          * would query one key B times in a row) */
         uint64_t age = n_live + drv_below(&rng, 10 * B);
         if (done > age) {
-            past_hits += (uint64_t)decay_contains(f, cfg.seed, done - 1 - age);
+            past_hits += (uint64_t)drv_contains_index(f, cfg.seed, done - 1 - age);
             expected += fp_of((double)n_live, st.cells, st.k);
             past++;
         }
         /* the oldest live one: age n_live - 1 >= w - 1 */
-        if (done >= n_live && decay_contains(f, cfg.seed, done - n_live) != 1)
+        if (done >= n_live && drv_contains_index(f, cfg.seed, done - n_live) != 1)
             fail_msg("key of age %llu (n_live %llu, b %llu) not reported",
                      (unsigned long long)(n_live - 1), (unsigned long long)n_live,
                      (unsigned long long)fill);
@@ -394,8 +394,8 @@ static void test_queries_do_not_mutate(void **state)
     tdbf *quiet = drv_open(&cfg), *busy = drv_open(&cfg);
     uint64_t probe = 0;
     for (uint64_t t = 0; t < DRV_PICK(20000, 5000); t++) {
-        decay_add(quiet, cfg.seed, t);
-        decay_add(busy, cfg.seed, t);
+        drv_add_index(quiet, cfg.seed, t);
+        drv_add_index(busy, cfg.seed, t);
         for (int j = 0; j < 50; j++)
             (void)drv_probe_hits(busy, cfg.seed, probe++, 1, 0);
     }
@@ -403,7 +403,7 @@ static void test_queries_do_not_mutate(void **state)
     uint64_t b = drv_probe_hits(busy, cfg.seed, 0, 100000, 0);
     CHECK_U64_EQ(a, b);
     for (uint64_t t = 0; t < 3000; t++)
-        CHECK_U64_EQ(decay_contains(busy, cfg.seed, 20000 - 1 - t), decay_contains(quiet, cfg.seed, 20000 - 1 - t));
+        CHECK_U64_EQ(drv_contains_index(busy, cfg.seed, 20000 - 1 - t), drv_contains_index(quiet, cfg.seed, 20000 - 1 - t));
     tdbf_close(quiet);
     tdbf_close(busy);
 }
@@ -426,9 +426,9 @@ static void measure_fp(tdbf_design design, uint64_t window, double error,
         st = stats_of(f);
         uint64_t B = st.generation_size, t, probe = 0;
         for (t = 0; t < 3 * (window + B); t++) /* warm up: steady state */
-            decay_add(f, cfg.seed, t);
+            drv_add_index(f, cfg.seed, t);
         for (uint64_t step = 0; step < steps; step++, t++) {
-            decay_add(f, cfg.seed, t);
+            drv_add_index(f, cfg.seed, t);
             uint64_t n_live = live_inserts(window, B, (t + 1) % B);
             hits += (double)drv_probe_hits(f, cfg.seed, probe, per_step, 0);
             probe += per_step;
@@ -541,7 +541,7 @@ static void test_explicit_shape_and_stats(void **state)
                  (unsigned long long)st.memory_bytes);
     CHECK_NEAR(st.error_estimated, 0.0, 0.0);
     for (uint64_t t = 0; t < 5025; t++)
-        decay_add(f, cfg.seed, t);
+        drv_add_index(f, cfg.seed, t);
     st = stats_of(f);
     CHECK_U64_EQ(st.items, 5025);
     CHECK_U64_EQ(st.generations, 5025 / 50);
