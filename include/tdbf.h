@@ -20,6 +20,7 @@
  *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
  *  12. Designs that forget at random: FPDECAY and STABLE (sizing, rates,
  *      lock-free FPDECAY)
+ *  13. Planning CLOCK and ROTATING without allocating
  *
  * Conventions that hold for every function:
  *   - Errors are negative TDBF_E* codes; TDBF_OK is 0.  The library never
@@ -549,8 +550,9 @@ TDBF_API int tdbf_load_buffer(tdbf **out, const void *buf, size_t len,
  * TDBF_ENOTSUP or TDBF_EIO (errno describes the failure). */
 TDBF_API int tdbf_save_file(const tdbf *f, const char *path);
 
-/* Load from a file; TDBF_EIO if it cannot be opened or read, else as
- * tdbf_load (trailing bytes after the checksum: TDBF_ECORRUPT). */
+/* Load from a file; TDBF_EIO if it cannot be opened or read (errno then
+ * says why), else as tdbf_load (trailing bytes after the checksum:
+ * TDBF_ECORRUPT). */
 TDBF_API int tdbf_load_file(tdbf **out, const char *path,
                             const tdbf_load_options *opts);
 
