@@ -104,7 +104,11 @@ $(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
 PYTHON      ?= /usr/bin/python3
 .PHONY: test-redis
 test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers
-	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py
+	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_replication.py
+
+.PHONY: test-replication
+test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 h off): digests, answers, full sync, failover
+	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_replication.py
 
 .PHONY: bench-redis
 bench-redis: $(REDIS_MODULE) ## redis-benchmark ratios vs SET NX EX, and memory per item

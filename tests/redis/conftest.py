@@ -28,8 +28,9 @@ def free_port():
 class Server:
     """One redis-server with the module; restartable on the same dir and port."""
 
-    def __init__(self, directory, module_args=(), config=()):
+    def __init__(self, directory, module_args=(), config=(), env=None):
         self.dir = str(directory)
+        self.env = env
         self.port = free_port()
         self.module_args = list(module_args)
         self.config = list(config)
@@ -44,8 +45,9 @@ class Server:
 
     def start(self, wait=True):
         assert os.path.exists(MODULE), f"{MODULE} is missing: run make module"
+        env = dict(os.environ, **self.env) if self.env else None
         self.proc = subprocess.Popen(self.argv(), stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, env=env)
         if wait:
             self.wait_ready()
         return self
@@ -98,10 +100,10 @@ def make_server(tmp_path):
     """Factory: make_server(module_args=..., config=...) -> started Server."""
     servers = []
 
-    def make(module_args=(), config=(), start=True, name=None):
+    def make(module_args=(), config=(), start=True, name=None, env=None):
         d = tmp_path / (name or f"server{len(servers)}")
         d.mkdir()
-        s = Server(d, module_args, config)
+        s = Server(d, module_args, config, env)
         servers.append(s)
         if start:
             s.start()
@@ -110,6 +112,41 @@ def make_server(tmp_path):
     yield make
     for s in servers:
         s.stop()
+
+
+def wait_replica_up(replica, timeout=10):
+    """Wait (bounded) until replica reports master_link_status:up."""
+    rc = replica.client()
+    deadline = time.monotonic() + timeout
+    while rc.info("replication").get("master_link_status") != "up":
+        assert time.monotonic() < deadline, "replica did not connect:\n" + replica.log_text()
+        time.sleep(0.05)
+
+
+def wait_caught_up(primary, replicas, timeout=10):
+    """Wait (bounded) until every replica has processed the primary's stream."""
+    pc = primary.client()
+    assert pc.wait(len(replicas), timeout * 1000) >= len(replicas)
+    target = pc.info("replication")["master_repl_offset"]
+    deadline = time.monotonic() + timeout
+    for rep in replicas:
+        rc = rep.client()
+        while rc.info("replication").get("master_repl_offset", -1) < target:
+            assert time.monotonic() < deadline, "replica lagging:\n" + rep.log_text()
+            time.sleep(0.02)
+
+
+@pytest.fixture(scope="session")
+def clockshift(tmp_path_factory):
+    """env for Server(env=...) shifting its wall clock: clockshift(seconds).
+
+    An LD_PRELOAD shim built from tests/redis/clockshift.c (libfaketime
+    hangs in redis-server's jemalloc)."""
+    out = tmp_path_factory.mktemp("clockshift") / "clockshift.so"
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clockshift.c")
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(out), src], check=True)
+    return lambda seconds: {"LD_PRELOAD": str(out), "TDBF_CLOCK_SHIFT_S": str(int(seconds))}
 
 
 @pytest.fixture(scope="module")
