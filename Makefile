@@ -188,6 +188,19 @@ test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup, info and eval
 bench-dedup: $(CLI) ## lines/s of tdbf dedup vs sort -u and awk on 10^7 lines
 	@sh bench/dedup.sh $(CLI)
 
+# ---- tdbf eval: the papers' tables and figures as CSV and PNG -----------
+RESULTS     := docs/results
+.PHONY: eval
+eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV) and plot them (PNG)
+	@sh scripts/deps.sh plot
+	@mkdir -p $(RESULTS)
+	$(CLI) eval table2 --csv $(RESULTS)/table2.csv
+	$(CLI) eval table3 --csv $(RESULTS)/table3.csv
+	$(CLI) eval fig6 --csv $(RESULTS)/fig6.csv
+	$(CLI) eval tlbf-slices --csv $(RESULTS)/tlbf_slices.csv
+	$(CLI) eval tbf --quick --csv $(RESULTS)/tbf_quick.csv
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) scripts/plot_results.py $(RESULTS)
+
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 # Two targets: the loader (tests/fuzz/fuzz_load.c) and the command-line
 # parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking util.c and

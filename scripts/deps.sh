@@ -1,16 +1,19 @@
 #!/bin/sh
 # Install the Debian packages tdbf needs, only those that are missing.
-# Usage: scripts/deps.sh [build|test|all]   (default: all)
+# Usage: scripts/deps.sh [build|test|all|plot]   (default: all)
+# plot: what `make eval` needs to render docs/results/ (not used by CI).
 # Fast when everything is present: one dpkg-query, no apt-get.
 set -eu
 
 build_pkgs="make gcc libc6-dev libxxhash-dev pkg-config"
 test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3"
+plot_pkgs="python3 python3-matplotlib"
 
 case "${1:-all}" in
   build) want="$build_pkgs" ;;
   test|all) want="$build_pkgs $test_pkgs" ;;
-  *) echo "usage: $0 [build|test|all]" >&2; exit 2 ;;
+  plot) want="$plot_pkgs" ;;
+  *) echo "usage: $0 [build|test|all|plot]" >&2; exit 2 ;;
 esac
 
 missing=""

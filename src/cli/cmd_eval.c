@@ -9,7 +9,13 @@
  *   tbf      TBF/BTBF, paper 002 section 5: tdbf_infer_evaluate on the
  *            uniform and power-law streams, penalty ratio and posterior
  *            error (eq 28) per bits per item, and the Pos/Neg ratios of
- *            the paper's Table 3 as a check of the stream generators.
+ *            the paper's Table 3 as a check of the stream generators;
+ *   fig6     APBF, paper 004 Figure 6: measured FP (fresh never-inserted
+ *            probes) every 100 inserts for the lowest (k, l) per error,
+ *            window 10^3, beside tdbf_plan_eval's worst-case fp;
+ *   tlbf-slices  TLBF, paper 001 Figures 1-2: a steady stream on a
+ *            simulated clock, under- and over-dimensioned capacity; slices,
+ *            slice size, bits per item and estimated FP per second.
  *
  * Only the (k, l[, B, b]) parameters and the paper's printed numbers are
  * constants here; every metric of ours is computed by the library.  Each
@@ -36,9 +42,9 @@ enum {
 
 static const cli_option eval_options[] = {
     [OPT_CSV]   = {"csv", "FILE", "also write the rows as CSV to FILE ('-' = stdout)"},
-    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes)"},
+    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s)"},
     [OPT_LIST]  = {"list", NULL, "list the experiments and exit"},
-    [OPT_SEED]  = {"seed", "N", "tbf: seed of the streams and penalties (default 1)"},
+    [OPT_SEED]  = {"seed", "N", "seed of the tbf streams, of fig6/tlbf-slices hashes (default 1)"},
     {NULL, NULL, NULL}
 };
 
@@ -565,6 +571,266 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
     return CLI_EXIT_OK;
 }
 
+/* ---- fig6: APBF, paper 004 Figure 6 ---------------------------------- */
+
+/* The lowest (k, l) per error of paper 004 Table 2, as in its Figure 6. */
+typedef struct fig6_pair {
+    double   aimed;
+    unsigned k, l;
+    uint64_t probe_scale;   /* probes per sample = probe_scale * factor */
+} fig6_pair;
+
+static const fig6_pair fig6_pairs[] = {
+    {1e-1,  4,  3, 10},
+    {1e-2,  7,  5, 100},
+    {1e-3, 10,  7, 1000},
+    {1e-4, 14, 11, 10000},
+};
+
+#define FIG6_PAIRS   (sizeof fig6_pairs / sizeof fig6_pairs[0])
+#define FIG6_WINDOW  UINT64_C(1000)
+#define FIG6_INSERTS UINT64_C(10000)
+#define FIG6_EVERY   UINT64_C(100)
+#define FIG6_SHOWN   UINT64_C(1000)  /* table: every 1000 inserts; CSV: all */
+
+/* Keys: inserted ones are 0, 1, 2, ...; probes have the top bit set and
+ * never repeat, so every probe is a never-inserted key. */
+static int fig6_key_add(tdbf *f, uint64_t n)
+{
+    return tdbf_add(f, &n, sizeof n, 0);
+}
+
+/* Fraction of `probes` fresh never-inserted keys that answer yes. */
+static int fig6_probe(const tdbf *f, uint64_t probes, uint64_t *next_probe,
+                      double *fp)
+{
+    uint64_t yes = 0;
+    for (uint64_t i = 0; i < probes; i++) {
+        uint64_t key = (UINT64_C(1) << 63) | (*next_probe)++;
+        int rc = tdbf_contains(f, &key, sizeof key, 0);
+        if (rc < 0)
+            return rc;
+        yes += (uint64_t)rc;
+    }
+    *fp = (double)yes / (double)probes;
+    return TDBF_OK;
+}
+
+static int fig6_pair_run(const fig6_pair *p, const eval_request *req,
+                         uint64_t factor, eval_csv *csv, cli_table *t,
+                         double *max_fp, double *analytic)
+{
+    tdbf_plan plan;
+    int rc = tdbf_plan_eval(p->k, p->l, FIG6_WINDOW, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    *analytic = plan.fp;
+
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF;
+    cfg.error = p->aimed;
+    cfg.k = p->k;
+    cfg.l = p->l;
+    cfg.window_items = FIG6_WINDOW;
+    cfg.seed = req->seed;
+    tdbf *f;
+    rc = tdbf_open(&f, &cfg);
+    if (rc != TDBF_OK)
+        return rc;
+
+    uint64_t probes = p->probe_scale * factor;
+    uint64_t next_probe = 0;
+    *max_fp = 0.0;
+    for (uint64_t n = 1; n <= FIG6_INSERTS && rc == TDBF_OK; n++) {
+        rc = fig6_key_add(f, n - 1);
+        if (rc < 0)
+            break;
+        rc = TDBF_OK;
+        if (n % FIG6_EVERY != 0)
+            continue;
+        double fp;
+        rc = fig6_probe(f, probes, &next_probe, &fp);
+        if (rc != TDBF_OK)
+            break;
+        if (fp > *max_fp)
+            *max_fp = fp;
+        csv_line(csv, "%u,%u,%llu,%.10g,%.10g", p->k, p->l,
+                 (unsigned long long)n, fp, plan.fp);
+        if (n % FIG6_SHOWN == 0) {
+            cli_table_cell(t, "%g", p->aimed);
+            cli_table_cell(t, "%u", p->k);
+            cli_table_cell(t, "%u", p->l);
+            cli_table_cell(t, "%llu", (unsigned long long)n);
+            cli_table_cell(t, "%llu", (unsigned long long)probes);
+            cli_table_cell(t, "%.6f", fp);
+            cli_table_cell(t, "%.6f", plan.fp);
+            cli_table_cell(t, "%.2f", plan.fp > 0.0 ? fp / plan.fp : NAN);
+        }
+    }
+    tdbf_close(f);
+    return rc;
+}
+
+static int run_fig6(const char *cmd, const eval_request *req, eval_csv *csv)
+{
+    uint64_t factor = req->quick ? 5 : 200;
+    cli_table t;
+    cli_table_init(&t, 8, "rrrrrrrr");
+    static const char *const headers[] = {
+        "aimed", "k", "l", "inserts", "probes", "fp_measured", "fp_analytic",
+        "meas/anal"
+    };
+    table_header(&t, headers, sizeof headers / sizeof headers[0]);
+    csv_line(csv, "k,l,inserts,fp_measured,fp_analytic");
+
+    double max_fp[FIG6_PAIRS], analytic[FIG6_PAIRS];
+    for (size_t i = 0; i < FIG6_PAIRS; i++) {
+        int rc = fig6_pair_run(&fig6_pairs[i], req, factor, csv, &t,
+                               &max_fp[i], &analytic[i]);
+        if (rc != TDBF_OK) {
+            char what[48];
+            snprintf(what, sizeof what, "k=%u, l=%u", fig6_pairs[i].k,
+                     fig6_pairs[i].l);
+            cli_table_free(&t);
+            return cli_lib_error(cmd, what, rc);
+        }
+    }
+
+    printf("APBF measured FP vs insertions, paper 004 Figure 6: window %llu, "
+           "%llu distinct inserts,\nFP sampled every %llu inserts on fresh "
+           "never-inserted keys (%llu x 1/error per sample)%s.\n"
+           "Table: every %llu inserts; the CSV has every sample.\n\n",
+           (unsigned long long)FIG6_WINDOW, (unsigned long long)FIG6_INSERTS,
+           (unsigned long long)FIG6_EVERY, (unsigned long long)factor,
+           req->quick ? " -- QUICK RUN (--quick), noisier" : "",
+           (unsigned long long)FIG6_SHOWN);
+    if (print_table(&t, cmd) != 0)
+        return CLI_EXIT_RUNTIME;
+    printf("\nfp_analytic = tdbf_plan_eval(k, l, %llu).fp, the worst case "
+           "over the generation cycle.\nHighest measured sample per pair:",
+           (unsigned long long)FIG6_WINDOW);
+    for (size_t i = 0; i < FIG6_PAIRS; i++)
+        printf("%s(%u,%u) %.6f vs %.6f", i ? ", " : " ", fig6_pairs[i].k,
+               fig6_pairs[i].l, max_fp[i], analytic[i]);
+    printf(".\n");
+    return CLI_EXIT_OK;
+}
+
+/* ---- tlbf-slices: TLBF, paper 001 Figures 1-2 ------------------------ */
+
+#define TLBF_WINDOW_S   60u
+#define TLBF_RATE       100u       /* inserts per simulated second */
+#define TLBF_NS         UINT64_C(1000000000)
+
+static const uint64_t tlbf_capacities[] = {100, 100000};
+
+#define TLBF_CAPACITIES (sizeof tlbf_capacities / sizeof tlbf_capacities[0])
+
+/* One run: a steady stream of distinct keys, a sample per second. */
+static int tlbf_run(uint64_t capacity, unsigned seconds, uint64_t seed,
+                    eval_csv *csv, cli_table *t, tdbf_stats *last,
+                    unsigned *max_slices)
+{
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_TLBF;
+    cfg.error = 0.01;
+    cfg.window_ns = TLBF_WINDOW_S * TLBF_NS;
+    cfg.capacity = capacity;
+    cfg.seed = seed;
+    tdbf *f;
+    int rc = tdbf_open(&f, &cfg);
+    if (rc != TDBF_OK)
+        return rc;
+
+    uint64_t key = 0;
+    *max_slices = 0;
+    for (unsigned s = 1; s <= seconds; s++) {
+        for (unsigned i = 0; i < TLBF_RATE; i++, key++) {
+            uint64_t now = (uint64_t)(s - 1) * TLBF_NS
+                + (uint64_t)i * (TLBF_NS / TLBF_RATE);
+            rc = tdbf_add(f, &key, sizeof key, now);
+            if (rc < 0)
+                goto out;
+        }
+        rc = tdbf_advance(f, (uint64_t)s * TLBF_NS);
+        if (rc == TDBF_OK)
+            rc = tdbf_get_stats(f, last);
+        if (rc != TDBF_OK)
+            goto out;
+        /* items in the window (now - T, now]: the steady rate times the
+         * seconds of the window that have passed */
+        unsigned live = s < TLBF_WINDOW_S ? s : TLBF_WINDOW_S;
+        double bpi = (double)last->memory_bytes * 8.0
+            / (double)(live * TLBF_RATE);
+        if (last->slices > *max_slices)
+            *max_slices = last->slices;
+        csv_line(csv, "%llu,%u,%u,%llu,%.10g,%.10g",
+                 (unsigned long long)capacity, s, last->slices,
+                 (unsigned long long)last->slice_bits, bpi,
+                 last->error_estimated);
+        if (s % 30 == 0 || s <= 3) {
+            cli_table_cell(t, "%llu", (unsigned long long)capacity);
+            cli_table_cell(t, "%u", s);
+            cli_table_cell(t, "%u", last->slices);
+            cli_table_cell(t, "%llu", (unsigned long long)last->slice_bits);
+            cli_table_cell(t, "%.1f", bpi);
+            cli_table_cell(t, "%.6f", last->error_estimated);
+        }
+    }
+out:
+    tdbf_close(f);
+    return rc < 0 ? rc : TDBF_OK;
+}
+
+static int run_tlbf_slices(const char *cmd, const eval_request *req,
+                           eval_csv *csv)
+{
+    unsigned seconds = req->quick ? 90u : 300u;
+    cli_table t;
+    cli_table_init(&t, 6, "rrrrrr");
+    static const char *const headers[] = {
+        "capacity", "t (s)", "slices", "slice0 bits", "bits/item", "fp_est"
+    };
+    table_header(&t, headers, sizeof headers / sizeof headers[0]);
+    csv_line(csv, "capacity,t_s,slices,slice0_bits,bits_per_item,fp_estimated");
+
+    tdbf_stats last[TLBF_CAPACITIES];
+    unsigned peak[TLBF_CAPACITIES];
+    for (size_t i = 0; i < TLBF_CAPACITIES; i++) {
+        int rc = tlbf_run(tlbf_capacities[i], seconds, req->seed, csv, &t,
+                          &last[i], &peak[i]);
+        if (rc != TDBF_OK) {
+            char what[48];
+            snprintf(what, sizeof what, "capacity %llu",
+                     (unsigned long long)tlbf_capacities[i]);
+            cli_table_free(&t);
+            return cli_lib_error(cmd, what, rc);
+        }
+    }
+
+    printf("TLBF slices over time, paper 001 Figures 1-2: T = %u s, error "
+           "0.01, %u distinct keys/s\n(simulated clock), %u s, under- "
+           "(capacity %llu) and over-dimensioned (capacity %llu)%s.\n"
+           "Table: seconds 1-3 and every 30 s; the CSV has every second.\n\n",
+           TLBF_WINDOW_S, TLBF_RATE, seconds,
+           (unsigned long long)tlbf_capacities[0],
+           (unsigned long long)tlbf_capacities[1],
+           req->quick ? " -- QUICK RUN (--quick)" : "");
+    if (print_table(&t, cmd) != 0)
+        return CLI_EXIT_RUNTIME;
+    printf("\nslice0 bits = stats.slice_bits; bits/item = memory bits over "
+           "the keys in the window;\nfp_est = stats.error_estimated.  At the "
+           "end:");
+    for (size_t i = 0; i < TLBF_CAPACITIES; i++)
+        printf("%s capacity %llu: %u slices (peak %u), fp_est %.6f",
+               i ? ";" : "", (unsigned long long)tlbf_capacities[i],
+               last[i].slices, peak[i], last[i].error_estimated);
+    printf(".\n");
+    return CLI_EXIT_OK;
+}
+
 /* ---- the experiments ------------------------------------------------- */
 
 typedef struct eval_experiment {
@@ -576,6 +842,8 @@ static const eval_experiment experiments[] = {
     {"table2", "APBF: paper 004 Table 2 (analytic fp, eff, accesses, NPWS)"},
     {"table3", "APBBF: paper 004 Table 3 (blocked APBF vs APBF)"},
     {"tbf", "TBF/BTBF: paper 002 penalty ratios, posterior error, Pos/Neg"},
+    {"fig6", "APBF: paper 004 Figure 6 (measured FP vs insertions)"},
+    {"tlbf-slices", "TLBF: paper 001 Figures 1-2 (slices, slice-0 size over time)"},
 };
 
 #define EXPERIMENTS (sizeof experiments / sizeof experiments[0])
@@ -583,7 +851,7 @@ static const eval_experiment experiments[] = {
 static void list_experiments(FILE *out)
 {
     for (size_t i = 0; i < EXPERIMENTS; i++)
-        fprintf(out, "  %-8s  %s\n", experiments[i].name, experiments[i].summary);
+        fprintf(out, "  %-11s  %s\n", experiments[i].name, experiments[i].summary);
 }
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -664,8 +932,14 @@ static int run_eval(const cli_command *self, int argc, char **argv)
     case 1:
         status = run_table3(self->name, &csv);
         break;
-    default:
+    case 2:
         status = run_tbf(self->name, &req, &csv);
+        break;
+    case 3:
+        status = run_fig6(self->name, &req, &csv);
+        break;
+    default:
+        status = run_tlbf_slices(self->name, &req, &csv);
         break;
     }
     if (csv_close(&csv) != 0 && status == CLI_EXIT_OK)
@@ -675,7 +949,7 @@ static int run_eval(const cli_command *self, int argc, char **argv)
 
 const cli_command cli_cmd_eval = {
     .name = "eval",
-    .summary = "recompute the papers' tables and experiments (APBF, APBBF, TBF)",
+    .summary = "recompute the papers' tables and experiments (APBF, APBBF, TLBF, TBF)",
     .usage = "EXPERIMENT [--csv FILE] [--quick] [--seed N]\n--list",
     .details =
         "Experiments (tdbf eval --list):\n"
@@ -687,6 +961,12 @@ const cli_command cli_cmd_eval = {
         "          ratio standard/inferential, posterior error (eq 28) and\n"
         "          Pos/Neg per bits per item on the uniform and power-law\n"
         "          streams.  The paper's sizes take minutes; --quick seconds.\n"
+        "  fig6    APBF, paper 004 Figure 6: measured FP vs insertions of the\n"
+        "          lowest (k, l) per error, window 10^3, beside the analytic\n"
+        "          worst case;\n"
+        "  tlbf-slices  TLBF, paper 001 Figures 1-2: slices, slice-0 size,\n"
+        "          bits per item and estimated FP per simulated second at\n"
+        "          100 keys/s, capacity 100 (under) and 100000 (over).\n"
         "Each prints a table; --csv FILE writes the same rows as CSV.\n",
     .options = eval_options,
     .run = run_eval,

@@ -8,7 +8,8 @@ per test, and the last line is "cli: N passed, N failed".  Each experiment
 must exit 0 and write a well-formed CSV: one header, the expected number of
 columns in every row, numbers where numbers belong, and the expected row
 count (25 for Table 2, 16 for Table 3, 2 streams x 4 bits-per-item points
-for tbf).
+for tbf, 4 (k, l) pairs x 100 samples for fig6, 2 capacities x 90 s for
+tlbf-slices --quick).
 """
 
 import csv
@@ -93,9 +94,46 @@ def test_eval_tbf_quick():
               "tbf: Pos/Neg %r, paper %r" % (r["pos_neg"], r["paper_pos_neg"]))
 
 
+def test_eval_fig6_quick():
+    # 4 (k, l) pairs x 10^4 inserts sampled every 100
+    records, out = eval_csv("fig6", 400, 5, "--quick")
+    check("QUICK RUN" in out, "fig6 --quick does not say it is quick")
+    pairs = sorted({(int(r["k"]), int(r["l"])) for r in records})
+    check(pairs == [(4, 3), (7, 5), (10, 7), (14, 11)], "fig6: pairs %r" % pairs)
+    for r in records:
+        check(0.0 <= r["fp_measured"] <= 1.0, "fig6: fp_measured %r" % r)
+        check(0.0 < r["fp_analytic"] < 0.2, "fig6: fp_analytic %r" % r)
+        check(1 <= r["inserts"] <= 10000 and r["inserts"] % 100 == 0,
+              "fig6: inserts %r" % r["inserts"])
+    # the analytic worst case is ordered by the aimed error
+    analytic = {(int(r["k"]), int(r["l"])): r["fp_analytic"] for r in records}
+    check(analytic[(4, 3)] > analytic[(7, 5)] > analytic[(10, 7)]
+          > analytic[(14, 11)], "fig6: analytic fp not decreasing: %r" % analytic)
+    # over all samples the mean measured fp of (4, 3) is near its worst case
+    mean = [r["fp_measured"] for r in records if int(r["k"]) == 4]
+    mean = sum(mean) / len(mean)
+    check(0.02 < mean < 0.2, "fig6: mean measured fp of (4, 3) = %r" % mean)
+
+
+def test_eval_tlbf_slices_quick():
+    # 2 capacities x 90 simulated seconds
+    records, out = eval_csv("tlbf-slices", 180, 6, "--quick")
+    check("QUICK RUN" in out, "tlbf-slices --quick does not say it is quick")
+    check(sorted({int(r["capacity"]) for r in records}) == [100, 100000],
+          "tlbf-slices: capacities")
+    for r in records:
+        check(r["slices"] >= 2 and r["slice0_bits"] > 0,
+              "tlbf-slices: slices %r" % r)
+        check(r["bits_per_item"] > 0, "tlbf-slices: bits/item %r" % r)
+        check(0.0 <= r["fp_estimated"] <= 0.02,
+              "tlbf-slices: fp_estimated %r" % r)
+    seconds = sorted(int(r["t_s"]) for r in records if r["capacity"] == 100)
+    check(seconds == list(range(1, 91)), "tlbf-slices: seconds %r" % seconds[:5])
+
+
 def test_eval_list_and_usage():
     out = run(["eval", "--list"]).stdout.decode()
-    for name in ("table2", "table3", "tbf"):
+    for name in ("table2", "table3", "tbf", "fig6", "tlbf-slices"):
         check(name in out, "eval --list lacks %s" % name)
     run(["eval"], expect=2)
     run(["eval", "nosuch"], expect=2)
