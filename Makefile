@@ -23,7 +23,7 @@ SAN_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-
 SAN_CC      ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo $(CC))
 SAN_UNSIGNED := $(if $(findstring clang,$(SAN_CC)),-fsanitize=unsigned-integer-overflow)
 
-BUILD       := build
+BUILD       ?= build
 LIB_SRC     := $(sort $(wildcard src/lib/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
@@ -104,15 +104,15 @@ $(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
 PYTHON      ?= /usr/bin/python3
 .PHONY: test-redis
 test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers
-	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_replication.py
+	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_replication.py
 
 .PHONY: test-replication
 test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 h off): digests, answers, full sync, failover
-	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_replication.py
+	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_replication.py
 
 .PHONY: bench-redis
 bench-redis: $(REDIS_MODULE) ## redis-benchmark ratios vs SET NX EX, and memory per item
-	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) bench/redis_bench.py
+	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) bench/redis_bench.py
 
 # ---- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)

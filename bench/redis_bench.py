@@ -29,7 +29,7 @@ import time
 import redis
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODULE = os.path.join(ROOT, "build", "tdbf.so")
+MODULE = os.environ.get("TDBF_MODULE", os.path.join(ROOT, "build", "tdbf.so"))
 N = int(os.environ.get("BENCH_N", "200000"))
 ITEMS = int(os.environ.get("BENCH_ITEMS", "1000000"))
 RANGE = 1000000

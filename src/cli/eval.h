@@ -1,0 +1,82 @@
+/*
+ * eval.h — the experiments of `tdbf eval` and what they share.
+ *
+ * Each experiment is one eval_experiment descriptor, defined in the
+ * eval_*.c file of its paper and listed in cmd_eval.c's table.  Adding one:
+ * write its run function and descriptor, declare the descriptor below, add
+ * it to the table.  Only the papers' parameters and printed numbers are
+ * constants in these files; every metric of ours is computed by the library.
+ */
+#ifndef TDBF_CLI_EVAL_H
+#define TDBF_CLI_EVAL_H
+
+#include "util.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* What the user asked for. */
+typedef struct eval_request {
+    const char *experiment;
+    const char *csv_path;
+    int         quick;      /* --quick: seconds, for CI */
+    uint64_t    seed;       /* --seed, default 1 */
+} eval_request;
+
+/* The window used to size the filters whose exact-fill fp is shown.  The
+ * paper's model columns do not depend on it. */
+#define EVAL_SIZING_WINDOW UINT64_C(1000000)
+
+/* ---- CSV output ------------------------------------------------------- */
+
+typedef struct eval_csv {
+    FILE *out;         /* NULL: no CSV requested */
+    int   close;       /* out is a file we opened */
+} eval_csv;
+
+/* Open `path` ("-" = stdout; NULL = no CSV).  Returns 0 or -1. */
+int csv_open(eval_csv *csv, const char *path);
+/* Write one line (a newline is appended); nothing if no CSV was asked. */
+void csv_line(eval_csv *csv, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Close the CSV; returns 0, or -1 if anything failed to be written. */
+int csv_close(eval_csv *csv);
+
+/* ---- printed tables --------------------------------------------------- */
+
+/* Print `t` on stdout and free it; returns 0 or reports out of memory. */
+int print_table(cli_table *t, const char *cmd);
+/* Add the n header cells. */
+void table_header(cli_table *t, const char *const *headers, size_t n);
+
+/* One printed value of the paper beside ours, and the decimals it has. */
+typedef struct paper_value {
+    const char *name;
+    double      ours, paper;
+    int         decimals;
+} paper_value;
+
+/* Write into `list` the names of the values that, printed with the paper's
+ * decimals, differ from the paper's ("eff+npws"), or "" if none does.
+ * Returns 1 if any differs. */
+int differences(const paper_value *values, size_t n, char *list, size_t size);
+
+/* "\r[step/steps] text" on stderr when `on` (a terminal, usually). */
+void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
+    CLI_PRINTF(4, 5);
+
+/* ---- the experiments -------------------------------------------------- */
+
+typedef struct eval_experiment {
+    const char *name;       /* "table2" */
+    const char *summary;    /* one line for --list */
+    /* Print the table, write the CSV rows; returns a CLI_EXIT_* code. */
+    int (*run)(const char *cmd, const eval_request *req, eval_csv *csv);
+} eval_experiment;
+
+extern const eval_experiment eval_table2;       /* eval_apbf.c */
+extern const eval_experiment eval_table3;
+extern const eval_experiment eval_fig6;
+extern const eval_experiment eval_tbf;          /* eval_tbf.c */
+extern const eval_experiment eval_tlbf_slices;  /* eval_tlbf.c */
+
+#endif /* TDBF_CLI_EVAL_H */

@@ -1,0 +1,105 @@
+/*
+ * eval_util.c — what every `tdbf eval` experiment shares: CSV output, the
+ * printed table, the comparison with the paper's printed digits, and the
+ * progress line.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "eval.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <tdbf.h>
+
+/* ---- CSV output ------------------------------------------------------ */
+
+int csv_open(eval_csv *csv, const char *path)
+{
+    csv->out = NULL;
+    csv->close = 0;
+    if (path == NULL)
+        return 0;
+    if (strcmp(path, "-") == 0) {
+        csv->out = stdout;
+        return 0;
+    }
+    csv->out = fopen(path, "w");
+    if (csv->out == NULL)
+        return -1;
+    csv->close = 1;
+    return 0;
+}
+
+void csv_line(eval_csv *csv, const char *fmt, ...)
+{
+    if (csv->out == NULL)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(csv->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', csv->out);
+}
+
+/* Close the CSV; returns 0, or -1 if anything failed to be written. */
+int csv_close(eval_csv *csv)
+{
+    if (csv->out == NULL)
+        return 0;
+    int failed = ferror(csv->out) != 0;
+    if (csv->close)
+        failed |= fclose(csv->out) != 0;
+    else
+        failed |= fflush(csv->out) != 0;
+    csv->out = NULL;
+    return failed ? -1 : 0;
+}
+
+int print_table(cli_table *t, const char *cmd)
+{
+    int rc = cli_table_print(t, stdout, "  ", 1);
+    cli_table_free(t);
+    return rc == 0 ? 0 : cli_error(cmd, "out of memory");
+}
+
+/* Write into `list` the names of the values that, printed with the paper's
+ * decimals, differ from the paper's ("eff+npws"), or "" if none does.
+ * Returns 1 if any differs. */
+int differences(const paper_value *values, size_t n, char *list,
+                       size_t size)
+{
+    size_t used = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char a[48], b[48];
+        snprintf(a, sizeof a, "%.*f", values[i].decimals, values[i].ours);
+        snprintf(b, sizeof b, "%.*f", values[i].decimals, values[i].paper);
+        if (strcmp(a, b) != 0 && used < size) {
+            snprintf(list + used, size - used, "%s%s", used ? "+" : "",
+                     values[i].name);
+            used = strlen(list);
+        }
+    }
+    return list[0] != '\0';
+}
+
+void table_header(cli_table *t, const char *const *headers, size_t n)
+{
+    for (size_t c = 0; c < n; c++)
+        cli_table_cell(t, "%s", headers[c]);
+}
+
+void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
+{
+    if (!on)
+        return;
+    char line[96];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\rtdbf eval: [%zu/%zu] %-70.70s", step, steps, line);
+    fflush(stderr);
+}
