@@ -113,9 +113,13 @@ typedef struct bench_design {
     const char *name;
     tdbf_design design;
     unsigned    block_bits;   /* cfg.block_bits */
+    double      plan_tolerance; /* cfg.plan_tolerance (0: the default) */
 } bench_design;
 
-enum { D_BLOOM, D_BLOOM_BLOCKED, D_APBF, D_APBBF_LINE, D_APBBF_WORD, D_COUNT };
+/* apbf-fast: the fewest-reads APBF within 50 % more memory than the
+ * least (cfg.plan_tolerance 0.5): what speed costs in memory. */
+enum { D_BLOOM, D_BLOOM_BLOCKED, D_APBF, D_APBBF_LINE, D_APBBF_WORD, D_APBF_FAST,
+       D_COUNT };
 
 static const bench_design designs[D_COUNT] = {
     [D_BLOOM]         = {"bloom", TDBF_BLOOM, 0},
@@ -123,6 +127,7 @@ static const bench_design designs[D_COUNT] = {
     [D_APBF]          = {"apbf", TDBF_APBF, 0},
     [D_APBBF_LINE]    = {"apbbf-512", TDBF_APBBF, TDBF_BLOCK_LINE},
     [D_APBBF_WORD]    = {"apbbf-64", TDBF_APBBF, TDBF_BLOCK_WORD},
+    [D_APBF_FAST]     = {"apbf-fast", TDBF_APBF, 0, 0.5},
 };
 
 enum { SINGLE, BATCH, VARIANTS };
@@ -218,8 +223,7 @@ typedef struct bench_run {
     const char       *what;       /* "apbf, window 1,000,000, error 0.01" */
     FILE             *csv;
     bench_cell       *cells;      /* [window][error][design] */
-    double           *chunk_ns;   /* ns/op of each chunk of a measurement */
-    size_t            chunk_cap;
+    cli_chunk_times   chunks;     /* ns/op of each chunk of a measurement */
 } bench_run;
 
 static bench_cell *cell_at(const bench_run *run, size_t w, size_t e, size_t d)
@@ -255,27 +259,11 @@ static void progress_clear(const bench_run *run)
  * Keys
  * ====================================================================== */
 
-/* MurmurHash3's 64-bit finalizer: a bijective scramble. */
-static uint64_t fmix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    return x ^ (x >> 33);
-}
-
-static uint64_t rng_next(uint64_t *state)
-{
-    *state += UINT64_C(0x9e3779b97f4a7c15);
-    return fmix64(*state);
-}
-
 /* Key number `index` of the stream `seed`: 16 bytes, distinct keys
  * distinct with overwhelming probability. */
 static void make_key(unsigned char *out, uint64_t seed, uint64_t index)
 {
-    uint64_t words[2] = {fmix64(seed + 2 * index), fmix64(seed + 2 * index + 1)};
+    uint64_t words[2] = {cli_mix64(seed + 2 * index), cli_mix64(seed + 2 * index + 1)};
     memcpy(out, words, KEY_BYTES);
 }
 
@@ -386,6 +374,8 @@ static int filter_open(const bench_run *run, bench_filter *bf,
     bf->cfg.window_items = window;
     bf->cfg.seed = run->args->seed;
     bf->cfg.block_bits = d->block_bits;
+    if (d->plan_tolerance > 0)
+        bf->cfg.plan_tolerance = d->plan_tolerance;
     bf->window = window;
     if (d->design == TDBF_BLOOM)
         bf->rewarm_after = window / BLOOM_REWARM > 0 ? window / BLOOM_REWARM : 1;
@@ -451,27 +441,6 @@ typedef struct bench_timing {
     uint64_t positives;   /* yes answers */
 } bench_timing;
 
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Record one chunk's ns/op; 0, or -1 when out of memory. */
-static int chunk_push(bench_run *run, size_t *chunks, double ns)
-{
-    if (*chunks == run->chunk_cap) {
-        size_t cap = run->chunk_cap ? 2 * run->chunk_cap : 1024;
-        double *grown = realloc(run->chunk_ns, cap * sizeof *grown);
-        if (grown == NULL)
-            return -1;
-        run->chunk_ns = grown;
-        run->chunk_cap = cap;
-    }
-    run->chunk_ns[(*chunks)++] = ns;
-    return 0;
-}
-
 /* Time `op` over run->keys.ptrs[0 .. n-1] in chunks, stopping early once
  * the budget is spent.  Inserts advance the filter's cursor and reopen a
  * Bloom filter when it is due (untimed). */
@@ -482,10 +451,11 @@ static int measure(bench_run *run, bench_filter *bf, int op, int variant,
     size_t batch = run->args->batch;
     size_t chunk_max = CHUNK_BATCHES * batch;
     uint64_t elapsed = 0, positives = 0;
-    size_t done = 0, chunks = 0;
+    size_t done = 0;
 
     progress(run, "%s: %s %s", run->what, variant_names[variant],
              op == OP_INSERT ? "inserts" : "queries");
+    cli_chunk_times_reset(&run->chunks);
     while (done < n && (done == 0 || elapsed < run->budget_ns)) {
         size_t chunk = n - done < chunk_max ? n - done : chunk_max;
         if (op == OP_INSERT && bf->rewarm_after != 0) {
@@ -503,7 +473,7 @@ static int measure(bench_run *run, bench_filter *bf, int op, int variant,
         uint64_t took = cli_now_ns() - start;
         if (rc != TDBF_OK)
             return cli_lib_error("bench", run->what, rc);
-        if (chunk_push(run, &chunks, (double)took / (double)chunk) != 0)
+        if (cli_chunk_times_add(&run->chunks, took, chunk) != 0)
             return cli_error("bench", "out of memory");
         elapsed += took;
         done += chunk;
@@ -512,9 +482,7 @@ static int measure(bench_run *run, bench_filter *bf, int op, int variant,
             bf->since_warm += chunk;
         }
     }
-    qsort(run->chunk_ns, chunks, sizeof *run->chunk_ns, compare_doubles);
-    out->ns = chunks % 2 ? run->chunk_ns[chunks / 2]
-                         : (run->chunk_ns[chunks / 2 - 1] + run->chunk_ns[chunks / 2]) / 2.0;
+    out->ns = cli_chunk_times_median(&run->chunks);
     out->mean_ns = (double)elapsed / (double)done;
     out->ops = done;
     out->positives = positives;
@@ -534,7 +502,7 @@ static void prepare_queries(bench_run *run, const bench_filter *bf, size_t n)
 {
     bench_keys *keys = &run->keys;
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = rng_next(&run->rng);
+        uint64_t r = cli_rng_next(&run->rng);
         unsigned char *key = keys->queries + i * KEY_BYTES;
         keys->present[i] = (uint8_t)(r & 1);
         if (keys->present[i])
@@ -586,7 +554,7 @@ static int line_read_costs(const bench_run *run, uint64_t bytes,
     for (size_t i = 0; i < lines; i++)
         buf[i * LINE_WORDS] = i;
     for (size_t i = lines - 1; i > 0; i--) {
-        size_t j = (size_t)(rng_next(&rng) % i);
+        size_t j = (size_t)(cli_rng_next(&rng) % i);
         uint64_t next = buf[i * LINE_WORDS];
         buf[i * LINE_WORDS] = buf[j * LINE_WORDS];
         buf[j * LINE_WORDS] = next;
@@ -926,18 +894,22 @@ static void print_targets(const bench_run *run)
     printf("\n  APBF within 1.2x of the classic Bloom filter (single-key calls, "
            "equal error and window):\n");
     for (size_t w = 0; w < args->n_windows; w++)
-        for (size_t e = 0; e < args->n_errors; e++) {
-            const bench_cell *bloom = cell_at(run, w, e, D_BLOOM);
-            const bench_cell *apbf = cell_at(run, w, e, D_APBF);
-            if (!args->selected[D_BLOOM] || !args->selected[D_APBF] || !both_ok(bloom, apbf))
-                continue;
-            double ins = apbf->insert_ns[SINGLE] / bloom->insert_ns[SINGLE];
-            double qry = apbf->query_ns[SINGLE] / bloom->query_ns[SINGLE];
-            printf("    window %11s  error %-6g  insert %5.2fx  query %5.2fx   %s\n",
-                   cli_format_count(count, sizeof count, args->windows[w]),
-                   args->errors[e], ins, qry, verdict(ins <= 1.2 && qry <= 1.2));
-            lines++;
-        }
+        for (size_t e = 0; e < args->n_errors; e++)
+            for (size_t d = D_APBF; d <= D_APBF_FAST; d += D_APBF_FAST - D_APBF) {
+                const bench_cell *bloom = cell_at(run, w, e, D_BLOOM);
+                const bench_cell *apbf = cell_at(run, w, e, d);
+                if (!args->selected[D_BLOOM] || !args->selected[d] || !both_ok(bloom, apbf))
+                    continue;
+                double ins = apbf->insert_ns[SINGLE] / bloom->insert_ns[SINGLE];
+                double qry = apbf->query_ns[SINGLE] / bloom->query_ns[SINGLE];
+                printf("    window %11s  error %-6g  %-9s insert %5.2fx  query %5.2fx"
+                       "  (%4.2fx the memory)  %s\n",
+                       cli_format_count(count, sizeof count, args->windows[w]),
+                       args->errors[e], designs[d].name, ins, qry,
+                       apbf->stats.bits_per_item / bloom->stats.bits_per_item,
+                       verdict(ins <= 1.2 && qry <= 1.2));
+                lines++;
+            }
     if (lines == 0)
         printf("    not measured (needs bloom and apbf)\n");
 
@@ -1265,7 +1237,7 @@ static int run_bench(const cli_command *self, int argc, char **argv)
 
     keys_free(&run.keys);
     free(run.cells);
-    free(run.chunk_ns);
+    cli_chunk_times_free(&run.chunks);
     if (run.csv != NULL && fclose(run.csv) != 0 && status == CLI_EXIT_OK)
         status = cli_error(self->name, "%s: write failed", args.csv);
     return status;

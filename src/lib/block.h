@@ -69,14 +69,18 @@ static inline unsigned tdbf_block_bit(const tdbf_block_layout *layout,
     return layout->part_start[j] + (unsigned)(product >> 64);
 }
 
-/* All b bits of the key set in `block`? */
+/* All b bits of the key set in `block`?  Every bit is read, without an
+ * early exit: a bit is set about half the time, so an exit per bit
+ * mispredicts, and b reads of one cache line cost less than that. */
 static inline int tdbf_block_has(const tdbf_block_layout *layout,
                                  const uint64_t *block, tdbf_block_digits *d)
 {
-    for (unsigned j = 0; j < layout->block_hashes; j++)
-        if (!tdbf_bit_get(block, tdbf_block_bit(layout, j, d)))
-            return 0;
-    return 1;
+    uint64_t missing = 0;
+    for (unsigned j = 0; j < layout->block_hashes; j++) {
+        unsigned bit = tdbf_block_bit(layout, j, d);
+        missing |= ~block[bit >> 6] >> (bit & 63);
+    }
+    return (int)(~missing & 1);
 }
 
 static inline void tdbf_block_set(const tdbf_block_layout *layout,
