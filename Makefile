@@ -104,11 +104,15 @@ $(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
 PYTHON      ?= /usr/bin/python3
 .PHONY: test-redis
 test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers
-	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_replication.py
+	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_replication.py tests/redis/test_cluster.py
 
 .PHONY: test-replication
-test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 h off): digests, answers, full sync, failover
+test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 h off): digests, answers, full and partial sync, failover
 	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_replication.py
+
+.PHONY: test-cluster
+test-cluster: $(REDIS_MODULE) ## 3 primaries + 3 replicas: 1000 filters, resharding, failover, 8 clients with primary kills
+	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -s -p no:cacheprovider tests/redis/test_cluster.py
 
 .PHONY: bench-redis
 bench-redis: $(REDIS_MODULE) ## redis-benchmark ratios vs SET NX EX, and memory per item
@@ -198,7 +202,15 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV) and plot 
 	$(CLI) eval table3 --csv $(RESULTS)/table3.csv
 	$(CLI) eval fig6 --csv $(RESULTS)/fig6.csv
 	$(CLI) eval tlbf-slices --csv $(RESULTS)/tlbf_slices.csv
+	$(CLI) eval tlbf-bits --csv $(RESULTS)/tlbf_bits.csv
+	$(CLI) eval tlbf-fp --csv $(RESULTS)/tlbf_fp.csv
+	$(CLI) eval tlbf-faults --csv $(RESULTS)/tlbf_faults.csv
+	$(CLI) eval clock-rotating --csv $(RESULTS)/clock_rotating.csv
+	$(CLI) eval fpdecay-survival --csv $(RESULTS)/fpdecay_survival.csv
+	$(CLI) eval stable --csv $(RESULTS)/stable.csv
 	$(CLI) eval tbf --quick --csv $(RESULTS)/tbf_quick.csv
+	$(CLI) eval table4 --csv $(RESULTS)/table4.csv
+	$(CLI) eval compare --csv $(RESULTS)/compare.csv
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) scripts/plot_results.py $(RESULTS)
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------

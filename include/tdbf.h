@@ -362,7 +362,8 @@ typedef struct tdbf_stats {
 TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
 
 /* ======================================================================
- * 9. Inference (TBF, BTBF: paper 002 sections 2 and 4)
+ * 9. Inference (TBF, BTBF: paper 002 sections 2 and 4; APBF, APBBF:
+ *    docs/apbf_posterior.md)
  *
  * A standard query says yes or no.  An inferential query says how likely
  * the key is to lie inside the window, P(I_x < w | R_x), where I_x is the
@@ -373,8 +374,11 @@ TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
  * with the smaller expected penalty (section 2.6).  The posterior follows
  * the paper's model (keys drawn independently with time-invariant
  * probabilities, a long-running stream); it is as good as the prior is a
- * description of the stream.  Designs without inference return
- * TDBF_ENOTSUP.  Thread-safety as for tdbf_contains (read-only).
+ * description of the stream.  The APBF and the APBBF answer the same
+ * questions from which of their k+l slices hold the key's bits (R_x: the
+ * pattern; the window w = l g, tdbf_stats.window_items; a derivation
+ * beyond the papers, docs/apbf_posterior.md).  Designs without inference
+ * return TDBF_ENOTSUP.  Thread-safety as for tdbf_contains (read-only).
  * ====================================================================== */
 
 /* How the number of distinct keys among j insertions grows (§2.5). */
@@ -428,7 +432,11 @@ TDBF_API double tdbf_prior_rank_probability(const tdbf_prior *prior,
  * 0 exactly when the standard query says no (no false negatives); near 1
  * for a key added just now.  Returns TDBF_OK, TDBF_EINVAL (NULL argument,
  * NULL key with len > 0, invalid prior: see tdbf_prior) or TDBF_ENOTSUP
- * (the design has no inference: only TBF and BTBF do). */
+ * (the design has no inference: only TBF, BTBF, APBF and APBBF do).  For
+ * the APBF and APBBF: P(I_x < l g | the slices that match), near 1 for a
+ * key added just now (less so with one slice per insert, k = 1, when a
+ * chance match of s_0 is not rare: 0.98 in docs/apbf_posterior.md's
+ * example); a query reads all k+l slices. */
 TDBF_API int tdbf_posterior(const tdbf *f, const void *key, size_t len,
                             uint64_t now_ns, const tdbf_prior *prior,
                             double *p_in_window);
@@ -482,6 +490,8 @@ typedef struct tdbf_infer_eval_result {
     double   posterior_error;     /* eq 28 at k_inferential */
     uint64_t bin_queries[20];     /* queries with posterior in [i/20, (i+1)/20) */
     double   bin_inside[20];      /* the fraction of them inside the window */
+    unsigned l_standard;          /* APBF: the l of k_standard (0: BTBF) */
+    unsigned l_inferential;       /* APBF: the l of k_inferential (0: BTBF) */
 } tdbf_infer_eval_result;
 
 /* Run the experiment.  Returns TDBF_OK, TDBF_EINVAL (NULL argument, a
@@ -492,6 +502,16 @@ typedef struct tdbf_infer_eval_result {
  * queries; the paper's full size takes minutes. */
 TDBF_API int tdbf_infer_evaluate(const tdbf_infer_eval *cfg,
                                  tdbf_infer_eval_result *out);
+
+/* The same experiment on `design`: TDBF_BTBF (tdbf_infer_evaluate) or
+ * TDBF_APBF, whose k slices per insert run over k_min .. k_max with, for
+ * each k, the smallest l whose (k + l) m bits fit w * bits_per_item (m and
+ * g planned for w: tdbf_plan_eval); its answers are charged against its
+ * own window l g (>= w, by less than l).  Returns as tdbf_infer_evaluate,
+ * and TDBF_EINVAL for another design. */
+TDBF_API int tdbf_infer_evaluate_design(tdbf_design design,
+                                        const tdbf_infer_eval *cfg,
+                                        tdbf_infer_eval_result *out);
 
 /* ======================================================================
  * 10. Serialization

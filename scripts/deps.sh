@@ -6,8 +6,10 @@
 set -eu
 
 build_pkgs="make gcc libc6-dev libxxhash-dev pkg-config"
-test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3"
-plot_pkgs="python3 python3-matplotlib"
+# wamerican: the word list of `tdbf eval compare`'s real stream (its
+# --quick run is part of test-cli).
+test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3 wamerican"
+plot_pkgs="python3 python3-matplotlib wamerican"
 
 case "${1:-all}" in
   build) want="$build_pkgs" ;;

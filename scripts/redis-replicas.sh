@@ -20,13 +20,8 @@ case $cmd in
       start_node "$dir/replica$n" $((base + n)) --replicaof 127.0.0.1 "$base"
     done
     for n in 1 2; do
-      port=$((base + n)); i=0
-      until "$REDIS_CLI" -h 127.0.0.1 -p "$port" info replication 2>/dev/null \
-            | grep -q '^master_link_status:up'; do
-        i=$((i + 1))
-        [ $i -lt 200 ] || die "replica on port $port did not sync in 20 s"
-        sleep 0.1
-      done
+      port=$((base + n))
+      wait_for 200 "replica on port $port did not sync in 20 s" synced "$port"
     done
     echo "primary 127.0.0.1:$base, replicas :$((base + 1)) :$((base + 2)) (dir $dir)"
     ;;

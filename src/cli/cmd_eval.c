@@ -21,7 +21,7 @@ enum {
 
 static const cli_option eval_options[] = {
     [OPT_CSV]   = {"csv", "FILE", "also write the rows as CSV to FILE ('-' = stdout)"},
-    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s)"},
+    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s; compare: window 10^4)"},
     [OPT_LIST]  = {"list", NULL, "list the experiments and exit"},
     [OPT_SEED]  = {"seed", "N", "seed of the tbf streams, of fig6/tlbf-slices hashes (default 1)"},
     {NULL, NULL, NULL}
@@ -33,9 +33,18 @@ static const cli_option eval_options[] = {
 static const eval_experiment *const experiments[] = {
     &eval_table2,
     &eval_table3,
+    &eval_table4,
     &eval_tbf,
+    &eval_apbf_posterior,
     &eval_fig6,
     &eval_tlbf_slices,
+    &eval_tlbf_bits,
+    &eval_tlbf_fp,
+    &eval_tlbf_faults,
+    &eval_clock_rotating,
+    &eval_fpdecay_survival,
+    &eval_stable,
+    &eval_compare,
 };
 
 #define EXPERIMENTS (sizeof experiments / sizeof experiments[0])
@@ -43,7 +52,7 @@ static const eval_experiment *const experiments[] = {
 static void list_experiments(FILE *out)
 {
     for (size_t i = 0; i < EXPERIMENTS; i++)
-        fprintf(out, "  %-11s  %s\n", experiments[i]->name, experiments[i]->summary);
+        fprintf(out, "  %-16s  %s\n", experiments[i]->name, experiments[i]->summary);
 }
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -125,7 +134,7 @@ static int run_eval(const cli_command *self, int argc, char **argv)
 
 const cli_command cli_cmd_eval = {
     .name = "eval",
-    .summary = "recompute the papers' tables and experiments (APBF, APBBF, TLBF, TBF)",
+    .summary = "recompute the papers' tables and experiments (APBF, APBBF, TLBF, TBF, clock, rotating, fpdecay, stable)",
     .usage = "EXPERIMENT [--csv FILE] [--quick] [--seed N]\n--list",
     .details =
         "Experiments (tdbf eval --list):\n"
@@ -133,16 +142,50 @@ const cli_command cli_cmd_eval = {
         "          tdbf_plan_eval, beside the values the paper printed;\n"
         "  table3  APBBF, paper 004 Table 3: its 16 (k, l, B, b) rows through\n"
         "          tdbf_plan_apbbf_eval;\n"
+        "  table4  APBBF vs SWAMP, paper 004 Table 4: bits per element of its 4\n"
+        "          shapes at a window of 2^16 (planner) beside the paper's\n"
+        "          APBBF and SWAMP numbers, and tdbf's least-memory shape;\n"
         "  tbf     paper 002 section 5 through tdbf_infer_evaluate: penalty\n"
         "          ratio standard/inferential, posterior error (eq 28) and\n"
         "          Pos/Neg per bits per item on the uniform and power-law\n"
         "          streams.  The paper's sizes take minutes; --quick seconds.\n"
+        "  apbf-posterior  the APBF's posterior (docs/apbf_posterior.md) in the\n"
+        "          same experiment, beside the BTBF at the same memory: penalty\n"
+        "          ratio and posterior error per bits per item.\n"
         "  fig6    APBF, paper 004 Figure 6: measured FP vs insertions of the\n"
         "          lowest (k, l) per error, window 10^3, beside the analytic\n"
         "          worst case;\n"
         "  tlbf-slices  TLBF, paper 001 Figures 1-2: slices, slice-0 size,\n"
         "          bits per item and estimated FP per simulated second at\n"
-        "          100 keys/s, capacity 100 (under) and 100000 (over).\n"
+        "          100 keys/s, capacity 100 (under) and 100000 (over), the\n"
+        "          planner's (k, l) and (7, 5);\n"
+        "  tlbf-bits  TLBF, paper 001 Figure 3 and Table 2: bits per element\n"
+        "          over time and at steady state, errors 0.1 .. 0.00001, with\n"
+        "          measured FP, beside the paper's ranges;\n"
+        "  tlbf-fp  TLBF, paper 001 Figures 4-5: measured FP over time on\n"
+        "          fresh keys, errors 0.1, 0.01, 0.001, under/over capacity;\n"
+        "  tlbf-faults  TLBF under the reference module's failure cases\n"
+        "          (bursts at one timestamp, rate x10 up and down, idle 3T):\n"
+        "          slices, memory, FP, and false negatives against the exact\n"
+        "          record (exit 1 if any);\n"
+        "  clock-rotating  paper 000: clock and rotating filters, measured\n"
+        "          FP over time beside the planner, keys kept by age;\n"
+        "  fpdecay-survival  paper 003: phi(t) for n = 1..16 at s ~ 1000,\n"
+        "          b = 8 and 32 (exact matching), measured beside the model;\n"
+        "  stable  Stable Bloom filter (Deng & Rafiei): FP while filling and\n"
+        "          at the stable point, FN by age, beside the formulas;\n"
+        "  compare  every windowed design at one setting: window 10^6 keys\n"
+        "          (60 s on a simulated clock for tlbf, clock), errors 0.01\n"
+        "          and 0.001: bits/element, FP on fresh keys, FN against the\n"
+        "          exact window, ns per add and query (median of 3 runs; ratio\n"
+        "          to a classic Bloom filter), slack (keys w..3w old still\n"
+        "          reported, NPWS).  Two streams of 4w events, seeded:\n"
+        "          synthetic, ids uniform over 2w (16-byte keys); words,\n"
+        "          two-word phrases of Debian's wamerican list\n"
+        "          (/usr/share/dict/american-english), phrase n a fixed\n"
+        "          bijection of n, each event with probability 1/2 replaying\n"
+        "          the event d back (d uniform in 1..2w), else a new phrase.\n"
+        "          About 3 minutes; --quick: window 10^4, seconds.\n"
         "Each prints a table; --csv FILE writes the same rows as CSV.\n",
     .options = eval_options,
     .run = run_eval,

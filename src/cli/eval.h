@@ -64,6 +64,31 @@ int differences(const paper_value *values, size_t n, char *list, size_t size);
 void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
     CLI_PRINTF(4, 5);
 
+/* ---- streams of distinct keys (eval_decay.c) ---------------------------
+ * Key i of a stream is the 8 bytes of the integer i; probes, never added,
+ * have EVAL_PROBE_BIT set.  Time is simulated, in ns. */
+
+#define EVAL_NS        UINT64_C(1000000000)
+#define EVAL_PROBE_BIT (UINT64_C(1) << 63)
+
+struct tdbf;
+
+/* Add keys *next, *next + 1, ... (count of them, *next advances), evenly
+ * spaced over [from_ns, from_ns + span_ns) (span 0: all at from_ns); if
+ * times is not NULL, times[i] gets key i's time.  Returns TDBF_OK or the
+ * first negative code of tdbf_add. */
+int eval_add_keys(struct tdbf *f, uint64_t *next, uint64_t count,
+                  uint64_t from_ns, uint64_t span_ns, uint64_t *times);
+/* tdbf_contains of key `id` at now_ns: 1, 0 or a negative code. */
+int eval_has_key(const struct tdbf *f, uint64_t id, uint64_t now_ns);
+/* *fp = the share of `probes` fresh never-added keys (numbered from
+ * *next_probe on, which advances) that answer yes at now_ns.  Returns
+ * TDBF_OK or a negative code. */
+int eval_probe_fp(const struct tdbf *f, uint64_t probes, uint64_t *next_probe,
+                  uint64_t now_ns, double *fp);
+/* Erase the progress line of eval_progress (when `on`). */
+void eval_progress_end(int on);
+
 /* ---- the experiments -------------------------------------------------- */
 
 typedef struct eval_experiment {
@@ -76,7 +101,16 @@ typedef struct eval_experiment {
 extern const eval_experiment eval_table2;       /* eval_apbf.c */
 extern const eval_experiment eval_table3;
 extern const eval_experiment eval_fig6;
+extern const eval_experiment eval_table4;
 extern const eval_experiment eval_tbf;          /* eval_tbf.c */
+extern const eval_experiment eval_apbf_posterior; /* eval_apbf_post.c */
 extern const eval_experiment eval_tlbf_slices;  /* eval_tlbf.c */
+extern const eval_experiment eval_tlbf_bits;
+extern const eval_experiment eval_tlbf_fp;
+extern const eval_experiment eval_tlbf_faults;
+extern const eval_experiment eval_compare;      /* eval_compare.c */
+extern const eval_experiment eval_clock_rotating;   /* eval_decay.c */
+extern const eval_experiment eval_fpdecay_survival;
+extern const eval_experiment eval_stable;
 
 #endif /* TDBF_CLI_EVAL_H */

@@ -2,6 +2,7 @@
  * eval_apbf.c — `tdbf eval` experiments of paper 004 (APBF, APBBF):
  *   table2  Table 2, tdbf_plan_eval beside the printed values;
  *   table3  Table 3, tdbf_plan_apbbf_eval beside the printed values;
+ *   table4  Table 4, APBBF bits per element beside SWAMP's and the paper's;
  *   fig6    Figure 6, measured FP vs insertions, window 10^3.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -124,6 +125,28 @@ static int run_table2(const char *cmd, const eval_request *req, eval_csv *csv)
 
 /* ---- table3: APBBF, paper 004 Table 3 -------------------------------- */
 
+/* tdbf_plan_apbbf_eval of one (k, l, B, b) row of the paper's tables for
+ * `window`.  On success adds the row's first four cells (k, l, B, b) and
+ * returns CLI_EXIT_OK; on failure frees t and reports the row. */
+static int apbbf_row(const char *cmd, cli_table *t, unsigned k, unsigned l,
+                     unsigned block_bits, unsigned block_hashes,
+                     uint64_t window, tdbf_plan_blocked *plan)
+{
+    int rc = tdbf_plan_apbbf_eval(k, l, block_bits, block_hashes, window, plan);
+    if (rc != TDBF_OK) {
+        char what[64];
+        snprintf(what, sizeof what, "k=%u, l=%u, B=%u, b=%u", k, l,
+                 block_bits, block_hashes);
+        cli_table_free(t);
+        return cli_lib_error(cmd, what, rc);
+    }
+    cli_table_cell(t, "%u", k);
+    cli_table_cell(t, "%u", l);
+    cli_table_cell(t, "%u", block_bits);
+    cli_table_cell(t, "%u", block_hashes);
+    return CLI_EXIT_OK;
+}
+
 typedef struct table3_row {
     unsigned k, l, block_bits, block_hashes;
     double   paper_apbbf, paper_apbf, paper_cap;
@@ -170,15 +193,9 @@ static int run_table3(const char *cmd, const eval_request *req, eval_csv *csv)
     for (size_t i = 0; i < TABLE3_ROWS; i++) {
         const table3_row *row = &table3_rows[i];
         tdbf_plan_blocked plan;
-        int rc = tdbf_plan_apbbf_eval(row->k, row->l, row->block_bits,
-                                      row->block_hashes, EVAL_SIZING_WINDOW, &plan);
-        if (rc != TDBF_OK) {
-            char what[64];
-            snprintf(what, sizeof what, "k=%u, l=%u, B=%u, b=%u", row->k,
-                     row->l, row->block_bits, row->block_hashes);
-            cli_table_free(&t);
-            return cli_lib_error(cmd, what, rc);
-        }
+        if (apbbf_row(cmd, &t, row->k, row->l, row->block_bits,
+                      row->block_hashes, EVAL_SIZING_WINDOW, &plan) != CLI_EXIT_OK)
+            return CLI_EXIT_RUNTIME;
         const paper_value values[] = {
             {"apbbf", plan.fp_paper, row->paper_apbbf, 7},
             {"apbf", plan.fp_apbf, row->paper_apbf, 7},
@@ -192,10 +209,6 @@ static int run_table3(const char *cmd, const eval_request *req, eval_csv *csv)
         differing += (size_t)differences(values, sizeof values / sizeof values[0],
                                          differs, sizeof differs);
 
-        cli_table_cell(&t, "%u", row->k);
-        cli_table_cell(&t, "%u", row->l);
-        cli_table_cell(&t, "%u", row->block_bits);
-        cli_table_cell(&t, "%u", row->block_hashes);
         cli_table_cell(&t, "%.7f", plan.fp_paper);
         if (plan.fp_apbf < 0.0)
             cli_table_cell(&t, "n/a");
@@ -232,6 +245,127 @@ static int run_table3(const char *cmd, const eval_request *req, eval_csv *csv)
            "differ from its values\n(all seven printed columns compared; the CSV "
            "has them all): %zu of %zu rows.\n",
            (unsigned long long)EVAL_SIZING_WINDOW, differing, TABLE3_ROWS);
+    return CLI_EXIT_OK;
+}
+
+/* ---- table4: APBBF vs SWAMP, paper 004 Table 4 ----------------------- */
+
+/* Four Table 3 configurations at the window of the paper's Table 4, 2^16
+ * (SWAMP's Figure 3(a) in the paper's reference [2]).  Printed: the fp of
+ * Table 3, bits per element of SWAMP (read off that figure by the paper's
+ * authors) and of the APBBF, and NPWS (SWAMP has no slack: 0). */
+typedef struct table4_row {
+    unsigned k, l, block_bits, block_hashes;
+    double   paper_fp, paper_swamp, paper_bits, paper_npws;
+} table4_row;
+
+static const table4_row table4_rows[] = {
+    {2, 5, 512, 4, 0.0197654, 32.0, 16.2, 0.21},
+    {3, 8, 512, 4, 0.0017993, 39.8, 23.9, 0.13},
+    {2, 5, 512, 8, 0.0001226, 48.5, 32.6, 0.20},
+    {3, 8, 512, 8, 0.0000009, 64.6, 48.0, 0.13},
+};
+
+#define TABLE4_ROWS   (sizeof table4_rows / sizeof table4_rows[0])
+#define TABLE4_WINDOW (UINT64_C(1) << 16)
+
+/* The paper's bits per element, without rounding to whole blocks: (k+l)
+ * segments of B bits per block, each block holding lambda keys, g =
+ * blocks lambda / k keys per generation and l generations per window give
+ * (k+l) B k / (l lambda) (section 6).  lambda comes from the planner:
+ * plan.capacity = lambda / (B ln2 / b). */
+static double table4_model_bits(const tdbf_plan_blocked *plan)
+{
+    double lambda = plan->capacity * plan->block_bits * log(2.0)
+        / plan->block_hashes;
+    return (double)(plan->k + plan->l) * plan->block_bits * plan->k
+        / ((double)plan->l * lambda);
+}
+
+/* tdbf's own least-memory APBBF (B = 512) whose exact-load fp is at most
+ * `fp`: what the planner chooses given only the error.  With the row's own
+ * exact-load fp the row's shape is a candidate, so it never costs more. */
+static int table4_best(double fp, tdbf_plan_blocked *best)
+{
+    return tdbf_plan_apbbf(TABLE4_WINDOW, fp, TDBF_BLOCK_LINE, best);
+}
+
+static int run_table4(const char *cmd, const eval_request *req, eval_csv *csv)
+{
+    (void)req;
+    cli_table t;
+    size_t differing = 0;
+    cli_table_init(&t, 14, "rrrrrrrrrrrrrl");
+    static const char *const headers[] = {
+        "k", "l", "B", "b", "fp", "SWAMP", "bits", "bits model",
+        "npws", "paper:bits", "paper:npws", "best k,l,b", "best bits", "differs"
+    };
+    table_header(&t, headers, sizeof headers / sizeof headers[0]);
+    csv_line(csv, "k,l,block_bits,block_hashes,fp_apbbf,bits_per_element,"
+             "bits_per_element_model,npws,best_k,best_l,best_b,"
+             "best_bits_per_element,best_fp,fp_exact,paper_fp,paper_swamp_bits,"
+             "paper_bits,paper_npws,ratio_swamp_ours,differs");
+
+    for (size_t i = 0; i < TABLE4_ROWS; i++) {
+        const table4_row *row = &table4_rows[i];
+        tdbf_plan_blocked plan, best;
+        if (apbbf_row(cmd, &t, row->k, row->l, row->block_bits,
+                      row->block_hashes, TABLE4_WINDOW, &plan) != CLI_EXIT_OK)
+            return CLI_EXIT_RUNTIME;
+        int rc = table4_best(plan.fp, &best);
+        if (rc != TDBF_OK) {
+            char what[48];
+            snprintf(what, sizeof what, "least memory for fp %g", plan.fp);
+            cli_table_free(&t);
+            return cli_lib_error(cmd, what, rc);
+        }
+        double model = table4_model_bits(&plan);
+        const paper_value values[] = {
+            {"fp", plan.fp_paper, row->paper_fp, 7},
+            {"bits", plan.bits_per_item, row->paper_bits, 1},
+            {"npws", plan.npws, row->paper_npws, 2},
+        };
+        char differs[64];
+        differing += (size_t)differences(values, sizeof values / sizeof values[0],
+                                         differs, sizeof differs);
+
+        cli_table_cell(&t, "%.7f", plan.fp_paper);
+        cli_table_cell(&t, "%.1f", row->paper_swamp);
+        cli_table_cell(&t, "%.2f", plan.bits_per_item);
+        cli_table_cell(&t, "%.2f", model);
+        cli_table_cell(&t, "%.2f", plan.npws);
+        cli_table_cell(&t, "%.1f", row->paper_bits);
+        cli_table_cell(&t, "%.2f", row->paper_npws);
+        cli_table_cell(&t, "%u,%u,%u", best.k, best.l, best.block_hashes);
+        cli_table_cell(&t, "%.2f", best.bits_per_item);
+        cli_table_cell(&t, "%s", differs[0] ? differs : "-");
+        csv_line(csv, "%u,%u,%u,%u,%.10g,%.10g,%.10g,%.10g,%u,%u,%u,%.10g,"
+                 "%.10g,%.10g,%g,%g,%g,%g,%.10g,%s",
+                 row->k, row->l, row->block_bits, row->block_hashes,
+                 plan.fp_paper, plan.bits_per_item, model, plan.npws, best.k,
+                 best.l, best.block_hashes, best.bits_per_item, best.fp, plan.fp,
+                 row->paper_fp, row->paper_swamp, row->paper_bits,
+                 row->paper_npws, row->paper_swamp / plan.bits_per_item,
+                 differs[0] ? differs : "none");
+    }
+
+    printf("APBBF vs SWAMP, paper 004 Table 4: bits per element at a window "
+           "of 2^16 = %llu\n(tdbf_plan_apbbf_eval) beside the paper's "
+           "numbers; SWAMP's are the paper's, read off\nFigure 3(a) of "
+           "Assaf et al. (INFOCOM 2018), and have NPWS 0 (no slack).\n\n",
+           (unsigned long long)TABLE4_WINDOW);
+    if (print_table(&t, cmd) != 0)
+        return CLI_EXIT_RUNTIME;
+    printf("\nfp = the paper's load model (Table 3); bits = memory bits / "
+           "2^16 of the filter the\nplanner sizes (whole blocks, g = "
+           "floor(blocks lambda / k), l g >= 2^16); bits model =\nthe "
+           "paper's unrounded (k+l) B k / (l lambda), lambda = ln2 / -ln(1 - "
+           "b/B); npws = peak\nNPWS.  best = tdbf_plan_apbbf's least-memory "
+           "(k, l, b) with B = 512 whose exact-load\nfp meets the row's "
+           "(fp_exact in the CSV).  paper:* = printed in the paper\n"
+           "(hardcoded, for comparison).  "
+           "differs = our columns that, rounded as the paper\nprints them, "
+           "differ: %zu of %zu rows.\n", differing, TABLE4_ROWS);
     return CLI_EXIT_OK;
 }
 
@@ -387,6 +521,10 @@ const eval_experiment eval_table2 = {
 
 const eval_experiment eval_table3 = {
     "table3", "APBBF: paper 004 Table 3 (blocked APBF vs APBF)", run_table3
+};
+
+const eval_experiment eval_table4 = {
+    "table4", "APBBF vs SWAMP: paper 004 Table 4 (bits per element, NPWS)", run_table4
 };
 
 const eval_experiment eval_fig6 = {

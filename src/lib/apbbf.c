@@ -274,6 +274,18 @@ static void measured_matches(const apbbf *a, double *matches)
     }
 }
 
+/* The inference (infer_apbf.c, as APBF's with a block's match in place of
+ * a bit) reads every segment, not only Algorithm 1's path. */
+static int apbbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
+                       const tdbf_prior *prior, tdbf_inference *out)
+{
+    (void)now_ns;
+    const apbbf *a = f->impl;
+    tdbf_slice_view view = {a->k, a->l, a->g, a->fill, a->shifts, a->layout.blocks,
+                            a->layout.block_bits, a->layout.block_hashes};
+    return tdbf_slice_infer(&view, a, segment_test, &key->hash, prior, out);
+}
+
 static void apbbf_stats(const tdbf *f, tdbf_stats *st)
 {
     const apbbf *a = f->impl;
@@ -383,4 +395,5 @@ const tdbf_ops tdbf_apbbf_ops = {
     .payload_size = apbbf_payload_size,
     .save = apbbf_save,
     .load = apbbf_load,
+    .infer = apbbf_infer,
 };

@@ -209,6 +209,17 @@ static void apbf_stats(const tdbf *f, tdbf_stats *st)
     st->error_estimated = tdbf_apbf_fp(a->k, a->l, fills);
 }
 
+/* The inference (infer_apbf.c) reads every slice, not only Algorithm 1's
+ * path. */
+static int apbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
+                      const tdbf_prior *prior, tdbf_inference *out)
+{
+    (void)now_ns;
+    const apbf *a = f->impl;
+    tdbf_slice_view view = {a->k, a->l, a->g, a->fill, a->shifts, a->m, 0, 0};
+    return tdbf_slice_infer(&view, a, slice_test, &key->hash, prior, out);
+}
+
 /* ---- serialization (codec.c) ---------------------------------------------
  * Payload: u32 k, u32 l, u64 m, u64 g, u64 fill, u64 shifts, u32 base,
  * u32 0, then the (k+l) slices' words in buffer order. */
@@ -292,4 +303,5 @@ const tdbf_ops tdbf_apbf_ops = {
     .payload_size = apbf_payload_size,
     .save = apbf_save,
     .load = apbf_load,
+    .infer = apbf_infer,
 };

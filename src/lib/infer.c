@@ -1,7 +1,8 @@
 /*
  * infer.c — inferential queries: the posterior probability that a key is
  * inside the window, its expected insertion age, and minimum-penalty
- * answers, for the TBF and BTBF (tbf.c).
+ * answers, for the TBF and BTBF (tbf.c).  The APBF and APBBF answer the
+ * same questions in infer_apbf.c with this file's prior (p_x, D(j)).
  *
  * Dautrich & Ravishankar, "Inferential Time-Decaying Bloom Filters"
  * (paper 002), sections 2 and 4.
@@ -178,7 +179,7 @@ static int prior_ok(const tdbf_prior *prior)
 }
 
 /* p_x of the queried key: given, or the uniform model's 1/|U|. */
-static int key_probability(const tdbf_prior *prior, double *p)
+int tdbf_prior_key_probability(const tdbf_prior *prior, double *p)
 {
     if (!prior_ok(prior))
         return TDBF_EINVAL;
@@ -330,8 +331,8 @@ static double distinct_sampled(const tdbf_prior *prior, double j)
 
 /* D(from + len) - D(from): the distinct keys among `len` insertions that
  * did not occur in the `from` before them, for a valid prior.  D(j) is
- * fresh(prior, 0, j). */
-static double fresh(const tdbf_prior *prior, double from, double len)
+ * tdbf_prior_fresh(prior, 0, j). */
+double tdbf_prior_fresh(const tdbf_prior *prior, double from, double len)
 {
     if (len <= 0.0)
         return 0.0;
@@ -367,7 +368,7 @@ double tdbf_prior_distinct(const tdbf_prior *prior, double inserts)
 {
     if (!prior_ok(prior) || !finite_at_least(inserts, 0.0))
         return -1.0;
-    return fresh(prior, 0.0, inserts);
+    return tdbf_prior_fresh(prior, 0.0, inserts);
 }
 
 double tdbf_prior_rank_probability(const tdbf_prior *prior, double rank)
@@ -387,7 +388,7 @@ double tdbf_prior_rank_probability(const tdbf_prior *prior, double rank)
 
 /* E[I_x | R_x] for a geometric prior from a, likelihood 1 on a..a+len-1
  * and rho after (see the essay). */
-static double expected_age(double p, double a, double len, double rho)
+double tdbf_geometric_age(double p, double a, double len, double rho)
 {
     double q_len = stay(p, len);
     double den = leave(p, len) + rho * q_len; /* 1 - (1 - rho) q^len */
@@ -406,7 +407,7 @@ int tdbf_timer_infer(const tdbf_timer_view *view, const tdbf_prior *prior,
                      tdbf_inference *out)
 {
     double p;
-    int rc = key_probability(prior, &p);
+    int rc = tdbf_prior_key_probability(prior, &p);
     if (rc != TDBF_OK)
         return rc;
     const double w = (double)view->window, block = (double)view->block;
@@ -427,16 +428,16 @@ int tdbf_timer_infer(const tdbf_timer_view *view, const tdbf_prior *prior,
             return TDBF_OK;
         }
         /* Lemma 1: every cell touched by the b inserts of this block. */
-        double touched = -expm1(view->log_untouched * fresh(prior, 0.0, b));
+        double touched = -expm1(view->log_untouched * tdbf_prior_fresh(prior, 0.0, b));
         double f0 = pow(touched, (double)view->distinct); /* F(r_x, 0, b), eq 21 */
         double p_out = stay(p, w) / (leave(p, b) / f0 + stay(p, b)); /* eq 23 */
         out->p_in_window = clamp01(1.0 - p_out);
-        out->expected_age = expected_age(p, 0.0, b, f0);
+        out->expected_age = tdbf_geometric_age(p, 0.0, b, f0);
         return TDBF_OK;
     }
     /* Lemma 2: x's stamp, if any is left, is the oldest, in C_x. */
     double a = (double)(view->age - 1) * block + b;
-    double touched = -expm1(view->log_untouched * fresh(prior, a, block));
+    double touched = -expm1(view->log_untouched * tdbf_prior_fresh(prior, a, block));
     double rho = pow(touched, (double)view->oldest); /* G/F, eq 25 refined */
     double p_in;
     if (view->age < view->live_age)
@@ -444,7 +445,7 @@ int tdbf_timer_infer(const tdbf_timer_view *view, const tdbf_prior *prior,
     else
         p_in = leave(p, w - a) / (1.0 - stay(p, block) * (1.0 - rho)); /* eq 27 */
     out->p_in_window = clamp01(p_in);
-    out->expected_age = expected_age(p, a, block, rho);
+    out->expected_age = tdbf_geometric_age(p, a, block, rho);
     return TDBF_OK;
 }
 

@@ -24,6 +24,13 @@
  * posterior bins (20 of width 0.05) and the posterior error (eq 28) are
  * reported for the inferential answer's k.
  *
+ * The APBF (tdbf_infer_evaluate_design; its posterior: infer_apbf.c).
+ * Beyond the paper: the same streams, penalties and charges, with each k
+ * in k_min .. k_max taking the smallest l whose k + l slices (m and g as
+ * tdbf_plan_eval sizes them for w) fit w * bits_per_item bits, the most
+ * memory the budget allows that k; its answers are charged against its
+ * own window l g (>= w, by less than l: the posterior is about it).
+ *
  * Table 3's conditions: uniform |U| = 2^16 with w = 2^16 (Pos/Neg 1.718)
  * and 2^18 (53.5); Zipf |U| = 2^16 with w = 2^11 (1.182) and 2^18 (13.45).
  * A run of the paper's size (2^20 + 2^22 steps for each of 30 k) takes
@@ -40,6 +47,7 @@
 
 /* One k's totals. */
 typedef struct eval_pass {
+    unsigned l;                 /* APBF: its l; 0 for the BTBF */
     double   penalty_standard, penalty_inferential;
     uint64_t inside, outside;
     uint64_t bin_queries[BINS];
@@ -90,33 +98,79 @@ static void item_key(uint64_t x, unsigned char key[8])
         key[i] = (unsigned char)(x >> (8 * i));
 }
 
-static int run_pass(const tdbf_infer_eval *cfg, unsigned k, eval_stream *s,
-                    uint64_t *last, eval_pass *pass)
+/* The paper's BTBF for k (section 5.1.2). */
+static int open_btbf(const tdbf_infer_eval *cfg, unsigned k, tdbf_config *fc)
 {
     unsigned bits = k < 3 ? 3 : k;
     double cells = floor((double)cfg->window * cfg->bits_per_item / bits);
     if (cells < k)
         return TDBF_EINFEASIBLE;
+    fc->design = TDBF_BTBF;
+    fc->k = k;
+    fc->timer_bits = bits;
+    fc->timer_cells = (uint64_t)cells;
+    return TDBF_OK;
+}
 
+/* The APBF for k: the smallest l whose k + l slices fit the memory (the
+ * most slices of a generation's slack that the budget buys). */
+static int open_apbf(const tdbf_infer_eval *cfg, unsigned k, tdbf_config *fc)
+{
+    double budget = (double)cfg->window * cfg->bits_per_item;
+    /* (k + l) m > l m >= w k / ln2 for every l: no l fits. */
+    if ((double)cfg->window * k / TDBF_LN2 >= budget)
+        return TDBF_EINFEASIBLE;
+    for (unsigned l = 1; l <= TDBF_MAX_L; l++) {
+        tdbf_plan plan;
+        if (tdbf_plan_eval(k, l, cfg->window, &plan) == TDBF_OK && (double)plan.bits <= budget) {
+            fc->design = TDBF_APBF;
+            fc->k = k;
+            fc->l = l;
+            return TDBF_OK;
+        }
+    }
+    return TDBF_EINFEASIBLE;
+}
+
+/* The filter of one pass, and the window its answers are charged
+ * against: w for the BTBF, the APBF's own l g (>= w, the window its
+ * posterior is about). */
+static int open_filter(const tdbf_infer_eval *cfg, tdbf_design design, unsigned k,
+                       tdbf **f, uint64_t *window, unsigned *l)
+{
     tdbf_config fc;
     tdbf_config_init(&fc);
-    fc.design = TDBF_BTBF;
     fc.window_items = cfg->window;
-    fc.k = k;
-    fc.timer_bits = bits;
-    fc.timer_cells = (uint64_t)cells;
     fc.seed = tdbf_mix64(cfg->seed ^ k) | 1;
     fc.max_memory = UINT64_MAX;
-    tdbf *f;
-    int rc = tdbf_open(&f, &fc);
+    int rc = design == TDBF_APBF ? open_apbf(cfg, k, &fc) : open_btbf(cfg, k, &fc);
+    if (rc == TDBF_OK)
+        rc = tdbf_open(f, &fc);
     if (rc == TDBF_EPARAM || rc == TDBF_EINFEASIBLE || rc == TDBF_ETOOBIG)
         return TDBF_EINFEASIBLE;
+    if (rc != TDBF_OK)
+        return rc;
+    tdbf_stats st;
+    tdbf_get_stats(*f, &st);
+    *window = design == TDBF_APBF ? st.window_items : cfg->window;
+    *l = fc.l;
+    return TDBF_OK;
+}
+
+static int run_pass(const tdbf_infer_eval *cfg, tdbf_design design, unsigned k,
+                    eval_stream *s, uint64_t *last, eval_pass *pass)
+{
+    tdbf *f;
+    uint64_t window;
+    unsigned l;
+    int rc = open_filter(cfg, design, k, &f, &window, &l);
     if (rc != TDBF_OK)
         return rc;
 
     tdbf_prior prior;
     tdbf_prior_init(&prior, cfg->stream, (double)cfg->universe);
     memset(pass, 0, sizeof *pass);
+    pass->l = l;
     memset(last, 0, cfg->universe * sizeof *last);
     s->state = cfg->seed;
     uint64_t t = 0;
@@ -142,7 +196,7 @@ static int run_pass(const tdbf_infer_eval *cfg, unsigned k, eval_stream *s,
             break;
         }
         int decision = cost_fp * (1.0 - p) < cost_fn * p; /* tdbf_decide's rule */
-        int inside = last[x] != 0 && t - last[x] < cfg->window;
+        int inside = last[x] != 0 && t - last[x] < window;
         pass->penalty_standard += standard && !inside ? cost_fp : !standard && inside ? cost_fn : 0.0;
         pass->penalty_inferential += decision && !inside ? cost_fp : !decision && inside ? cost_fn : 0.0;
         pass->inside += (uint64_t)inside;
@@ -195,11 +249,13 @@ static void keep_best(const eval_pass *pass, unsigned k, tdbf_infer_eval_result 
 {
     if (out->k_standard == 0 || pass->penalty_standard < out->penalty_standard) {
         out->k_standard = k;
+        out->l_standard = pass->l;
         out->penalty_standard = pass->penalty_standard;
     }
     if (out->k_inferential == 0 || pass->penalty_inferential < out->penalty_inferential) {
         double error = 0.0, total = (double)(pass->inside + pass->outside);
         out->k_inferential = k;
+        out->l_inferential = pass->l;
         out->penalty_inferential = pass->penalty_inferential;
         for (int b = 0; b < BINS; b++) {
             double n = (double)pass->bin_queries[b];
@@ -214,9 +270,10 @@ static void keep_best(const eval_pass *pass, unsigned k, tdbf_infer_eval_result 
     out->outside = pass->outside;
 }
 
-int tdbf_infer_evaluate(const tdbf_infer_eval *cfg, tdbf_infer_eval_result *out)
+int tdbf_infer_evaluate_design(tdbf_design design, const tdbf_infer_eval *cfg,
+                               tdbf_infer_eval_result *out)
 {
-    if (!cfg || !out || !eval_ok(cfg))
+    if (!cfg || !out || !eval_ok(cfg) || (design != TDBF_BTBF && design != TDBF_APBF))
         return TDBF_EINVAL;
     memset(out, 0, sizeof *out);
     unsigned k_min = cfg->k_min ? cfg->k_min : 1;
@@ -230,7 +287,7 @@ int tdbf_infer_evaluate(const tdbf_infer_eval *cfg, tdbf_infer_eval_result *out)
     eval_stream stream = {.cfg = cfg, .cumulative = cumulative, .probability = probability};
     for (unsigned k = k_min; k <= k_max && rc == TDBF_OK; k++) {
         eval_pass pass;
-        int pass_rc = run_pass(cfg, k, &stream, last, &pass);
+        int pass_rc = run_pass(cfg, design, k, &stream, last, &pass);
         if (pass_rc == TDBF_OK)
             keep_best(&pass, k, out);
         else if (pass_rc != TDBF_EINFEASIBLE)
@@ -242,4 +299,9 @@ int tdbf_infer_evaluate(const tdbf_infer_eval *cfg, tdbf_infer_eval_result *out)
     a->free(a->opaque, cumulative);
     a->free(a->opaque, probability);
     return rc;
+}
+
+int tdbf_infer_evaluate(const tdbf_infer_eval *cfg, tdbf_infer_eval_result *out)
+{
+    return tdbf_infer_evaluate_design(TDBF_BTBF, cfg, out);
 }

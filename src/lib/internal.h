@@ -93,6 +93,18 @@ typedef struct tdbf_timer_view {
 int tdbf_timer_infer(const tdbf_timer_view *view, const tdbf_prior *prior,
                      tdbf_inference *out);
 
+/* The prior handling of infer.c, shared with infer_apbf.c.  p_x of the
+ * queried key (given, or UNIFORM's 1/|U|): TDBF_OK or TDBF_EINVAL (invalid
+ * prior). */
+int tdbf_prior_key_probability(const tdbf_prior *prior, double *p);
+/* D(from + len) - D(from) of a valid prior: the distinct keys among `len`
+ * insertions that did not occur in the `from` before them. */
+double tdbf_prior_fresh(const tdbf_prior *prior, double from, double len);
+/* The mean of a geometric prior p (1 - p)^i over i >= a whose likelihood
+ * is 1 on a .. a + len - 1 and rho after (infer.c's essay). */
+double tdbf_geometric_age(double p, double a, double len, double rho);
+
+
 typedef struct tdbf_ops {
     /* Plan, check cfg->max_memory, allocate, and store the state in f->impl. */
     int  (*open)(tdbf *f, const tdbf_config *cfg);
@@ -269,6 +281,24 @@ static inline int tdbf_find_run(const void *state, unsigned k, unsigned start,
     }
     return 0;
 }
+
+/* ---- the APBF and APBBF inference (infer_apbf.c) ---- */
+/* A slices filter's shape and age, as apbf.c and apbbf.c hold them. */
+typedef struct tdbf_slice_view {
+    unsigned k, l;             /* slices set per insert, extra slices */
+    uint64_t generation;       /* g: inserts between shifts */
+    uint64_t generation_fill;  /* inserts in the current generation, 0..g */
+    uint64_t shifts;           /* shifts since open */
+    uint64_t slice_cells;      /* APBF: bits per slice; APBBF: blocks per segment */
+    unsigned block_bits;       /* APBBF: B; 0 for APBF */
+    unsigned block_hashes;     /* APBBF: b; 0 for APBF (one bit per slice) */
+} tdbf_slice_view;
+/* P(I_x < l g | which slices match) and E[I_x | the same], reading every
+ * logical slice 0 .. k+l-1 of `state` through `has` (Algorithm 1's test).
+ * Returns TDBF_OK or TDBF_EINVAL (invalid prior). */
+int tdbf_slice_infer(const tdbf_slice_view *view, const void *state,
+                     tdbf_slice_test has, const tdbf_hash128 *h,
+                     const tdbf_prior *prior, tdbf_inference *out);
 
 /* ---- planner internals (plan.c) ---- */
 /* Exact expected fill ratios of the k+l logical slices just before a

@@ -146,6 +146,61 @@ static int reply_not_found(RedisModuleCtx *ctx)
 }
 
 /* ======================================================================
+ * maxmemory
+ *
+ * Redis refuses a `deny-oom` command only when memory is already over
+ * maxmemory, so without a check one TDBF.RESERVE could allocate a filter
+ * many times larger than maxmemory (a filter's size comes from its error
+ * rate and window, not from the command's length).  So a new filter, or a
+ * restore's buffer, is measured once allocated: under noeviction it must
+ * not take the server past maxmemory; under an eviction policy it must fit
+ * within maxmemory by itself (eviction frees room for the rest).  If not,
+ * it is freed at once and the client gets an OOM error, as for any
+ * command refused at maxmemory.  Replicas and loading (AOF, RDB) never
+ * refuse: they apply what the primary accepted, as Redis itself does
+ * (replica-ignore-maxmemory), or they would diverge.  The allocation is
+ * transient but real; the module argument MAX_MEMORY caps one filter
+ * before anything is allocated.
+ * ====================================================================== */
+
+typedef struct oom_guard {
+    bool  active;     /* a primary with maxmemory, serving a client */
+    bool  evicts;     /* maxmemory-policy may delete keys */
+    float before;     /* used memory / maxmemory before the allocation */
+} oom_guard;
+
+static oom_guard oom_guard_start(RedisModuleCtx *ctx)
+{
+    oom_guard g = {0};
+    if (!RedisModule_GetContextFlags || !RedisModule_GetUsedMemoryRatio)
+        return g;
+    int flags = RedisModule_GetContextFlags(ctx);
+    g.active = (flags & REDISMODULE_CTX_FLAGS_MASTER) &&
+               (flags & REDISMODULE_CTX_FLAGS_MAXMEMORY) &&
+               !(flags & REDISMODULE_CTX_FLAGS_LOADING);
+    g.evicts = (flags & REDISMODULE_CTX_FLAGS_EVICT) != 0;
+    if (g.active)
+        g.before = RedisModule_GetUsedMemoryRatio();
+    return g;
+}
+
+/* After the allocation: true (and an OOM error replied) if it must be
+ * refused; the caller frees it. */
+static bool oom_guard_refuses(RedisModuleCtx *ctx, const oom_guard *g, const char *what,
+                              uint64_t bytes)
+{
+    if (!g->active)
+        return false;
+    float after = RedisModule_GetUsedMemoryRatio();
+    if (g->evicts ? after - g->before <= 1.0f : after <= 1.0f)
+        return false;
+    reply_errorf(ctx, "OOM %s of %llu bytes would take the server past maxmemory%s", what,
+                 (unsigned long long)bytes,
+                 g->evicts ? " by itself" : " (maxmemory-policy noeviction)");
+    return true;
+}
+
+/* ======================================================================
  * Creation options
  * ====================================================================== */
 
@@ -284,6 +339,7 @@ static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
     cfg.max_memory = tdbf_settings.max_memory;
 
     tdbf *f = NULL;
+    oom_guard guard = oom_guard_start(ctx);
     int rc = tdbf_open(&f, &cfg);
     const char *design = tdbf_design_name(a->design);
     switch (rc) {
@@ -307,6 +363,12 @@ static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
         return NULL;
     default:
         reply_errorf(ctx, "ERR cannot create a %s filter: %s", design, tdbf_strerror(rc));
+        return NULL;
+    }
+    tdbf_stats st;   /* read only under maxmemory: it may cost O(memory) */
+    if (guard.active && tdbf_get_stats(f, &st) == TDBF_OK &&
+        oom_guard_refuses(ctx, &guard, "the new filter", st.memory_bytes)) {
+        tdbf_close(f);
         return NULL;
     }
     if (tdbf_saved_size(f) == 0) {
@@ -897,7 +959,13 @@ static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
         if (offset != 0) {
             err = "ERR chunk out of order: a restore starts at cursor 0's chunk";
         } else {
+            oom_guard guard = oom_guard_start(ctx);
             err = tdbf_restore_start(&v, chunk, len);
+            if (!err && oom_guard_refuses(ctx, &guard, "the restore", v->restore_total)) {
+                tdbf_value_free(v);
+                RedisModule_CloseKey(key);
+                return REDISMODULE_OK;
+            }
             if (!err)
                 RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
         }

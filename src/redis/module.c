@@ -54,6 +54,8 @@ TDBF_RM_DEFINE(int, ReplyWithBool, (RedisModuleCtx *, int));
 TDBF_RM_DEFINE(int, ReplyWithArray, (RedisModuleCtx *, long));
 TDBF_RM_DEFINE(int, ReplyWithMap, (RedisModuleCtx *, long));
 TDBF_RM_DEFINE(int, ReplyWithStringBuffer, (RedisModuleCtx *, const char *, size_t));
+TDBF_RM_DEFINE(int, GetContextFlags, (RedisModuleCtx *));
+TDBF_RM_DEFINE(float, GetUsedMemoryRatio, (void));
 TDBF_RM_DEFINE(int, Replicate, (RedisModuleCtx *, const char *, const char *, ...));
 TDBF_RM_DEFINE(int, ReplicateVerbatim, (RedisModuleCtx *));
 TDBF_RM_DEFINE(long long, Milliseconds, (void));
@@ -95,7 +97,8 @@ int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing)
         BIND(StringToDouble), BIND(WrongArity), BIND(ReplyWithError),
         BIND(ReplyWithSimpleString), BIND(ReplyWithLongLong),
         BIND(ReplyWithDouble), BIND(ReplyWithBool), BIND(ReplyWithArray),
-        BIND(ReplyWithMap), BIND(ReplyWithStringBuffer), BIND(Replicate),
+        BIND(ReplyWithMap), BIND(ReplyWithStringBuffer),
+        BIND_OPTIONAL(GetContextFlags), BIND_OPTIONAL(GetUsedMemoryRatio), BIND(Replicate),
         BIND(ReplicateVerbatim), BIND(Milliseconds), BIND(SaveUnsigned),
         BIND(LoadUnsigned), BIND(SaveStringBuffer), BIND(LoadStringBuffer),
         BIND(IsIOError), BIND(EmitAOF), BIND(DigestAddStringBuffer),

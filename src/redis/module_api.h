@@ -57,6 +57,12 @@
  * read (diskless replication, RESTORE of a truncated payload). */
 #define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
 
+/* RedisModule_GetContextFlags bits (the server's numbering). */
+#define REDISMODULE_CTX_FLAGS_MASTER    (1 << 2)
+#define REDISMODULE_CTX_FLAGS_MAXMEMORY (1 << 8)
+#define REDISMODULE_CTX_FLAGS_EVICT     (1 << 9)
+#define REDISMODULE_CTX_FLAGS_LOADING   (1 << 13)
+
 #define REDISMODULE_ERRORMSG_WRONGTYPE \
     "WRONGTYPE Operation against a key holding the wrong kind of value"
 
@@ -168,6 +174,11 @@ TDBF_RM_API(int, ReplyWithMap, (RedisModuleCtx *ctx, long len));
 TDBF_RM_API(int, ReplyWithStringBuffer, (RedisModuleCtx *ctx, const char *buf,
                                          size_t len));
 
+/* server state (both optional: GetContextFlags 5.0+, GetUsedMemoryRatio
+ * 6.0+; without them maxmemory is not checked at creation) */
+TDBF_RM_API(int, GetContextFlags, (RedisModuleCtx *ctx));
+TDBF_RM_API(float, GetUsedMemoryRatio, (void));
+
 /* replication and time */
 TDBF_RM_API(int, Replicate, (RedisModuleCtx *ctx, const char *cmdname,
                              const char *fmt, ...));
@@ -192,7 +203,8 @@ TDBF_RM_API(void, DigestEndSequence, (RedisModuleDigest *md));
 
 /* Fill every pointer above through the lookup function found in *ctx.
  * Returns REDISMODULE_OK, or REDISMODULE_ERR naming the first function
- * the server lacks in *missing.  TryAlloc is optional (NULL if absent). */
+ * the server lacks in *missing.  TryAlloc, GetContextFlags and
+ * GetUsedMemoryRatio are optional (NULL if absent). */
 int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing);
 
 #endif /* TDBF_REDIS_MODULE_API_H */

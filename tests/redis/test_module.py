@@ -664,11 +664,12 @@ def test_prob_errors(r, args, message):
     assert message in err(e)
 
 
-def test_prob_refuses_designs_without_inference(r):
+def test_prob_answers_apbf_refuses_time_windows(r):
+    # APBF and APBBF answer (docs/apbf_posterior.md); time windows do not.
     r.execute_command("TDBF.RESERVE", "a", "0.01", "WINDOW", "1000")
     r.execute_command("TDBF.ADD", "a", "x")
-    with pytest.raises(redis.ResponseError, match="apbf has no inference"):
-        r.execute_command("TDBF.PROB", "a", "x")
+    assert float(r.execute_command("TDBF.PROB", "a", "x")) > 0.9
+    assert float(r.execute_command("TDBF.PROB", "a", "never-added")) == 0.0
     r.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "60")
     with pytest.raises(redis.ResponseError, match="tlbf has no inference"):
         r.execute_command("TDBF.PROB", "t", "x")

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "infer_run.h"
 #include "internal.h"
 
 static tdbf_config btbf_config(uint64_t window, unsigned k, uint64_t cells,
@@ -39,50 +40,6 @@ static tdbf_config btbf_config(uint64_t window, unsigned k, uint64_t cells,
     cfg.timer_block = (unsigned)block;
     cfg.seed = seed;
     return cfg;
-}
-
-/* Item x of a stream is the 8 bytes of x (x < 2^64). */
-static size_t item_key(uint8_t *buf, uint64_t x)
-{
-    for (int i = 0; i < 8; i++)
-        buf[i] = (uint8_t)(x >> (8 * i));
-    return 8;
-}
-
-static double posterior_of(const tdbf *f, uint64_t x, const tdbf_prior *prior)
-{
-    uint8_t key[8];
-    size_t len = item_key(key, x);
-    double p = -1.0;
-    int rc = tdbf_posterior(f, key, len, 0, prior, &p);
-    if (rc != TDBF_OK)
-        fail_msg("tdbf_posterior(item %llu) returned %d (%s)",
-                 (unsigned long long)x, rc, tdbf_strerror(rc));
-    if (!(p >= 0.0 && p <= 1.0))
-        fail_msg("posterior of item %llu is %.17g, not in [0, 1]",
-                 (unsigned long long)x, p);
-    return p;
-}
-
-static void add_item(tdbf *f, uint64_t x)
-{
-    uint8_t key[8];
-    size_t len = item_key(key, x);
-    int rc = tdbf_add(f, key, len, 0);
-    if (rc < 0)
-        fail_msg("tdbf_add(item %llu) returned %d (%s)", (unsigned long long)x,
-                 rc, tdbf_strerror(rc));
-}
-
-static int contains_item(const tdbf *f, uint64_t x)
-{
-    uint8_t key[8];
-    size_t len = item_key(key, x);
-    int rc = tdbf_contains(f, key, len, 0);
-    if (rc < 0)
-        fail_msg("tdbf_contains(item %llu) returned %d (%s)",
-                 (unsigned long long)x, rc, tdbf_strerror(rc));
-    return rc;
 }
 
 /* ======================================================================
@@ -395,8 +352,9 @@ static void test_not_supported(void **state)
     tdbf_prior prior;
     tdbf_prior_init(&prior, TDBF_PRIOR_UNIFORM, 1000.0);
     for (unsigned d = 0; d < TDBF_DESIGN_COUNT; d++) {
-        if (d == TDBF_TBF || d == TDBF_BTBF || !tdbf_design_available((tdbf_design)d))
-            continue;
+        if (d == TDBF_TBF || d == TDBF_BTBF || d == TDBF_APBF || d == TDBF_APBBF ||
+            !tdbf_design_available((tdbf_design)d))
+            continue; /* APBF, APBBF: tests/unit/test_infer_apbf.c */
         tdbf_config cfg;
         tdbf_config_init(&cfg);
         cfg.design = (tdbf_design)d;
@@ -439,19 +397,19 @@ static void test_sanity_on_stream(void **state)
         double lowest_fresh = 1.0;
         for (uint64_t t = 0; t < DRV_PICK(100000, 20000); t++) {
             uint64_t x = drv_below(&rng, 8000);
-            add_item(f, x);
-            double fresh = posterior_of(f, x, &prior);
+            infer_add_item(f, x);
+            double fresh = infer_posterior_of(f, x, &prior);
             lowest_fresh = fresh < lowest_fresh ? fresh : lowest_fresh;
             uint64_t y = drv_below(&rng, 8000);
-            double p = posterior_of(f, y, &prior);
-            int standard = contains_item(f, y);
+            double p = infer_posterior_of(f, y, &prior);
+            int standard = infer_contains_item(f, y);
             if ((p > 0.0) != (standard == 1))
                 fail_msg("item %llu: posterior %.17g but the standard query says %d",
                          (unsigned long long)y, p, standard);
             zero += p == 0.0;
             positive += p > 0.0;
             uint8_t key[8];
-            size_t len = item_key(key, y);
+            size_t len = infer_item_key(key, y);
             double age;
             CHECK_RC(tdbf_expected_age(f, key, len, 0, &prior, &age), TDBF_OK);
             if (!(age >= 0.0 && isfinite(age)))
@@ -471,7 +429,7 @@ static void test_sanity_on_stream(void **state)
 /* The paper's experiment on a uniform stream (sections 5.1, 5.2): |U| and
  * w, a BTBF of a given shape, warm-up inserts, then for each item: ask the
  * posterior, the expected age, the standard answer and the decision under
- * penalties drawn from [1, 10), then insert it. */
+ * penalties drawn from [1, 10), then insert it (infer_run.c). */
 typedef struct stream_run {
     const char *label;
     uint64_t universe, window, warmup, queries, seed;
@@ -481,101 +439,16 @@ typedef struct stream_run {
     int      power_law;         /* Zipf (s = 1) instead of uniform */
 } stream_run;
 
-/* Draws item x (rank x + 1) of a Zipf law from its cumulative table. */
-static uint64_t draw_zipf(const double *cumulative, uint64_t universe, uint64_t *rng)
-{
-    double u = (double)(drv_rand(rng) >> 11) / 9007199254740992.0;
-    uint64_t lo = 0, hi = universe - 1;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (cumulative[mid] > u)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-typedef struct stream_result {
-    double   bin_count[20], bin_inside[20], bin_posterior[20];
-    double   penalty_standard, penalty_inferential;
-    double   mean_true_age, mean_expected_age;
-    uint64_t inside, outside;
-    tdbf_stats stats;
-} stream_result;
-
-static void run_stream(const stream_run *run, stream_result *res)
+static void run_stream(const stream_run *run, infer_result *res)
 {
     tdbf_config cfg = btbf_config(run->window, run->k, run->cells, run->bits,
                                   run->block, run->seed);
     if (run->design != TDBF_APBF)
         cfg.design = run->design;
     tdbf *f = drv_open(&cfg);
-    uint64_t *last = test_calloc(run->universe, sizeof *last); /* 1 + insert index */
-    double *cumulative = NULL, *probability = NULL;
-    uint64_t rng = run->seed, t = 0;
-    tdbf_prior prior;
-    tdbf_prior_init(&prior, run->power_law ? TDBF_PRIOR_POWER_LAW : TDBF_PRIOR_UNIFORM,
-                    (double)run->universe);
-    memset(res, 0, sizeof *res);
-    if (run->power_law) {
-        double sum = 0.0;
-        cumulative = test_malloc(run->universe * sizeof *cumulative);
-        probability = test_malloc(run->universe * sizeof *probability);
-        for (uint64_t x = 0; x < run->universe; x++) {
-            probability[x] = tdbf_prior_rank_probability(&prior, (double)(x + 1));
-            sum += probability[x];
-            cumulative[x] = sum;
-        }
-    }
-
-    for (; t < run->warmup; t++) {
-        uint64_t x = cumulative ? draw_zipf(cumulative, run->universe, &rng)
-                                : drv_below(&rng, run->universe);
-        add_item(f, x);
-        last[x] = t + 1;
-    }
-    for (uint64_t q = 0; q < run->queries; q++, t++) {
-        uint64_t x = cumulative ? draw_zipf(cumulative, run->universe, &rng)
-                                : drv_below(&rng, run->universe);
-        if (probability)
-            prior.key_probability = probability[x];
-        double cost_fp = 1.0 + 9.0 * (double)(drv_rand(&rng) >> 11) / 9007199254740992.0;
-        double cost_fn = 1.0 + 9.0 * (double)(drv_rand(&rng) >> 11) / 9007199254740992.0;
-        uint8_t key[8];
-        size_t len = item_key(key, x);
-        tdbf_inference r;
-        CHECK_RC(tdbf_posterior(f, key, len, 0, &prior, &r.p_in_window), TDBF_OK);
-        CHECK_RC(tdbf_expected_age(f, key, len, 0, &prior, &r.expected_age), TDBF_OK);
-        int standard = contains_item(f, x);
-        int decision = tdbf_decide(f, key, len, 0, &prior, cost_fp, cost_fn);
-        if (decision < 0)
-            fail_msg("tdbf_decide returned %d (%s)", decision, tdbf_strerror(decision));
-        /* I_x: inserts since x's latest add (never added: geometric from
-         * the start, counted as outside). */
-        int inside = last[x] != 0 && t - last[x] < run->window;
-        int bin = (int)(r.p_in_window * 20.0);
-        bin = bin > 19 ? 19 : bin;
-        res->bin_count[bin] += 1.0;
-        res->bin_inside[bin] += inside;
-        res->bin_posterior[bin] += r.p_in_window;
-        res->penalty_standard += standard && !inside ? cost_fp : !standard && inside ? cost_fn : 0.0;
-        res->penalty_inferential += decision && !inside ? cost_fp : !decision && inside ? cost_fn : 0.0;
-        if (last[x] != 0) {
-            res->mean_true_age += (double)(t - last[x]);
-            res->mean_expected_age += r.expected_age;
-        }
-        res->inside += (uint64_t)inside;
-        res->outside += (uint64_t)!inside;
-        add_item(f, x);
-        last[x] = t + 1;
-    }
-    res->mean_true_age /= (double)run->queries;
-    res->mean_expected_age /= (double)run->queries;
-    CHECK_RC(tdbf_get_stats(f, &res->stats), TDBF_OK);
-    test_free(last);
-    test_free(cumulative);
-    test_free(probability);
+    infer_stream stream = {run->universe, run->window, run->warmup, run->queries,
+                           run->seed, run->power_law};
+    infer_run_stream(f, &stream, res);
     tdbf_close(f);
 }
 
@@ -583,11 +456,8 @@ static void run_stream(const stream_run *run, stream_result *res)
  * 1000 queries is more than 0.05 from its midpoint or fewer than
  * min_bins bins have 1000 queries.  Returns the posterior error, eq 28. */
 static double check_calibration(const stream_run *run, unsigned min_bins,
-                                stream_result *res)
+                                infer_result *res)
 {
-    double error_sum = 0.0, total = 0.0, worst = 0.0;
-    unsigned checked = 0;
-    int worst_bin = -1;
     run_stream(run, res);
     print_message("  %s: %s k=%u m=%llu bits=%u B=%llu (%.2f bits/item), %llu queries, "
                   "Pos/Neg %.3f\n", run->label, tdbf_design_name(res->stats.design),
@@ -596,34 +466,7 @@ static double check_calibration(const stream_run *run, unsigned min_bins,
                   (double)res->stats.cells * res->stats.cell_bits / (double)run->window,
                   (unsigned long long)run->queries,
                   (double)res->inside / (double)res->outside);
-    print_message("  bin  midpoint   queries  observed  mean posterior\n");
-    for (int b = 0; b < 20; b++) {
-        double mid = 0.025 + 0.05 * b, n = res->bin_count[b];
-        double observed = n > 0 ? res->bin_inside[b] / n : NAN;
-        print_message("  %3d  %8.3f  %8.0f  %8.4f  %8.4f\n", b, mid, n, observed,
-                      n > 0 ? res->bin_posterior[b] / n : NAN);
-        error_sum += n > 0 ? fabs(observed - mid) * n : 0.0; /* eq 28 */
-        total += n;
-        if (n >= 1000) {
-            checked++;
-            if (fabs(observed - mid) > worst) {
-                worst = fabs(observed - mid);
-                worst_bin = b;
-            }
-        }
-    }
-    print_message("  posterior error (eq 28) %.4f; %u bins with >= 1000 queries, "
-                  "worst |observed - midpoint| %.4f\n", error_sum / total, checked, worst);
-    if (worst > 0.05)
-        fail_msg("%s: bin %d [%.2f, %.2f): %.0f queries, %.4f inside, midpoint %.3f "
-                 "(tolerance 0.05)", run->label, worst_bin, 0.05 * worst_bin,
-                 0.05 * (worst_bin + 1), res->bin_count[worst_bin],
-                 res->bin_inside[worst_bin] / res->bin_count[worst_bin],
-                 0.025 + 0.05 * worst_bin);
-    if (checked < min_bins)
-        fail_msg("%s: only %u of 20 bins had >= 1000 queries (want %u)", run->label,
-                 checked, min_bins);
-    return error_sum / total;
+    return infer_check_bins(run->label, res, min_bins, 0.0);
 }
 
 static void test_calibration_uniform(void **state)
@@ -634,7 +477,7 @@ static void test_calibration_uniform(void **state)
      * whole range, every bin gets its 1000 queries. */
     stream_run run = {"uniform |U|=w=2^16", 65536, 65536, 1 << 20,
                       DRV_PICK(1 << 21, 1 << 18), 0xca1, 2, 4, 98304, 0, 0, 0};
-    stream_result res;
+    infer_result res;
     check_calibration(&run, DRV_PICK(20u, 5u), &res);
     print_message("  mean true age %.1f, mean E[I|R] %.1f (over queried keys)\n",
                   res.mean_true_age, res.mean_expected_age);
@@ -646,7 +489,7 @@ static void test_calibration_uniform(void **state)
 static void test_calibration_tbf_and_power_law(void **state)
 {
     (void)state;
-    stream_result res;
+    infer_result res;
     /* The TBF (B = 1): stamps are exact, the posterior leans on the cells
      * that still hold the oldest one. */
     stream_run tbf = {"uniform |U|=w=2^12, TBF", 4096, 4096, 1 << 16,
@@ -675,7 +518,7 @@ static void test_decisions_reduce_penalty(void **state)
          DRV_PICK(1 << 19, 1 << 16), 0xdec5, 2, 4, 393216, 0, 0, 1},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        stream_result res;
+        infer_result res;
         run_stream(&runs[i], &res);
         print_message("  %s (k=%u B=%llu): Pos/Neg %.3f, penalty standard %.0f, "
                       "min-penalty %.0f, ratio %.3f\n", runs[i].label, res.stats.k,
