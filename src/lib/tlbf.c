@@ -28,9 +28,11 @@
  *     the generation lasts min_i left_i inserts.  tdbf also shifts when a
  *     generation has lasted T/l, so slow streams still age in steps of T/l.
  *   - Generation target (Eq 6): g* = ceil(g (T/l) / dt) + 1 from the last
- *     generation's g inserts in dt.  dt = 0 (a burst at one timestamp) is an
- *     infinite rate: g* may at most double per shift, so a burst of N
- *     inserts adds about log2(N/g) slices instead of N/g.
+ *     generation's g inserts in dt, but never below the rate measured over
+ *     the last span or more (keys arriving in batches at one timestamp
+ *     make single generations meaningless).  dt = 0 (a burst at one
+ *     timestamp) is an infinite rate: g* may at most quadruple per shift,
+ *     so a burst of N inserts adds about log4(N/g) slices instead of N/g.
  *   - New slice capacity (Eq 7): walk the current slices from position k
  *     down, letting any that would fill first limit the coming generations,
  *     so s_0 is not sized for generations that cannot happen.
@@ -255,13 +257,60 @@ static uint64_t new_capacity(const tlbf *t, uint64_t g_target)
  * slices, FP 0.013 but 64 bits/key. */
 enum { BURST_GROWTH = 4 };
 
+/* The rate over at least one span T/l, as a generation target: the
+ * inserts after slice j's stamp over the time since, for the newest slice
+ * j >= k stamped a span or more ago; 0 if no slice is that old.  Slice j
+ * last took an insert in the generation of slice j-k+1, so the inserts
+ * after its stamp are the generations of slices 0 .. j-k.
+ *
+ * Why: eq 6 reads the rate off the last generation alone.  When keys come
+ * in batches at one timestamp (a clock with 1 s resolution, say), a
+ * generation is a fragment of a batch: dt = 0, or a few keys over a whole
+ * tick, and the target fed on itself down to slices of 100 bits; at 100
+ * keys/s in 1 s batches the filter hit its 230-slice cap within 20 s and
+ * FP went to 1 (tdbf eval tlbf-faults, "batches").  A rate over a span or
+ * more is immune to how the keys are grouped inside it. */
+static uint64_t span_target(const tlbf *t, uint64_t now_ns)
+{
+    uint64_t inserts = 0, target = 0;
+    for (unsigned j = t->k; j < t->count; j++) {
+        const slice *s = at(t, j);
+        if (stale(t, s, now_ns))
+            break;
+        inserts += at(t, j - t->k)->generation;
+        uint64_t dt = now_ns - s->stamp;
+        if (dt >= t->span_ns)
+            target = (uint64_t)ceil((double)inserts * (double)t->span_ns / (double)dt) + 1;
+    }
+    return target;
+}
+
+/* Inserts made at the instant now_ns, as far as the slices tell (called
+ * when the generation just completed started at now_ns, dt = 0): that
+ * generation, and each older one that also lay wholly at now_ns.  The
+ * generation of slice i started after the last insert into slice i+k
+ * (which left the k newest when slice i+1's generation ended), so it lay
+ * at now_ns if that slice is stamped now_ns. */
+static uint64_t instant_inserts(const tlbf *t, uint64_t now_ns)
+{
+    uint64_t inserts = at(t, 0)->generation;
+    for (unsigned i = 1; i + t->k < t->count && at(t, i + t->k)->stamp == now_ns; i++)
+        inserts += at(t, i)->generation;
+    return inserts;
+}
+
 static uint64_t next_target(const tlbf *t, uint64_t now_ns)
 {
     uint64_t g = at(t, 0)->generation;
     uint64_t dt = now_ns - t->last_shift_ns;
-    double limit = BURST_GROWTH * (double)(g ? g : 1);
-    double want = dt == 0 ? limit
-                          : ceil((double)g * (double)t->span_ns / (double)dt) + 1.0;
+    double steady = (double)span_target(t, now_ns);
+    double limit = BURST_GROWTH * fmax((double)(g ? g : 1), steady);
+    /* dt = 0: the whole last generation came at this instant.  More than
+     * a span's worth at one instant is a burst (grow); up to that, a batch
+     * of a stream that the steady rate describes. */
+    double want = dt != 0 ? ceil((double)g * (double)t->span_ns / (double)dt) + 1.0
+                : (double)instant_inserts(t, now_ns) > steady ? limit : steady;
+    want = fmax(want, steady);
     if (want > limit)
         want = limit;
     return want < 1.0 ? 1 : (uint64_t)want;

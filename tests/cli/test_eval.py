@@ -238,8 +238,6 @@ def test_eval_tlbf_faults_quick():
                                 "steady"], "tlbf-faults: %r" % sorted(scenarios))
     steady_memory = scenarios["steady"][-1]["memory_bytes"]
     for name, series in scenarios.items():
-        if name == "batches":
-            continue  # saturates at the slice cap: a known TLBF defect
         check(max(r["slices"] for r in series) < 230,
               "tlbf-faults: %s reached the slice cap" % name)
         check(max(r["memory_bytes"] for r in series) < 10 * steady_memory,

@@ -101,6 +101,38 @@ static void test_burst_at_one_timestamp(void **state)
     stream_end(&s);
 }
 
+/* Keys that come in batches at one timestamp (a clock of 1 s resolution):
+ * the rate of single generations means nothing then.  Sized from them,
+ * targets shrank to slices of ~100 bits, the filter reached its slice cap
+ * within 20 s and FP went to 1.0 (tdbf eval tlbf-faults, "batches").  The
+ * target now never drops below the rate over the live window. */
+static void test_batches_at_one_timestamp(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC;
+    const double error = 0.01;
+    stream s;
+    tdbf *f = open_tlbf(error, T, 6000, 5);
+    stream_init(&s, f, T, 1000 * SEC, 30000, 6);
+    stream_phase(&s, 100, 0, 0);
+    for (unsigned second = 1; second < 200; second++) {
+        stream_phase(&s, 1, SEC, 0);     /* one second later ... */
+        stream_phase(&s, 99, 0, 0);      /* ... the rest of its batch */
+    }
+    tdbf_stats st = stats_of(f);
+    double fp = measured_fp(f, DRV_PICK(200000, 50000), 79, s.now);
+    double bits_per_key = 8.0 * (double)st.memory_bytes / 6000.0;
+    print_message("1 s batches of 100: %u slices, %.1f bits/key, FP %.5f (target %.2g), cap hits %llu\n",
+                  st.slices, bits_per_key, fp, error, (unsigned long long)st.cap_hits);
+    CHECK_U64_EQ(s.false_negatives, 0);
+    CHECK_U64_EQ(st.cap_hits, 0);
+    if (!(fp <= error))
+        fail_msg("FP %.5f over the target %.3g", fp, error);
+    if (!(bits_per_key < 64.0))
+        fail_msg("%.1f bits per key", bits_per_key);
+    stream_end(&s);
+}
+
 /* The unfinished generation expires when inserts stop. */
 static void test_newest_generation_expires_when_idle(void **state)
 {
@@ -362,6 +394,7 @@ int main(void)
         cmocka_unit_test(test_no_false_negatives_any_schedule),
         cmocka_unit_test(test_time_near_boundaries),
         cmocka_unit_test(test_burst_at_one_timestamp),
+        cmocka_unit_test(test_batches_at_one_timestamp),
         cmocka_unit_test(test_newest_generation_expires_when_idle),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_time_backwards_is_clamped),
