@@ -64,7 +64,7 @@ int differences(const paper_value *values, size_t n, char *list, size_t size);
 void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
     CLI_PRINTF(4, 5);
 
-/* ---- streams of distinct keys (eval_decay.c) ---------------------------
+/* ---- streams of distinct keys (eval_util.c) ----------------------------
  * Key i of a stream is the 8 bytes of the integer i; probes, never added,
  * have EVAL_PROBE_BIT set.  Time is simulated, in ns. */
 

@@ -391,29 +391,6 @@ static const fig6_pair fig6_pairs[] = {
 #define FIG6_EVERY   UINT64_C(100)
 #define FIG6_SHOWN   UINT64_C(1000)  /* table: every 1000 inserts; CSV: all */
 
-/* Keys: inserted ones are 0, 1, 2, ...; probes have the top bit set and
- * never repeat, so every probe is a never-inserted key. */
-static int fig6_key_add(tdbf *f, uint64_t n)
-{
-    return tdbf_add(f, &n, sizeof n, 0);
-}
-
-/* Fraction of `probes` fresh never-inserted keys that answer yes. */
-static int fig6_probe(const tdbf *f, uint64_t probes, uint64_t *next_probe,
-                      double *fp)
-{
-    uint64_t yes = 0;
-    for (uint64_t i = 0; i < probes; i++) {
-        uint64_t key = (UINT64_C(1) << 63) | (*next_probe)++;
-        int rc = tdbf_contains(f, &key, sizeof key, 0);
-        if (rc < 0)
-            return rc;
-        yes += (uint64_t)rc;
-    }
-    *fp = (double)yes / (double)probes;
-    return TDBF_OK;
-}
-
 static int fig6_pair_run(const fig6_pair *p, const eval_request *req,
                          uint64_t factor, eval_csv *csv, cli_table *t,
                          double *max_fp, double *analytic)
@@ -438,17 +415,17 @@ static int fig6_pair_run(const fig6_pair *p, const eval_request *req,
         return rc;
 
     uint64_t probes = p->probe_scale * factor;
-    uint64_t next_probe = 0;
+    uint64_t next_key = 0, next_probe = 0;
     *max_fp = 0.0;
+    /* Keys 0, 1, 2, ..; probes are fresh never-inserted keys (eval.h). */
     for (uint64_t n = 1; n <= FIG6_INSERTS && rc == TDBF_OK; n++) {
-        rc = fig6_key_add(f, n - 1);
+        rc = eval_add_keys(f, &next_key, 1, 0, 0, NULL);
         if (rc < 0)
             break;
-        rc = TDBF_OK;
         if (n % FIG6_EVERY != 0)
             continue;
         double fp;
-        rc = fig6_probe(f, probes, &next_probe, &fp);
+        rc = eval_probe_fp(f, probes, &next_probe, 0, &fp);
         if (rc != TDBF_OK)
             break;
         if (fp > *max_fp)

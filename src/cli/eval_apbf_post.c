@@ -132,8 +132,7 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
             int rc = post_run_point(s, bpi, &sizes, &pt);
             if (rc != TDBF_OK) {
                 char what[64];
-                if (progress)
-                    fprintf(stderr, "\r%90s\r", "");
+                eval_progress_end(progress);
                 snprintf(what, sizeof what, "%s stream, %g bits/item", s->name, bpi);
                 cli_table_free(&t);
                 return cli_lib_error(cmd, what, rc);
@@ -143,8 +142,7 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
             worst[si][1] = fmax(worst[si][1], pt.btbf.posterior_error);
         }
     }
-    if (progress)
-        fprintf(stderr, "\r%90s\r", "");
+    eval_progress_end(progress);
 
     char took[32];
     cli_format_duration_ns(took, sizeof took, cli_now_ns() - started);

@@ -1,6 +1,6 @@
 /*
  * eval_decay.c — `tdbf eval` experiments of the designs outside the APBF
- * family, and the streams every measured experiment replays:
+ * family:
  *   clock-rotating    paper 000: the continuous clock-cell filter and the
  *                     ring of Bloom filters, FP over time and the share of
  *                     keys still reported by age, beside the planner;
@@ -20,49 +20,6 @@
 #include <unistd.h>
 
 #include <tdbf.h>
-
-/* ---- streams of distinct keys (shared with eval_tlbf.c) -------------- */
-
-int eval_add_keys(tdbf *f, uint64_t *next, uint64_t count, uint64_t from_ns,
-                  uint64_t span_ns, uint64_t *times)
-{
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t id = (*next)++;
-        /* evenly spaced: key i of `count` at from + i*span/count */
-        uint64_t now = from_ns + (uint64_t)((double)span_ns * (double)i / (double)count);
-        if (times)
-            times[id] = now;
-        int rc = tdbf_add(f, &id, sizeof id, now);
-        if (rc < 0)
-            return rc;
-    }
-    return TDBF_OK;
-}
-
-int eval_has_key(const tdbf *f, uint64_t id, uint64_t now_ns)
-{
-    return tdbf_contains(f, &id, sizeof id, now_ns);
-}
-
-int eval_probe_fp(const tdbf *f, uint64_t probes, uint64_t *next_probe,
-                  uint64_t now_ns, double *fp)
-{
-    uint64_t yes = 0;
-    for (uint64_t i = 0; i < probes; i++) {
-        int rc = eval_has_key(f, EVAL_PROBE_BIT | (*next_probe)++, now_ns);
-        if (rc < 0)
-            return rc;
-        yes += (uint64_t)rc;
-    }
-    *fp = probes ? (double)yes / (double)probes : 0.0;
-    return TDBF_OK;
-}
-
-void eval_progress_end(int on)
-{
-    if (on)
-        fprintf(stderr, "\r%90s\r", "");
-}
 
 /* Report a library error of experiment `cmd` about `what`, freeing t. */
 static int decay_fail(const char *cmd, cli_table *t, const char *what, int rc)

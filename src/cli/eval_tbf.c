@@ -123,8 +123,7 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
                                progress, &step, steps, &r);
             if (rc != TDBF_OK) {
                 char what[64];
-                if (progress)
-                    fprintf(stderr, "\r%90s\r", "");
+                eval_progress_end(progress);
                 snprintf(what, sizeof what, "%s stream, %g bits/item", s->name,
                          tbf_bits_per_item[pi]);
                 cli_table_free(&t);
@@ -162,8 +161,7 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
                      pos_neg, s->paper_pos_neg);
         }
     }
-    if (progress)
-        fprintf(stderr, "\r%90s\r", "");
+    eval_progress_end(progress);
 
     char took[32];
     cli_format_duration_ns(took, sizeof took, cli_now_ns() - started);

@@ -1,7 +1,8 @@
 /*
  * eval_util.c — what every `tdbf eval` experiment shares: CSV output, the
- * printed table, the comparison with the paper's printed digits, and the
- * progress line.
+ * printed table, the comparison with the paper's printed digits, the
+ * progress line, and the streams of distinct keys the measured experiments
+ * replay.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -102,4 +103,47 @@ void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\rtdbf eval: [%zu/%zu] %-70.70s", step, steps, line);
     fflush(stderr);
+}
+
+/* ---- streams of distinct keys (eval.h) ------------------------------- */
+
+int eval_add_keys(tdbf *f, uint64_t *next, uint64_t count, uint64_t from_ns,
+                  uint64_t span_ns, uint64_t *times)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t id = (*next)++;
+        /* evenly spaced: key i of `count` at from + i*span/count */
+        uint64_t now = from_ns + (uint64_t)((double)span_ns * (double)i / (double)count);
+        if (times)
+            times[id] = now;
+        int rc = tdbf_add(f, &id, sizeof id, now);
+        if (rc < 0)
+            return rc;
+    }
+    return TDBF_OK;
+}
+
+int eval_has_key(const tdbf *f, uint64_t id, uint64_t now_ns)
+{
+    return tdbf_contains(f, &id, sizeof id, now_ns);
+}
+
+int eval_probe_fp(const tdbf *f, uint64_t probes, uint64_t *next_probe,
+                  uint64_t now_ns, double *fp)
+{
+    uint64_t yes = 0;
+    for (uint64_t i = 0; i < probes; i++) {
+        int rc = eval_has_key(f, EVAL_PROBE_BIT | (*next_probe)++, now_ns);
+        if (rc < 0)
+            return rc;
+        yes += (uint64_t)rc;
+    }
+    *fp = probes ? (double)yes / (double)probes : 0.0;
+    return TDBF_OK;
+}
+
+void eval_progress_end(int on)
+{
+    if (on)
+        fprintf(stderr, "\r%90s\r", "");
 }
