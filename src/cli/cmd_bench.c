@@ -893,9 +893,11 @@ static void print_targets(const bench_run *run)
     printf("\nIssue 5 targets, from this run's ratios (nothing is asserted):\n");
     printf("\n  APBF within 1.2x of the classic Bloom filter (single-key calls, "
            "equal error and window):\n");
+    static const size_t apbf_rows[] = {D_APBF, D_APBF_FAST};
     for (size_t w = 0; w < args->n_windows; w++)
         for (size_t e = 0; e < args->n_errors; e++)
-            for (size_t d = D_APBF; d <= D_APBF_FAST; d += D_APBF_FAST - D_APBF) {
+            for (size_t r = 0; r < sizeof apbf_rows / sizeof apbf_rows[0]; r++) {
+                size_t d = apbf_rows[r];
                 const bench_cell *bloom = cell_at(run, w, e, D_BLOOM);
                 const bench_cell *apbf = cell_at(run, w, e, d);
                 if (!args->selected[D_BLOOM] || !args->selected[d] || !both_ok(bloom, apbf))
