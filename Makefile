@@ -45,7 +45,7 @@ LIBS        := -lm
 # -pthread: test_fpdecay adds from several threads at once.
 TEST_LIBS   := -lcmocka $(LIBS) -pthread
 
-.PHONY: all lib cli test san valgrind check install uninstall clean help demo
+.PHONY: all lib cli test san valgrind check check-prefetch install uninstall clean help demo
 
 all: lib cli module $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI, tdbf.so (Redis) and tdbf.pc
 
@@ -138,8 +138,11 @@ $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
-test: $(TEST_BINS) $(CLI) ## build and run the unit, property and statistical tests
+test: $(TEST_BINS) $(CLI) check-prefetch ## build and run the unit, property and statistical tests
 	@sh tests/run-unit.sh $(TEST_BINS)
+
+check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away
+	@sh scripts/check-prefetch.sh $(LIB_OBJ)
 
 san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

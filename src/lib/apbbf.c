@@ -179,7 +179,7 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- prefetch: the batch calls ask for a key's blocks a few keys early -- */
 
-static inline void prefetch_segment(const apbbf *a, unsigned logical,
+static TDBF_ALWAYS_INLINE void prefetch_segment(const apbbf *a, unsigned logical,
                                     const tdbf_hash128 *h, int for_write)
 {
     tdbf_block_digits d;

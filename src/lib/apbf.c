@@ -124,7 +124,7 @@ static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 /* Batch calls prefetch a key's lines a few keys ahead (filter.c): the
  * first two reads of Algorithm 1 (s_l, and s_{l-k} after a miss there),
  * and for an add the k lines it will set. */
-static inline void prefetch_slice(const apbf *a, unsigned logical,
+static TDBF_ALWAYS_INLINE void prefetch_slice(const apbf *a, unsigned logical,
                                   const tdbf_hash128 *h, int for_write)
 {
     tdbf_prefetch(a->bits + (bit_of(a, position(a, logical), h) >> 6), for_write);

@@ -242,8 +242,17 @@ static inline void tdbf_cell_set(tdbf_cells *c, uint64_t i, uint64_t value)
     }
 }
 /* Ask for the cache line holding p (__builtin_prefetch wants a constant
- * read/write flag, hence the branch). */
-static inline void tdbf_prefetch(const void *p, int for_write)
+ * read/write flag, hence the branch).
+ *
+ * A design's prefetch helpers must be TDBF_ALWAYS_INLINE all the way up to
+ * its ops->prefetch callback: GCC treats __builtin_prefetch as having no
+ * effect, so its IPA pure-const pass finds a separate helper that only
+ * prefetches "const" and deletes every call to it.  That silently emptied
+ * apbf_prefetch and apbbf_prefetch (batched calls ran no faster than
+ * single ones); scripts/check-prefetch.sh, run by `make test`, now fails
+ * the build when any *_prefetch callback has no prefetch instruction. */
+#define TDBF_ALWAYS_INLINE __attribute__((always_inline)) inline
+static TDBF_ALWAYS_INLINE void tdbf_prefetch(const void *p, int for_write)
 {
     if (for_write)
         __builtin_prefetch(p, 1, 3);

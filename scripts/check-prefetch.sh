@@ -1,0 +1,34 @@
+#!/bin/sh
+# Every design's ops->prefetch callback (a function named *_prefetch in
+# the library's objects) must still contain a prefetch instruction after
+# optimisation.  GCC may delete a helper that only prefetches (see
+# tdbf_prefetch in src/lib/internal.h); the batch calls then lose their
+# memory-level parallelism without any test noticing, so this looks at
+# the machine code itself.  Usage: check-prefetch.sh OBJECT...
+set -eu
+[ $# -gt 0 ] || { echo "usage: $0 OBJECT..." >&2; exit 2; }
+status=0
+checked=0
+for obj in "$@"; do
+    report=$(objdump -d --no-show-raw-insn "$obj" | awk '
+        /^[0-9a-f]+ <[A-Za-z0-9_]+_prefetch>:$/ {
+            if (fn != "") print fn, n
+            fn = $2; n = 0; next
+        }
+        /^[0-9a-f]+ <.*>:$/ { if (fn != "") print fn, n; fn = ""; next }
+        fn != "" && /\tprefetch/ { n++ }
+        END { if (fn != "") print fn, n }')
+    [ -n "$report" ] || continue
+    while read -r fn n; do
+        checked=$((checked + 1))
+        if [ "$n" -eq 0 ]; then
+            echo "check-prefetch: $obj: $fn has no prefetch instruction left" >&2
+            status=1
+        fi
+    done <<END
+$report
+END
+done
+[ "$checked" -gt 0 ] || { echo "check-prefetch: no *_prefetch function found" >&2; exit 1; }
+[ "$status" -eq 0 ] && echo "check-prefetch: $checked prefetch callbacks keep their prefetches"
+exit "$status"
