@@ -1,7 +1,8 @@
 #!/bin/sh
-# Every design's ops->prefetch callback (a function named *_prefetch in
-# the library's objects) must still contain a prefetch instruction after
-# optimisation.  GCC may delete a helper that only prefetches (see
+# Every design's batch callback that exists to overlap memory accesses
+# (ops->prefetch, ops->contains_many, ops->add_many: functions named
+# *_prefetch, *_contains_many, *_add_many in the library's objects) must
+# still contain a prefetch instruction after optimisation.  GCC may delete a helper that only prefetches (see
 # tdbf_prefetch in src/lib/internal.h); the batch calls then lose their
 # memory-level parallelism without any test noticing, so this looks at
 # the machine code itself.  Usage: check-prefetch.sh OBJECT...
@@ -11,7 +12,7 @@ status=0
 checked=0
 for obj in "$@"; do
     report=$(objdump -d --no-show-raw-insn "$obj" | awk '
-        /^[0-9a-f]+ <[A-Za-z0-9_]+_prefetch>:$/ {
+        /^[0-9a-f]+ <[A-Za-z0-9_]+_(prefetch|contains_many|add_many)>:$/ {
             if (fn != "") print fn, n
             fn = $2; n = 0; next
         }
@@ -29,6 +30,6 @@ for obj in "$@"; do
 $report
 END
 done
-[ "$checked" -gt 0 ] || { echo "check-prefetch: no *_prefetch function found" >&2; exit 1; }
-[ "$status" -eq 0 ] && echo "check-prefetch: $checked prefetch callbacks keep their prefetches"
+[ "$checked" -gt 0 ] || { echo "check-prefetch: no batch callback found" >&2; exit 1; }
+[ "$status" -eq 0 ] && echo "check-prefetch: $checked batch callbacks keep their prefetches"
 exit "$status"

@@ -154,14 +154,22 @@ static void shift(apbbf *a)
     a->shifts++;
 }
 
-static int add_one(apbbf *a, const tdbf_hash128 *h)
+/* Write the key into s_0 .. s_{k-1} and count it (no shift is due). */
+static void set_key(void *state, const tdbf_hash128 *h)
 {
-    int present = query(a, h);
-    if (a->fill == a->g)
-        shift(a);
+    apbbf *a = state;
     for (unsigned i = 0; i < a->k; i++)
         segment_set(a, i, h);
     a->fill++;
+}
+
+static int add_one(void *state, const tdbf_hash128 *h)
+{
+    apbbf *a = state;
+    int present = query(a, h);
+    if (a->fill == a->g)
+        shift(a);
+    set_key(a, h);
     return present;
 }
 
@@ -177,35 +185,56 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
-/* ---- prefetch: the batch calls ask for a key's blocks a few keys early -- */
+/* ---- batch calls ----------------------------------------------------- */
 
-static TDBF_ALWAYS_INLINE void prefetch_segment(const apbbf *a, unsigned logical,
-                                    const tdbf_hash128 *h, int for_write)
+/* The line (B = 512) or word (B = 64) segment_test reads. */
+static const void *segment_line(const void *state, unsigned logical, const tdbf_hash128 *h)
 {
+    const apbbf *a = state;
     tdbf_block_digits d;
-    tdbf_prefetch(block_at(a, position(a, logical), h, &d), for_write);
+    return block_at(a, position(a, logical), h, &d);
 }
 
-/* At most this many blocks of a query's path are asked for, so a long
- * path (a least-memory plan such as k = 6, l = 57) does not flood the
- * load queue.  The default plans' paths are 5 blocks or fewer; measured
- * at w = 10^4, error 0.001, B = 64 (k = 7, l = 23: 4 blocks), batch
- * queries take 73 ns prefetching the whole path, 95 ns with 2 of them
- * (s_l and s_{l-k}, as before); 8 and 16 were alike throughout. */
-enum { PREFETCH_PATH = 8 };
-
-/* The reads of a negative query: Algorithm 1 reads s_l and jumps k back
- * on each miss, so s_l, s_{l-k}, s_{l-2k}, .. (the first PREFETCH_PATH of
- * them); and for an add the k blocks it will set. */
-static void apbbf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+/* The blocks an add writes, in s_0 .. s_{k-1}. */
+static void written_blocks(const void *state, const tdbf_hash128 *h, const void **cell)
 {
+    const apbbf *a = state;
+    for (unsigned i = 0; i < a->k; i++)
+        cell[i] = segment_line(a, i, h);
+}
+
+static uint64_t room(const void *state)
+{
+    const apbbf *a = state;
+    return a->g - a->fill;
+}
+
+static const tdbf_slices_ops apbbf_slices = {
+    .has = segment_test,
+    .line = segment_line,
+    .cells = written_blocks,
+    .set = set_key,
+    .add = add_one,
+    .room = room,
+};
+
+/* Queries walk Algorithm 1 interleaved, on exactly the blocks each reads
+ * (tdbf_find_run_batch); adds too, then set their blocks in order
+ * (tdbf_add_many_slices). */
+static void apbbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
+                                uint64_t now_ns, uint8_t *found)
+{
+    (void)now_ns;
     const apbbf *a = f->impl;
-    int i = (int)a->l;
-    for (unsigned n = 0; i >= 0 && n < PREFETCH_PATH; i -= (int)a->k, n++)
-        prefetch_segment(a, (unsigned)i, &key->hash, 0);
-    if (for_add)
-        for (unsigned s = 0; s < a->k; s++)
-            prefetch_segment(a, s, &key->hash, 1);
+    tdbf_find_run_batch(a, a->k, a->l, keys, n, segment_test, segment_line, found);
+}
+
+static void apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
+                           uint64_t now_ns, uint8_t *present)
+{
+    (void)now_ns;
+    apbbf *a = f->impl;
+    tdbf_add_many_slices(a, a->k, a->l, &apbbf_slices, keys, n, present);
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -391,7 +420,8 @@ const tdbf_ops tdbf_apbbf_ops = {
     .contains = apbbf_contains,
     .advance = NULL,
     .stats = apbbf_stats,
-    .prefetch = apbbf_prefetch,
+    .contains_many = apbbf_contains_many,
+    .add_many = apbbf_add_many,
     .payload_size = apbbf_payload_size,
     .save = apbbf_save,
     .load = apbbf_load,

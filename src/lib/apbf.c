@@ -102,17 +102,29 @@ static void shift(apbf *a)
     a->shifts++;
 }
 
+/* Write the key into s_0 .. s_{k-1} and count it (no shift is due). */
+static void set_key(void *state, const tdbf_hash128 *h)
+{
+    apbf *a = state;
+    for (unsigned i = 0; i < a->k; i++)
+        tdbf_bit_set(a->bits, bit_of(a, position(a, i), h));
+    a->fill++;
+}
+
+static int add_one(void *state, const tdbf_hash128 *h)
+{
+    apbf *a = state;
+    int present = query(a, h);
+    if (a->fill == a->g)
+        shift(a);
+    set_key(a, h);
+    return present;
+}
+
 static int apbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    apbf *a = f->impl;
-    int present = query(a, &key->hash);
-    if (a->fill == a->g)
-        shift(a);
-    for (unsigned i = 0; i < a->k; i++)
-        tdbf_bit_set(a->bits, bit_of(a, position(a, i), &key->hash));
-    a->fill++;
-    return present;
+    return add_one(f->impl, &key->hash);
 }
 
 static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
@@ -121,24 +133,56 @@ static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
-/* Batch calls prefetch a key's lines a few keys ahead (filter.c): the
- * first two reads of Algorithm 1 (s_l, and s_{l-k} after a miss there),
- * and for an add the k lines it will set. */
-static TDBF_ALWAYS_INLINE void prefetch_slice(const apbf *a, unsigned logical,
-                                  const tdbf_hash128 *h, int for_write)
+/* ---- batch calls (filter.c) ---- */
+
+/* The word slice_test reads. */
+static const void *slice_line(const void *state, unsigned logical, const tdbf_hash128 *h)
 {
-    tdbf_prefetch(a->bits + (bit_of(a, position(a, logical), h) >> 6), for_write);
+    const apbf *a = state;
+    return a->bits + (bit_of(a, position(a, logical), h) >> 6);
 }
 
-static void apbf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+/* The words an add writes, in s_0 .. s_{k-1}. */
+static void written_words(const void *state, const tdbf_hash128 *h, const void **cell)
 {
+    const apbf *a = state;
+    for (unsigned i = 0; i < a->k; i++)
+        cell[i] = slice_line(a, i, h);
+}
+
+static uint64_t room(const void *state)
+{
+    const apbf *a = state;
+    return a->g - a->fill;
+}
+
+static const tdbf_slices_ops apbf_slices = {
+    .has = slice_test,
+    .line = slice_line,
+    .cells = written_words,
+    .set = set_key,
+    .add = add_one,
+    .room = room,
+};
+
+/* Queries walk Algorithm 1 interleaved, on exactly the lines each reads
+ * (tdbf_find_run_batch): a query's path is data-dependent (slices match
+ * about half the time), so no fixed prefetch covers it.  Adds walk the
+ * same way, then set their bits in order (tdbf_add_many_slices). */
+static void apbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
+                               uint64_t now_ns, uint8_t *found)
+{
+    (void)now_ns;
     const apbf *a = f->impl;
-    prefetch_slice(a, a->l, &key->hash, 0);
-    if (a->l >= a->k)
-        prefetch_slice(a, a->l - a->k, &key->hash, 0);
-    if (for_add)
-        for (unsigned i = 0; i < a->k; i++)
-            prefetch_slice(a, i, &key->hash, 1);
+    tdbf_find_run_batch(a, a->k, a->l, keys, n, slice_test, slice_line, found);
+}
+
+static void apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
+                          uint64_t now_ns, uint8_t *present)
+{
+    (void)now_ns;
+    apbf *a = f->impl;
+    tdbf_add_many_slices(a, a->k, a->l, &apbf_slices, keys, n, present);
 }
 
 static int apbf_open(tdbf *f, const tdbf_config *cfg)
@@ -299,7 +343,8 @@ const tdbf_ops tdbf_apbf_ops = {
     .contains = apbf_contains,
     .advance = NULL,
     .stats = apbf_stats,
-    .prefetch = apbf_prefetch,
+    .contains_many = apbf_contains_many,
+    .add_many = apbf_add_many,
     .payload_size = apbf_payload_size,
     .save = apbf_save,
     .load = apbf_load,

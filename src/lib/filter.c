@@ -126,6 +126,7 @@ tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
         return NULL;
     f->alloc = *alloc;
     f->memory_bytes = sizeof *f;
+    f->walk_min_bytes = TDBF_WALK_MIN_BYTES;
     f->ops = design_ops[design];
     f->design = design;
     f->error = error;
@@ -282,8 +283,16 @@ static bool batch_args_ok(size_t n, const void *const *keys, const size_t *lens)
 /* Keys are hashed in chunks so the hashes stay in L1, and a design that
  * can prefetch is asked to load key i + PREFETCH_AHEAD's memory while key
  * i is processed: with ~8 loads in flight a DRAM-sized filter pays for
- * its misses in parallel.  Answers are exactly those of single calls. */
-enum { BATCH_CHUNK = 64, PREFETCH_AHEAD = 8 };
+ * its misses in parallel.  Designs whose queries walk a data-dependent
+ * path (APBF, APBBF: Algorithm 1) take whole chunks instead
+ * (ops->contains_many, ops->add_many: internal.h).  Answers are exactly
+ * those of single calls. */
+enum { BATCH_CHUNK = 256, PREFETCH_AHEAD = 8 };
+
+static bool walks(const tdbf *f)
+{
+    return f->memory_bytes >= f->walk_min_bytes;
+}
 
 static size_t hash_chunk(const tdbf *f, size_t from, size_t n,
                          const void *const *keys, const size_t *lens,
@@ -292,10 +301,15 @@ static size_t hash_chunk(const tdbf *f, size_t from, size_t n,
     size_t count = n - from < BATCH_CHUNK ? n - from : BATCH_CHUNK;
     for (size_t i = 0; i < count; i++)
         make_key(f, keys[from + i], lens[from + i], &chunk[i]);
+    return count;
+}
+
+static void prefetch_first(const tdbf *f, const tdbf_key *chunk, size_t count,
+                           int for_add)
+{
     if (f->ops->prefetch)
         for (size_t i = 0; i < count && i < PREFETCH_AHEAD; i++)
-            f->ops->prefetch(f, &chunk[i], 0);
-    return count;
+            f->ops->prefetch(f, &chunk[i], for_add);
 }
 
 static void prefetch_ahead(const tdbf *f, const tdbf_key *chunk, size_t i,
@@ -312,8 +326,16 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
         return TDBF_EINVAL;
     uint64_t now = raise_clock(f, now_ns);
     tdbf_key chunk[BATCH_CHUNK];
+    uint8_t present[BATCH_CHUNK];
     for (size_t done = 0; done < n;) {
         size_t count = hash_chunk(f, done, n, keys, lens, chunk);
+        if (f->ops->add_many && walks(f)) {
+            f->ops->add_many(f, chunk, count, now, results ? results + done : present);
+            count_adds(f, count);
+            done += count;
+            continue;
+        }
+        prefetch_first(f, chunk, count, 1);
         for (size_t i = 0; i < count; i++) {
             prefetch_ahead(f, chunk, i, count, 1);
             int rc = f->ops->add(f, &chunk[i], now);
@@ -337,9 +359,14 @@ int tdbf_contains_batch(const tdbf *f, size_t n, const void *const *keys,
     tdbf_key chunk[BATCH_CHUNK];
     for (size_t done = 0; done < n;) {
         size_t count = hash_chunk(f, done, n, keys, lens, chunk);
-        for (size_t i = 0; i < count; i++) {
-            prefetch_ahead(f, chunk, i, count, 0);
-            results[done + i] = (uint8_t)f->ops->contains(f, &chunk[i], now);
+        if (f->ops->contains_many && walks(f)) {
+            f->ops->contains_many(f, chunk, count, now, results + done);
+        } else {
+            prefetch_first(f, chunk, count, 0);
+            for (size_t i = 0; i < count; i++) {
+                prefetch_ahead(f, chunk, i, count, 0);
+                results[done + i] = (uint8_t)f->ops->contains(f, &chunk[i], now);
+            }
         }
         done += count;
     }

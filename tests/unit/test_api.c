@@ -6,6 +6,7 @@
  * going backwards, and queries that do not mutate.
  */
 #include "driver.h"
+#include "internal.h" /* walk_min_bytes: batch paths at test sizes */
 
 #include <ctype.h>
 #include <limits.h>
@@ -24,7 +25,8 @@ static tdbf_config base_config(tdbf_design design, uint64_t seed)
     tdbf_config_init(&cfg);
     cfg.design = design;
     cfg.seed = seed;
-    if (design == TDBF_APBF || design == TDBF_BLOOM || design == TDBF_EXACT)
+    if (design == TDBF_APBF || design == TDBF_APBBF || design == TDBF_BLOOM ||
+        design == TDBF_EXACT)
         cfg.window_items = 1000;
     return cfg;
 }
@@ -726,7 +728,10 @@ static void test_default_allocator(void **state)
  * Batch calls = single calls
  * ====================================================================== */
 
-static void check_batch_twin(tdbf_config cfg, uint64_t now_step)
+/* walk: hand every chunk to the design's interleaved batch walks
+ * (ops->contains_many, add_many), which the library otherwise uses only
+ * from TDBF_WALK_MIN_BYTES up, far above these test filters. */
+static void check_batch_twin(tdbf_config cfg, uint64_t now_step, bool walk)
 {
     tdbf *single, *batch, *quiet;
     uint64_t rng = 0xba7c4 ^ cfg.design, now = 0, round;
@@ -740,6 +745,8 @@ static void check_batch_twin(tdbf_config cfg, uint64_t now_step)
     single = drv_open(&cfg);
     batch = drv_open(&cfg);
     quiet = drv_open(&cfg);
+    if (walk)
+        batch->walk_min_bytes = quiet->walk_min_bytes = 0;
     for (round = 0; round < 60; round++) {
         n = 1 + (size_t)drv_below(&rng, 300);
         for (i = 0; i < n; i++) {
@@ -803,8 +810,9 @@ static void check_batch_twin(tdbf_config cfg, uint64_t now_step)
     }
     CHECK_U64_EQ(get_stats(batch).items, get_stats(single).items);
     CHECK_U64_EQ(get_stats(quiet).items, get_stats(single).items);
-    print_message("  %s: batch == single over 60 rounds (%llu of %llu queries "
-                  "present)\n", name, (unsigned long long)present,
+    print_message("  %s%s: batch == single over 60 rounds (%llu of %llu "
+                  "queries present)\n", name, walk ? " (walks)" : "",
+                  (unsigned long long)present,
                   (unsigned long long)asked);
     /* The comparison means something only if both answers occur. */
     if (present == 0 || present == asked)
@@ -819,21 +827,27 @@ static void test_batch_equals_single(void **state)
 {
     tdbf_config cfg;
     (void)state;
-    cfg = base_config(TDBF_APBF, 0x1234);
-    cfg.k = 7;
-    cfg.l = 5;
-    check_batch_twin(cfg, 0);
-    cfg = base_config(TDBF_APBF, 0x1235); /* planner's choice */
-    check_batch_twin(cfg, 0);
+    for (int walk = 0; walk <= 1; walk++) {
+        cfg = base_config(TDBF_APBF, 0x1234);
+        cfg.k = 7;
+        cfg.l = 5;
+        check_batch_twin(cfg, 0, walk);
+        cfg = base_config(TDBF_APBF, 0x1235); /* planner's choice */
+        check_batch_twin(cfg, 0, walk);
+        cfg = base_config(TDBF_APBBF, 0x1239);
+        check_batch_twin(cfg, 0, walk);
+        cfg.block_bits = 64;
+        check_batch_twin(cfg, 0, walk);
+    }
     cfg = base_config(TDBF_BLOOM, 0x1236);
     cfg.window_items = 5000;
-    check_batch_twin(cfg, 0);
+    check_batch_twin(cfg, 0, false);
     cfg = base_config(TDBF_EXACT, 0x1237);
-    check_batch_twin(cfg, 0);
+    check_batch_twin(cfg, 0, false);
     cfg = base_config(TDBF_EXACT, 0x1238);
     cfg.window_items = 0;
     cfg.window_ns = 20000;
-    check_batch_twin(cfg, 1000);
+    check_batch_twin(cfg, 1000, false);
 }
 
 /* ======================================================================
