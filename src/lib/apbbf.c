@@ -65,10 +65,10 @@
  * add() is test-and-set like apbf.c: query, then a due shift, then the k
  * blocks.  Bits are cleared only a whole segment at a time by a shift, so
  * a key inside the window never loses a bit: no false negatives.  The
- * batch calls (filter.c) run the same code in the same order, with this
- * design's prefetch asking for the blocks of keys a few places ahead
- * (the whole path of a negative query, and an add's k blocks), so they
- * answer exactly as single calls.
+ * batch calls of a filter of TDBF_WALK_MIN_BYTES or more walk their
+ * queries interleaved, each prefetching the block it reads next, and set
+ * the adds' blocks in order (tdbf_find_run_batch, tdbf_add_many_slices in
+ * internal.h); they answer exactly as single calls.
  */
 #include <math.h>
 #include <string.h>
