@@ -12,9 +12,11 @@
  * rotating it sizes one of those (tdbf_plan_design): memory and worst-case
  * FP, no false negatives.
  */
+#define _POSIX_C_SOURCE 200809L /* isatty */
 #include "cli.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <tdbf.h>
 
@@ -31,7 +33,8 @@ enum {
     OPT_DESIGN,
     OPT_SURVIVAL,
     OPT_TIME,
-    OPT_CAPACITY
+    OPT_CAPACITY,
+    OPT_BLOCK_BITS
 };
 
 static const cli_option plan_options[] = {
@@ -41,10 +44,11 @@ static const cli_option plan_options[] = {
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "apbf (default); clock, rotating; or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
     [OPT_TIME]   = {"time", "DURATION", "clock, rotating: time window instead of --window (60s, 5m)"},
     [OPT_CAPACITY] = {"capacity", "C", "clock, rotating with --time: expected keys per window (default 1024)"},
+    [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word)"},
     {NULL, NULL, NULL}
 };
 
@@ -58,6 +62,7 @@ typedef struct plan_request {
     double   survival;    /* FPDECAY, STABLE: 0 = 1 - error */
     uint64_t window_ns;   /* CLOCK, ROTATING: time window, or 0 */
     uint64_t capacity;    /* CLOCK, ROTATING, time window: 0 = default */
+    unsigned block_bits;  /* APBBF: 64 or 512 (0 = 512) */
 } plan_request;
 
 static uint64_t plan_bytes(const tdbf_plan *plan)
@@ -350,6 +355,84 @@ static int run_design_plan(const cli_command *self, const plan_request *req)
     return CLI_EXIT_OK;
 }
 
+/* ---- blocked APBF ------------------------------------------------------ */
+
+static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked *p)
+{
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "design", "apbbf");
+    cli_json_u64(&j, "k", p->k);
+    cli_json_u64(&j, "l", p->l);
+    cli_json_u64(&j, "block_bits", p->block_bits);
+    cli_json_u64(&j, "block_hashes", p->block_hashes);
+    cli_json_u64(&j, "blocks", p->blocks);
+    cli_json_u64(&j, "g", p->g);
+    cli_json_u64(&j, "window", p->window);
+    cli_json_u64(&j, "slack", p->slack);
+    cli_json_u64(&j, "bits", p->bits);
+    cli_json_double(&j, "bits_per_item", p->bits_per_item);
+    cli_json_double(&j, "fp", p->fp);
+    cli_json_double(&j, "accesses_false", p->accesses_false);
+    cli_json_double(&j, "accesses_window", p->accesses_window);
+    cli_json_double(&j, "npws", p->npws);
+    cli_json_double(&j, "target_error", req->error);
+    cli_json_object_end(&j);
+    fputc('\n', stdout);
+}
+
+static void print_blocked_row(const char *what, const tdbf_plan_blocked *p)
+{
+    char memory[32];
+    cli_format_bytes(memory, sizeof memory, (p->bits + 7) / 8);
+    printf("  %-13s %3u %3u %5u %3u %12llu %10s %9.2f %10.4g %7.2f %7.2f\n",
+           what, p->k, p->l, p->block_bits, p->block_hashes,
+           (unsigned long long)p->g, memory, p->bits_per_item, p->fp,
+           p->accesses_false, p->accesses_window);
+}
+
+/* What tdbf_open builds (the fewest block reads within 5 % of the least
+ * memory, tdbf_plan_apbbf_fast) next to the least-memory plan. */
+static int run_blocked_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_plan_blocked chosen, least;
+    char what[96];
+    unsigned block_bits = req->block_bits ? req->block_bits : 512;
+    snprintf(what, sizeof what, "apbbf B=%u, window %llu, error %g", block_bits,
+             (unsigned long long)req->window, req->error);
+    int progress = !req->json && isatty(STDERR_FILENO);
+    if (progress)
+        fprintf(stderr, "%s: planning (a second or two for small windows)...\r",
+                self->name);
+    int rc = tdbf_plan_apbbf_fast(req->window, req->error, block_bits, 0.05, &chosen);
+    if (rc == TDBF_OK)
+        rc = tdbf_plan_apbbf(req->window, req->error, block_bits, &least);
+    if (progress)
+        fprintf(stderr, "%*s\r", 60, "");
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    if (req->json) {
+        print_blocked_json(req, &chosen);
+        return CLI_EXIT_OK;
+    }
+    printf("APBBF (blocked APBF, paper 004 section 6) for a window of %llu "
+           "insertions,\ntarget error %g, blocks of %u bits\n\n",
+           (unsigned long long)req->window, req->error, block_bits);
+    printf("  %-13s %3s %3s %5s %3s %12s %10s %9s %10s %7s %7s\n", "plan", "k",
+           "l", "B", "b", "g", "memory", "bits/item", "fp", "rd neg", "rd win");
+    print_blocked_row("default", &chosen);
+    print_blocked_row("least memory", &least);
+    printf("\ndefault: what tdbf_open and TDBF.RESERVE build, the fewest block "
+           "reads per\nnegative query within 5 %% of the least memory.  fp: "
+           "worst case, just before a\nshift.  rd neg / rd win: expected "
+           "blocks read by a query for an absent key /\na key inside the "
+           "window (paper Table 3).  A key may linger k*g = %llu\ninsertions "
+           "past the window (default plan).\n",
+           (unsigned long long)chosen.slack);
+    return CLI_EXIT_OK;
+}
+
 /* ---- command --------------------------------------------------------- */
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -402,11 +485,13 @@ static int parse_args(const cli_command *self, int argc, char **argv,
             break;
         case OPT_DESIGN:
             if (tdbf_design_parse(value, &req->design) != TDBF_OK ||
-                (req->design != TDBF_APBF && req->design != TDBF_FPDECAY &&
+                (req->design != TDBF_APBF && req->design != TDBF_APBBF &&
+                 req->design != TDBF_FPDECAY &&
                  req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
                  req->design != TDBF_ROTATING))
-                return cli_usage_error(cmd, "--design: apbf, clock, rotating, "
-                                       "fpdecay or stable, not '%s'", value);
+                return cli_usage_error(cmd, "--design: apbf, apbbf, clock, "
+                                       "rotating, fpdecay or stable, not '%s'",
+                                       value);
             break;
         case OPT_TIME:
             if (cli_parse_duration_ns(cmd, "time", value, &req->window_ns) != 0)
@@ -416,6 +501,14 @@ static int parse_args(const cli_command *self, int argc, char **argv,
             if (cli_parse_count(cmd, "capacity", value, 1, UINT64_MAX,
                                 &req->capacity) != 0)
                 return CLI_EXIT_USAGE;
+            break;
+        case OPT_BLOCK_BITS:
+            if (cli_parse_count(cmd, "block-bits", value, 64, 512, &number) != 0)
+                return CLI_EXIT_USAGE;
+            if (number != 64 && number != 512)
+                return cli_usage_error(cmd, "--block-bits: 64 or 512, not '%s'",
+                                       value);
+            req->block_bits = (unsigned)number;
             break;
         case OPT_SURVIVAL:
             if (cli_parse_probability(cmd, "survival", value, &req->survival) != 0)
@@ -440,6 +533,8 @@ static int parse_args(const cli_command *self, int argc, char **argv,
     if (timed_design && req->survival != 0.0)
         return cli_usage_error(cmd, "--survival applies to --design fpdecay "
                                "or stable");
+    if (req->block_bits != 0 && req->design != TDBF_APBBF)
+        return cli_usage_error(cmd, "--block-bits applies to --design apbbf");
     if (req->design != TDBF_APBF) {
         if (req->k != 0 || req->l != 0 || have_alts)
             return cli_usage_error(cmd, "--k, --l and --alts are APBF options");
@@ -472,6 +567,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return status;
     if (req.design == TDBF_CLOCK || req.design == TDBF_ROTATING)
         return run_design_plan(self, &req);
+    if (req.design == TDBF_APBBF)
+        return run_blocked_plan(self, &req);
     if (req.design != TDBF_APBF)
         return run_decay_plan(self, &req);
 
@@ -516,6 +613,7 @@ const cli_command cli_cmd_plan = {
              "--k K --l L --window N [--error E] [--json]\n"
              "--design fpdecay|stable --error E --window N [--survival S] [--json]\n"
              "--design rotating --error E --window N [--json]\n"
+             "--design apbbf --error E --window N [--block-bits 64|512] [--json]\n"
              "--design clock|rotating --error E --time DURATION [--capacity C] [--json]",
     .details =
         "The planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
@@ -524,6 +622,8 @@ const cli_command cli_cmd_plan = {
         "the alternatives use other k, each with the largest l that meets E.\n"
         "With --k and --l it evaluates that pair instead (tdbf_plan_eval).\n"
         "Paper 004, section 5; its Table 2 lists the paper's choices.\n"
+        "--design apbbf plans the blocked APBF (section 6): the plan tdbf_open\n"
+        "builds and the least-memory one, with blocks read per query.\n"
         "--design fpdecay or stable sizes a design that forgets at random\n"
         "(tdbf_plan_decay): the least memory whose steady-state FP meets E\n"
         "and which still answers yes for a key N insertions old with\n"

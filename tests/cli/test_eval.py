@@ -402,5 +402,45 @@ def test_eval_list_and_usage():
     run(["eval", "table2", "--csv", tmp("no/such/dir.csv")], expect=1)
 
 
+
+def test_plan_apbbf():
+    """tdbf plan --design apbbf: the plan tdbf_open builds, consistent in
+    itself, within the target, and the least-memory plan beside it."""
+    import json
+    for window, error, block in ((10**8, 0.01, 512), (65536, 0.02, 64),
+                                 (10**6, 0.001, 512)):
+        out = run(["plan", "--design", "apbbf", "--window", str(window),
+                   "--error", str(error), "--block-bits", str(block),
+                   "--json"]).stdout
+        p = json.loads(out)
+        check(p["design"] == "apbbf" and p["block_bits"] == block,
+              "plan apbbf: wrong design or B: %r" % p)
+        check(p["window"] >= window and p["window"] == p["l"] * p["g"],
+              "plan apbbf: window %d < %d or != l*g" % (p["window"], window))
+        check(p["slack"] == p["k"] * p["g"], "plan apbbf: slack != k*g")
+        check(p["bits"] == (p["k"] + p["l"]) * p["blocks"] * block,
+              "plan apbbf: bits != (k+l) * blocks * B: %r" % p)
+        check(0 < p["fp"] <= error, "plan apbbf: fp %g above %g" % (p["fp"], error))
+        check(1 <= p["block_hashes"] <= 16 and p["accesses_false"] >= 1,
+              "plan apbbf: b or reads out of range: %r" % p)
+        table = run(["plan", "--design", "apbbf", "--window", str(window),
+                     "--error", str(error), "--block-bits", str(block)]).stdout
+        rows = {}
+        for line in table.decode().splitlines():
+            cells = line.split()
+            if line.startswith("  default") or line.startswith("  least memory"):
+                name = "least" if cells[0] == "least" else "default"
+                cells = cells[2:] if name == "least" else cells[1:]
+                rows[name] = cells
+        check(set(rows) == {"default", "least"}, "plan apbbf table: %r" % table)
+        check(int(rows["default"][0]) == p["k"] and int(rows["default"][1]) == p["l"],
+              "plan apbbf: table and JSON disagree on (k, l)")
+        check(float(rows["least"][7]) <= float(rows["default"][7]) + 1e-9,
+              "plan apbbf: least-memory plan uses more bits/item than the default")
+    run(["plan", "--design", "apbbf", "--window", "1000", "--error", "0.01",
+         "--block-bits", "128"], expect=2)
+    run(["plan", "--window", "1000", "--error", "0.01", "--block-bits", "64"],
+        expect=2)
+
 if __name__ == "__main__":
     sys.exit(main(globals()))
