@@ -195,14 +195,6 @@ static const void *segment_line(const void *state, unsigned logical, const tdbf_
     return block_at(a, position(a, logical), h, &d);
 }
 
-/* The blocks an add writes, in s_0 .. s_{k-1}. */
-static void written_blocks(const void *state, const tdbf_hash128 *h, const void **cell)
-{
-    const apbbf *a = state;
-    for (unsigned i = 0; i < a->k; i++)
-        cell[i] = segment_line(a, i, h);
-}
-
 static uint64_t room(const void *state)
 {
     const apbbf *a = state;
@@ -212,7 +204,6 @@ static uint64_t room(const void *state)
 static const tdbf_slices_ops apbbf_slices = {
     .has = segment_test,
     .line = segment_line,
-    .cells = written_blocks,
     .set = set_key,
     .add = add_one,
     .room = room,
@@ -226,7 +217,7 @@ static void apbbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
 {
     (void)now_ns;
     const apbbf *a = f->impl;
-    tdbf_find_run_batch(a, a->k, a->l, keys, n, segment_test, segment_line, found);
+    tdbf_find_run_batch(a, a->k, a->l, keys, n, apbbf_slices.has, apbbf_slices.line, found);
 }
 
 static void apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,

@@ -142,14 +142,6 @@ static const void *slice_line(const void *state, unsigned logical, const tdbf_ha
     return a->bits + (bit_of(a, position(a, logical), h) >> 6);
 }
 
-/* The words an add writes, in s_0 .. s_{k-1}. */
-static void written_words(const void *state, const tdbf_hash128 *h, const void **cell)
-{
-    const apbf *a = state;
-    for (unsigned i = 0; i < a->k; i++)
-        cell[i] = slice_line(a, i, h);
-}
-
 static uint64_t room(const void *state)
 {
     const apbf *a = state;
@@ -159,7 +151,6 @@ static uint64_t room(const void *state)
 static const tdbf_slices_ops apbf_slices = {
     .has = slice_test,
     .line = slice_line,
-    .cells = written_words,
     .set = set_key,
     .add = add_one,
     .room = room,
@@ -174,7 +165,7 @@ static void apbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
 {
     (void)now_ns;
     const apbf *a = f->impl;
-    tdbf_find_run_batch(a, a->k, a->l, keys, n, slice_test, slice_line, found);
+    tdbf_find_run_batch(a, a->k, a->l, keys, n, apbf_slices.has, apbf_slices.line, found);
 }
 
 static void apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,

@@ -390,9 +390,8 @@ static TDBF_ALWAYS_INLINE void tdbf_find_run_batch(
  * by the single add, between stretches. */
 typedef struct tdbf_slices_ops {
     tdbf_slice_test has;   /* does logical slice i match the key */
-    tdbf_slice_line line;  /* the line `has` reads */
-    /* The k cells (words or blocks) an add of the key writes. */
-    void (*cells)(const void *state, const tdbf_hash128 *h, const void **cell);
+    tdbf_slice_line line;  /* the line `has` reads; for slices 0 .. k-1 also
+                              the cell (word or block) an add writes */
     /* Write the key into s_0 .. s_{k-1}, count it; no shift is due. */
     void (*set)(void *state, const tdbf_hash128 *h);
     /* The single add: query, shift if due, set. */
@@ -421,13 +420,24 @@ static TDBF_ALWAYS_INLINE int tdbf_written_any(const uint64_t *written,
     return 0;
 }
 
+static TDBF_ALWAYS_INLINE void tdbf_written_mark(uint64_t *written,
+                                                 const void *const *cell, unsigned k)
+{
+    for (unsigned c = 0; c < k; c++) {
+        uint64_t slot = tdbf_written_slot(cell[c]);
+        written[slot >> 6] |= UINT64_C(1) << (slot & 63);
+    }
+}
+
+/* The k cells an add of the key writes, in s_0 .. s_{k-1}, asked for. */
 static TDBF_ALWAYS_INLINE void tdbf_cells_ahead(const void *state, const tdbf_slices_ops *ops,
                                                 const tdbf_hash128 *h, unsigned k,
                                                 const void **cell)
 {
-    ops->cells(state, h, cell);
-    for (unsigned c = 0; c < k; c++)
+    for (unsigned c = 0; c < k; c++) {
+        cell[c] = ops->line(state, c, h);
         tdbf_prefetch(cell[c], 1);
+    }
 }
 
 /* Keys [0, m) of a stretch: no shift falls inside it. */
@@ -446,10 +456,7 @@ static TDBF_ALWAYS_INLINE void tdbf_add_stretch(void *state, unsigned k, unsigne
         if (!present[i] && tdbf_written_any(written, mine, k))
             present[i] = (uint8_t)tdbf_find_run(state, k, l, &keys[i].hash, ops->has);
         ops->set(state, &keys[i].hash);
-        for (unsigned c = 0; c < k; c++) {
-            uint64_t slot = tdbf_written_slot(mine[c]);
-            written[slot >> 6] |= UINT64_C(1) << (slot & 63);
-        }
+        tdbf_written_mark(written, mine, k);
         if (i + TDBF_SET_AHEAD < m)
             tdbf_cells_ahead(state, ops, &keys[i + TDBF_SET_AHEAD].hash, k, mine);
     }
