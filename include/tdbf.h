@@ -14,7 +14,7 @@
  *   5. Lifecycle
  *   6. Operations (add, contains, advance)
  *   7. Batch operations
- *   8. Introspection (stats)
+ *   8. Introspection (stats, current error estimate)
  *   9. Inference (posteriors, expected age, min-penalty answers)
  *  10. Serialization (save, load, files)
  *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
@@ -364,6 +364,41 @@ typedef struct tdbf_stats {
  * whose estimated error needs a population count.  Read-only.
  * Returns TDBF_OK or TDBF_EINVAL. */
 TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
+
+/* Estimated false-positive rate of a query at now_ns, from the insert
+ * counts the filter keeps: O(1) or O(slices), never a scan of its bits
+ * (tdbf_get_stats' error_estimated reads the bits).  Cheap enough to call
+ * before every add (4 to 60 ns), so a caller can refuse to overload a
+ * filter: a time-window filter sized for C keys per window (CLOCK,
+ * ROTATING, TLBF) takes any burst without a false negative, but its FP
+ * rate climbs, up to 1, and this is where that shows.
+ *   now_ns  the query's time in ns, clamped as everywhere (a time behind
+ *           the filter's latest counts as that latest time)
+ *   error   out: the estimate, in [0, 1]
+ * Every add counts, re-adds of a present key too (an upper bound).  Per
+ * design:
+ *   CLOCK     n = the adds of the ticks live at now_ns (its tick and the d
+ *             before it): (1 - (1 - 1/m)^(k n))^k, 0 once none is live.
+ *             After tdbf_load, the adds per tick are inferred once from
+ *             the cells' ages (the saved form has no counts).  O(d).
+ *   ROTATING  1 - prod (1 - e_i) over the filters a query at now_ns reads,
+ *             e_i the Bloom FP of filter i's adds.  O(filters).
+ *   TLBF      F of paper 004 over the live slices at the fills their adds
+ *             predict, kept by tdbf_add and recomputed after 1 % more adds
+ *             than the live slices hold (it lags by at most those); O(1)
+ *             unless now_ns leaves two fewer slices live than it counted,
+ *             then O(slices k).
+ *   BLOOM     the FP after the adds since open (the Poisson-block model
+ *             when blocked): the plan at window_items adds, climbing past
+ *             it; kept by tdbf_add for a stretch of adds ahead, so never
+ *             low.  O(1).
+ *   EXACT     0.
+ *   APBF, APBBF, TBF, BTBF, FPDECAY, STABLE: stats.error_planned.  They
+ *             hold a bounded number of inserts (a count window, or a
+ *             decay per insert), so their fill cannot run past it.  O(1).
+ * Returns TDBF_OK and sets *error, or TDBF_EINVAL (f or error NULL).
+ * Read-only: as safe for concurrent readers as tdbf_contains. */
+TDBF_API int tdbf_current_error(const tdbf *f, uint64_t now_ns, double *error);
 
 /* ======================================================================
  * 9. Inference (TBF, BTBF: paper 002 sections 2 and 4; APBF, APBBF:

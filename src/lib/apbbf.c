@@ -268,6 +268,7 @@ static int apbbf_open(tdbf *f, const tdbf_config *cfg)
     *a = layout;
     a->bits = (uint64_t *)((unsigned char *)a + header_bytes());
     f->impl = a;
+    f->error_planned = a->fp_planned;
     return TDBF_OK;
 }
 
@@ -401,6 +402,7 @@ static int apbbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return rc;
     }
     f->impl = a;
+    f->error_planned = a->fp_planned;
     return TDBF_OK;
 }
 

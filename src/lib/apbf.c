@@ -208,6 +208,7 @@ static int apbf_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_ENOMEM;
     }
     f->impl = a;
+    f->error_planned = a->fp_planned;
     return TDBF_OK;
 }
 
@@ -322,6 +323,7 @@ static int apbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     double fills[TDBF_MAX_K + TDBF_MAX_L];
     tdbf_apbf_fills_exact(h.k, h.l, h.m, h.g, fills);
     h.fp_planned = tdbf_apbf_fp(h.k, h.l, fills);
+    f->error_planned = h.fp_planned;
 
     return tdbf_load_state(f, in, &h, sizeof h, offsetof(apbf, bits),
                            (uint64_t)h.slices * h.words, slice_tails_clear);

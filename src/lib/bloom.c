@@ -18,6 +18,17 @@
  * per-block load is Poisson with mean n/blocks, and the FP is the APBBF
  * segment match E[(1 - (1 - k/B)^X)^k] (plan_blocked.c); k and the block
  * count are the pair with the fewest bits that meets the error.
+ *
+ * Current error (tdbf_current_error).  Nothing is ever forgotten, so the
+ * FP follows from the adds since open: (1 - (1 - 1/m)^(k n))^k, or the
+ * blocked model at mean load n / blocks, which climbs past the target once
+ * n passes the capacity (re-adds count too: an upper bound).  The blocked
+ * model sums a Poisson series (0.2 us at B = 64, 0.6 us at B = 512; the
+ * classic formula 0.03 us; more when overloaded), so add keeps the value
+ * for the end of a stretch of max(n, capacity)/256 + 1 adds and a caller
+ * reads it in O(1): never low, and near the capacity about 0.7 k / 256
+ * high (2 % at k = 7).  One formula per stretch costs an add 0.6 us * 256
+ * / capacity (blocked: 15 ns at capacity 10^4, 0.15 ns at 10^6).
  */
 #include <math.h>
 #include <stddef.h>
@@ -31,6 +42,8 @@ typedef struct bloom {
     double    fp_planned; /* FP at capacity */
     bool      blocked;
     tdbf_block_layout layout; /* when blocked */
+    double    fp_kept;    /* the FP at fp_until adds (not saved) */
+    uint64_t  fp_until;
     uint64_t *bits;
 } bloom;
 
@@ -69,13 +82,41 @@ static void insert(bloom *b, const tdbf_hash128 *h)
         tdbf_bit_set(b->bits, tdbf_reduce(tdbf_hash_nth(h, i), b->m));
 }
 
+/* The FP after `adds` adds (the essay). */
+static double fp_after(const bloom *b, uint64_t adds)
+{
+    if (b->blocked)
+        return tdbf_apbbf_match_poisson(b->layout.block_bits, b->k,
+                                        (double)adds / (double)b->layout.blocks);
+    return tdbf_bloom_fp((double)adds, b->m, b->k);
+}
+
+/* Keep the FP for the end of the stretch that `adds` starts. */
+static void keep_fp(bloom *b, uint64_t adds)
+{
+    b->fp_until = adds + (adds > b->capacity ? adds : b->capacity) / 256 + 1;
+    b->fp_kept = fp_after(b, b->fp_until);
+}
+
 static int bloom_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     bloom *b = f->impl;
     int present = query(b, &key->hash);
     insert(b, &key->hash);
+    /* the shell counts this add after it returns */
+    uint64_t adds = atomic_load_explicit(&f->items, memory_order_relaxed) + 1;
+    if (adds > b->fp_until)
+        keep_fp(b, adds);
     return present;
+}
+
+static double bloom_current_error(const tdbf *f, uint64_t now_ns)
+{
+    (void)now_ns;
+    const bloom *b = f->impl;
+    uint64_t adds = atomic_load_explicit(&f->items, memory_order_relaxed);
+    return adds <= b->fp_until ? b->fp_kept : fp_after(b, adds);
 }
 
 static void bloom_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
@@ -270,6 +311,7 @@ static int bloom_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return TDBF_ECORRUPT;
     if (!tdbf_fits((double)bloom_bytes(&h) + sizeof(bloom), max_memory))
         return TDBF_ETOOBIG;
+    keep_fp(&h, f->items);
     return tdbf_load_state(f, in, &h, sizeof h, offsetof(bloom, bits),
                            tdbf_words_for_bits(h.m), tail_clear);
 }
@@ -281,6 +323,7 @@ const tdbf_ops tdbf_bloom_ops = {
     .contains = bloom_contains,
     .stats = bloom_stats,
     .prefetch = bloom_prefetch,
+    .current_error = bloom_current_error,
     .payload_size = bloom_payload_size,
     .save = bloom_save,
     .load = bloom_load,

@@ -88,6 +88,19 @@
  * 0.001: 0.00096 vs 0.00100; 2-bit cells, d = 1, error 0.05: 0.0498 vs
  * 0.0500 (25 bits per key).
  *
+ * Current error (tdbf_current_error).  The same formula with n = the adds
+ * of the live ticks, counted in a ring of d+1 counters (tick t in slot
+ * t mod (d+1)): add bumps its tick's, a new tick clears the slots of the
+ * ticks it skipped (all of them after a gap > d), and a query at tick tau
+ * sums the slots of tau_s back to tau - d.  O(d), no cell read: cheap
+ * enough to refuse adds to an overloaded filter.  Re-adds count again (an
+ * upper bound).  The ring is not saved (the format predates it): load
+ * infers it from the cells it reads anyway.  The cells of age <= j are
+ * those written by the adds of the j+1 newest ticks, n_j of them, so
+ * live_j / m ~ 1 - (1 - 1/m)^(k n_j) inverts to n_j, and tick tau_s - j
+ * gets n_j - n_{j-1}: the estimate after a load falls tick by tick as the
+ * original's would.
+ *
  * stats: slices = 1, slice_bits = m·c, generations = ticks since the first
  * add, bits_per_item = memory bits / C, error_estimated = (live cells /
  * m)^k at the filter's latest time.
@@ -106,6 +119,7 @@ typedef struct clockf {
     unsigned  resolution;   /* d: ticks per window; live = age <= d */
     unsigned  positions;    /* P = 2^c - 1 clock positions */
     unsigned  tick_mod;     /* tick mod P */
+    unsigned  tick_slot;    /* tick mod (d+1): tau_s's slot in tick_adds */
     bool      started;      /* an add has happened */
     bool      dirty;        /* some cell may be set */
     uint64_t  m;            /* cells */
@@ -120,6 +134,8 @@ typedef struct clockf {
     uint64_t  sweep_next;   /* next word the sweep visits */
     double    fp_planned;   /* FP with n = C (d+1) L / T keys live */
     uint64_t *cells;
+    uint64_t *tick_adds;    /* d+1 slots: adds of tick t in t mod (d+1), for
+                               the ticks tau_s - d .. tau_s (not saved) */
 } clockf;
 
 /* ---- cells ---------------------------------------------------------- */
@@ -127,6 +143,11 @@ typedef struct clockf {
 static size_t cells_bytes(const clockf *c)
 {
     return (size_t)c->words * sizeof(uint64_t);
+}
+
+static size_t tick_adds_bytes(unsigned d)
+{
+    return (size_t)(d + 1) * sizeof(uint64_t);
 }
 
 static inline uint64_t cell_of(const clockf *c, const tdbf_hash128 *h, unsigned j)
@@ -208,13 +229,17 @@ static void move_to_tick(clockf *c, uint64_t tick)
             if (c->dirty)
                 memset(c->cells, 0, cells_bytes(c));
             c->dirty = false;
+            memset(c->tick_adds, 0, tick_adds_bytes(c->resolution));
         } else {
             sweep(c, c->sweep_owed + (gap - 1) * c->sweep_share,
                   c->resolution - (unsigned)gap);
+            for (uint64_t skipped = c->tick + 1; skipped <= tick; skipped++)
+                c->tick_adds[skipped % (c->resolution + 1)] = 0;
         }
     }
     c->tick = tick;
     c->tick_mod = (unsigned)(tick % c->positions);
+    c->tick_slot = (unsigned)(tick % (c->resolution + 1));
     c->sweep_owed = c->sweep_share;
 }
 
@@ -247,6 +272,7 @@ static int clock_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     for (unsigned j = 0; j < c->k; j++)
         cell_put(c, cell_of(c, &key->hash, j), value);
     c->dirty = true;
+    c->tick_adds[c->tick_slot]++;
     if (c->sweep_owed) {
         sweep(c, 1, c->resolution);
         c->sweep_owed--;
@@ -268,6 +294,22 @@ static int clock_advance(tdbf *f, uint64_t now_ns)
     return TDBF_OK;
 }
 
+/* Adds of the ticks live at now_ns's tick tau (>= tau_s): tau_s back to
+ * tau - d; none once tau - tau_s > d. */
+static double clock_current_error(const tdbf *f, uint64_t now_ns)
+{
+    const clockf *c = f->impl;
+    uint64_t gap = now_ns / c->tick_ns - c->tick, adds = 0;
+    if (gap > c->resolution)
+        return 0.0;
+    unsigned slot = c->tick_slot;
+    for (uint64_t back = gap; back <= c->resolution; back++) {
+        adds += c->tick_adds[slot];
+        slot = slot ? slot - 1 : c->resolution;
+    }
+    return tdbf_bloom_fp((double)adds, c->m, c->k);
+}
+
 static void clock_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
     const clockf *c = f->impl;
@@ -277,7 +319,8 @@ static void clock_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 
 /* ---- open, close, stats ----------------------------------------------- */
 
-enum { CLOCK_DEFAULT_BITS = 4, CLOCK_DEFAULT_CAPACITY = 1024 };
+/* CLOCK_MAX_TICKS: d + 1 <= P - 1 = 254 ticks live at once (8-bit cells). */
+enum { CLOCK_DEFAULT_BITS = 4, CLOCK_DEFAULT_CAPACITY = 1024, CLOCK_MAX_TICKS = 254 };
 
 /* 2, 4 or 8-bit cells: 32, 16 or 8 to a word. */
 static unsigned per_word_log2_of(unsigned bits)
@@ -320,10 +363,11 @@ static void set_shape(clockf *c, unsigned k, unsigned bits, unsigned d, uint64_t
 }
 
 /* The memory load checks against the cap (open: tdbf_clock_plan). */
-static double clock_bytes(const tdbf *f, uint64_t words)
+static double clock_bytes(const tdbf *f, uint64_t words, unsigned d)
 {
     /* 128: the aligned allocation's own overhead (alloc.c), at most. */
-    return (double)f->memory_bytes + (double)words * 8.0 + 128.0 + sizeof(clockf);
+    return (double)f->memory_bytes + (double)words * 8.0 + 128.0 + sizeof(clockf)
+         + (double)tick_adds_bytes(d);
 }
 
 /* The sizing open does, and tdbf_plan_design reports: c, d and C from
@@ -351,7 +395,8 @@ int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out)
     /* Whole words: the cells of the last word are free, so use them. */
     unsigned per_word_log2 = per_word_log2_of(bits);
     uint64_t words = (shape.m >> per_word_log2) + ((shape.m & ((UINT64_C(1) << per_word_log2) - 1)) != 0);
-    uint64_t memory = sizeof(tdbf) + sizeof(clockf) + words * 8 + TDBF_ALIGNED_OVERHEAD;
+    uint64_t memory = sizeof(tdbf) + sizeof(clockf) + words * 8 + TDBF_ALIGNED_OVERHEAD
+                    + tick_adds_bytes(d);
     if (!tdbf_fits((double)memory, cfg->max_memory))
         return TDBF_ETOOBIG;
     memset(out, 0, sizeof *out);
@@ -370,6 +415,14 @@ int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out)
     return TDBF_OK;
 }
 
+static void clock_close(tdbf *f)
+{
+    clockf *c = f->impl;
+    tdbf_mem_free(f, c->tick_adds, tick_adds_bytes(c->resolution));
+    tdbf_mem_free_aligned(f, c->cells, cells_bytes(c));
+    tdbf_mem_free(f, c, sizeof *c);
+}
+
 static int clock_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_design_plan plan;
@@ -384,19 +437,13 @@ static int clock_open(tdbf *f, const tdbf_config *cfg)
     set_shape(c, plan.k, plan.cell_bits, plan.resolution, words, cfg->window_ns,
               plan.capacity);
     c->cells = tdbf_mem_calloc_aligned(f, cells_bytes(c));
-    if (!c->cells) {
-        tdbf_mem_free(f, c, sizeof *c);
+    c->tick_adds = tdbf_mem_calloc(f, 1, tick_adds_bytes(c->resolution));
+    f->impl = c;
+    if (!c->cells || !c->tick_adds) {
+        clock_close(f);
         return TDBF_ENOMEM;
     }
-    f->impl = c;
     return TDBF_OK;
-}
-
-static void clock_close(tdbf *f)
-{
-    clockf *c = f->impl;
-    tdbf_mem_free_aligned(f, c->cells, cells_bytes(c));
-    tdbf_mem_free(f, c, sizeof *c);
 }
 
 /* Cells a query at `tick` counts as live. */
@@ -486,6 +533,34 @@ static int check_clock(const clockf *h, uint32_t started, uint32_t dirty, uint64
                                                                       : TDBF_ECORRUPT;
 }
 
+/* The adds per live tick, which the format does not keep, from the cells
+ * (see the essay): live_j cells of age <= j hold the n_j adds of ticks
+ * tau_s - j .. tau_s, live_j / m = 1 - (1 - 1/m)^(k n_j). */
+static void infer_tick_adds(clockf *c)
+{
+    unsigned d = c->resolution;
+    uint64_t by_age[CLOCK_MAX_TICKS] = {0};   /* live cells per age */
+    for (uint64_t w = 0; w < c->words; w++) {
+        uint64_t word = c->cells[w];
+        for (; word != 0; word >>= c->cell_bits) {
+            unsigned value = (unsigned)word & c->cell_mask, age = age_of(c, value);
+            if (value != 0 && age <= d)
+                by_age[age]++;
+        }
+    }
+    double m = (double)c->m, per_add = (double)c->k * log1p(-1.0 / m);
+    uint64_t live = 0, before = 0;
+    for (unsigned age = 0; age <= d; age++) {
+        live += by_age[age];
+        /* all m live: as if half a cell were still free */
+        double free_share = live < c->m ? 1.0 - (double)live / m : 0.5 / m;
+        uint64_t adds = (uint64_t)llround(log(free_share) / per_add);
+        /* tick tau_s - age */
+        c->tick_adds[(c->tick_slot + d + 1 - age) % (d + 1)] = adds - before;
+        before = adds;
+    }
+}
+
 static int clock_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 {
     clockf h = {0};
@@ -518,12 +593,24 @@ static int clock_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     h.started = started;
     h.dirty = dirty;
     h.tick_mod = (unsigned)(h.tick % h.positions);
+    h.tick_slot = (unsigned)(h.tick % (d + 1));
     if (in->remaining != words * 8)
         return TDBF_ECORRUPT;
-    if (!tdbf_fits(clock_bytes(f, words), max_memory))
+    if (!tdbf_fits(clock_bytes(f, words, d), max_memory))
         return TDBF_ETOOBIG;
-    return tdbf_load_state(f, in, &h, sizeof h, offsetof(clockf, cells), words,
-                           clean_cells_zero);
+    rc = tdbf_load_state(f, in, &h, sizeof h, offsetof(clockf, cells), words,
+                         clean_cells_zero);
+    if (rc != TDBF_OK)
+        return rc;
+    clockf *c = f->impl;
+    c->tick_adds = tdbf_mem_calloc(f, 1, tick_adds_bytes(c->resolution));
+    if (!c->tick_adds) {
+        clock_close(f);
+        return TDBF_ENOMEM;
+    }
+    if (c->dirty)
+        infer_tick_adds(c);
+    return TDBF_OK;
 }
 
 const tdbf_ops tdbf_clock_ops = {
@@ -534,6 +621,7 @@ const tdbf_ops tdbf_clock_ops = {
     .advance = clock_advance,
     .stats = clock_stats,
     .prefetch = clock_prefetch,
+    .current_error = clock_current_error,
     .payload_size = clock_payload_size,
     .save = clock_save,
     .load = clock_load,

@@ -391,3 +391,16 @@ int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
         out->bits_per_item = 8.0 * (double)out->memory_bytes / (double)out->window_items;
     return TDBF_OK;
 }
+
+int tdbf_current_error(const tdbf *f, uint64_t now_ns, double *error)
+{
+    if (!f || !error)
+        return TDBF_EINVAL;
+    double fp = f->ops->current_error ? f->ops->current_error(f, clamp_now(f, now_ns))
+                                      : f->error_planned;
+    /* Into [0, 1]; a NaN (never expected) reads as the worst case. */
+    if (!(fp <= 1.0))
+        fp = 1.0;
+    *error = fp > 0.0 ? fp : 0.0;
+    return TDBF_OK;
+}

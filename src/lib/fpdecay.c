@@ -240,6 +240,7 @@ static int fpdecay_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_ENOMEM;
     }
     f->impl = a;
+    f->error_planned = a->fp_planned;
     return TDBF_OK;
 }
 
@@ -380,6 +381,7 @@ static int fpdecay_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return rc;
     }
     f->impl = a;
+    f->error_planned = a->fp_planned;
     return TDBF_OK;
 }
 

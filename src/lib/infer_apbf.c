@@ -178,7 +178,7 @@ static void older_evidence(const tdbf_slice_view *v, bands *b)
             return;
         }
         for (unsigned d = 0; d < k; d++)
-            beta[d] *= 1.0 / top;
+            beta[d] /= top;   /* not * (1 / top): top may be subnormal */
         scale *= top;
         if (scale < 1e-200) {
             log_scale += log(scale);
@@ -197,6 +197,29 @@ static double band_log_weight(const bands *b, unsigned u)
            b->log_older[u];
 }
 
+/* p_x = 1 (a universe of one key): every insertion is this key, so its
+ * age is 0 with certainty — if the filter holds it.  The other keys' bits
+ * in the slices contradict such a prior, and weighing the bands would
+ * leave none possible (a posterior of 0 for a key the filter reports), so
+ * take the limit p_x -> 1: the youngest band with k matching slices, which
+ * Algorithm 1 finds exactly when the standard query says yes. */
+static int certain_key(const tdbf_slice_view *v, const bands *b, tdbf_inference *out)
+{
+    for (unsigned u = 0; u <= v->l; u++) {
+        unsigned run = 0;
+        while (run < v->k && b->match[u + run])
+            run++;
+        if (run == v->k) {
+            out->p_in_window = 1.0;
+            out->expected_age = b->start[u];
+            return TDBF_OK;
+        }
+    }
+    out->p_in_window = 0.0;
+    out->expected_age = b->start[b->slices];
+    return TDBF_OK;
+}
+
 int tdbf_slice_infer(const tdbf_slice_view *view, const void *state,
                      tdbf_slice_test has, const tdbf_hash128 *h,
                      const tdbf_prior *prior, tdbf_inference *out)
@@ -210,6 +233,8 @@ int tdbf_slice_infer(const tdbf_slice_view *view, const void *state,
     for (unsigned j = 0; j < b.slices; j++)
         b.match[j] = has(state, j, h);
     fill_bands(view, prior, &b);
+    if (b.p == 1.0)
+        return certain_key(view, &b, out);
     older_evidence(view, &b);
 
     double log_w[MAX_SLICES + 1], top;
@@ -221,7 +246,7 @@ int tdbf_slice_infer(const tdbf_slice_view *view, const void *state,
     for (unsigned u = 0; u < K; u++)
         top = log_w[u] > top ? log_w[u] : top;
     if (top == -INFINITY) {
-        /* p_x = 1 for a key the filter has not just seen: no age fits. */
+        /* No age fits the evidence (a crafted filter): nothing to weigh. */
         out->p_in_window = 0.0;
         out->expected_age = b.start[K];
         return TDBF_OK;

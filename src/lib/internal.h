@@ -141,6 +141,11 @@ typedef struct tdbf_ops {
      * of a key under *prior; NULL = TDBF_ENOTSUP.  Read-only. */
     int  (*infer)(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
                   const tdbf_prior *prior, tdbf_inference *out);
+    /* Optional: the FP rate of a query at now_ns (>= the filter's time)
+     * from the insert counts the design keeps, in [0, 1]: O(1) or
+     * O(slices), never a scan of the bits (tdbf_current_error).  NULL:
+     * the shell answers f->error_planned.  Read-only. */
+    double (*current_error)(const tdbf *f, uint64_t now_ns);
     /* true: add and contains may run concurrently from many threads (the
      * design's cells are atomics); the shell then counts adds and raises
      * its clock with atomic read-modify-writes.  (FPDECAY) */
@@ -159,6 +164,9 @@ struct tdbf {
     _Atomic uint64_t items;     /* adds since open */
     _Atomic uint64_t now_ns;    /* largest time seen (clamp, never rewind) */
     uint64_t        memory_bytes; /* bytes allocated through alloc */
+    /* stats.error_planned, for tdbf_current_error of the designs without
+     * ops->current_error: their open and load set it (EXACT leaves 0). */
+    double          error_planned;
     /* Batch calls hand whole chunks to ops->contains_many / add_many only
      * from this filter size up (TDBF_WALK_MIN_BYTES; tests set 0). */
     uint64_t        walk_min_bytes;

@@ -74,6 +74,13 @@
  * one timestamp grew the ring from 5 to 24 filters, FP 0.045, and
  * tdbf_advance released them all a window later.
  *
+ * Current error (tdbf_current_error): the same product over the filters a
+ * query at that time reads, each e_i from its insert count instead of its
+ * bits.  Only the newest's count changes, so each other filter keeps
+ * ln(1 - e_i), set when it stops taking inserts: O(filters) additions and
+ * one e_i, cheap enough to call before every add.  A burst that grows
+ * the ring shows as the sum of the grown filters' terms.
+ *
  * stats: slices = filters allocated (N+1, more while grown), slice_bits =
  * m, generation_size = g, generation_fill = inserts in the newest,
  * generations = rotations (and growths), keys = inserts held in live
@@ -90,6 +97,8 @@ typedef struct subfilter {
     uint64_t  limit;    /* inserts before a capacity rotation */
     uint64_t  start;    /* ns: its first insert (time window) */
     uint64_t  stamp;    /* ns: its latest insert (time window) */
+    double    log_miss; /* ln(1 - e_i) of count, once it no longer takes
+                           inserts (not saved) */
 } subfilter;
 
 typedef struct rotating {
@@ -150,9 +159,18 @@ static bool reusable(const rotating *r, const subfilter *s, uint64_t now_ns)
     return s->count == 0 || (r->timed && now_ns - s->stamp >= r->window_ns);
 }
 
+/* ln(1 - e_i) of a filter holding `count` inserts: its share of the
+ * combined miss probability. */
+static double log_miss_of(const rotating *r, uint64_t count)
+{
+    return log1p(-tdbf_bloom_fp((double)count, r->m, r->k));
+}
+
 /* Put `fresh` in front of the ring (which must have room for it). */
 static void push_front(rotating *r, subfilter fresh)
 {
+    /* the newest takes no more inserts: its count is final */
+    r->filters[0].log_miss = log_miss_of(r, r->filters[0].count);
     memmove(&r->filters[1], &r->filters[0], r->count * sizeof *r->filters);
     r->filters[0] = fresh;
     r->count++;
@@ -411,6 +429,19 @@ static void rotating_close(tdbf *f)
     free_filters(f, f->impl);
 }
 
+/* 1 - prod (1 - e_i) over the filters live at now_ns. */
+static double rotating_current_error(const tdbf *f, uint64_t now_ns)
+{
+    const rotating *r = f->impl;
+    unsigned live = live_filters(r, now_ns);
+    if (live == 0)
+        return 0.0;
+    double log_miss = log_miss_of(r, r->filters[0].count);
+    for (unsigned i = 1; i < live; i++)
+        log_miss += r->filters[i].log_miss;
+    return -expm1(log_miss);
+}
+
 static void rotating_stats(const tdbf *f, tdbf_stats *st)
 {
     const rotating *r = f->impl;
@@ -509,6 +540,7 @@ static int load_records(tdbf_in *in, rotating *r, unsigned count, uint64_t now_n
         if (!limit_ok || s->count > s->limit || s->start > s->stamp || s->stamp > now_ns ||
             (i > 0 && s->stamp > r->filters[i - 1].stamp))
             return TDBF_ECORRUPT;
+        s->log_miss = log_miss_of(r, s->count);
     }
     return TDBF_OK;
 }
@@ -575,6 +607,7 @@ const tdbf_ops tdbf_rotating_ops = {
     .advance = rotating_advance,
     .stats = rotating_stats,
     .prefetch = rotating_prefetch,
+    .current_error = rotating_current_error,
     .payload_size = rotating_payload_size,
     .save = rotating_save,
     .load = rotating_load,

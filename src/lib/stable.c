@@ -258,6 +258,7 @@ static int stable_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_ENOMEM;
     }
     f->impl = s;
+    f->error_planned = s->fp_planned;
     return TDBF_OK;
 }
 
@@ -356,6 +357,7 @@ static int stable_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return TDBF_ECORRUPT;
     if (!tdbf_fits((double)stable_bytes(&h), max_memory))
         return TDBF_ETOOBIG;
+    f->error_planned = h.fp_planned;
     return tdbf_load_state(f, in, &h, sizeof h, offsetof(stable, bits), h.words,
                            idle_bits_clear);
 }

@@ -441,6 +441,7 @@ static int open_design(tdbf *f, const tdbf_config *cfg, int block_design)
     t->log_untouched = (double)shape.k * log1p(-1.0 / (double)shape.m);
     t->live_age = live_age(t);
     f->impl = t;
+    f->error_planned = t->fp_planned;
     return TDBF_OK;
 }
 
@@ -665,6 +666,7 @@ static int load_design(tdbf *f, tdbf_in *in, uint64_t max_memory, int block_desi
         return TDBF_ECORRUPT;
     if (!tdbf_fits(bytes + sizeof(tbf), max_memory))
         return TDBF_ETOOBIG;
+    f->error_planned = h.fp_planned;
     return tdbf_load_state(f, in, &h, sizeof h, offsetof(tbf, cells.words),
                            tdbf_words_for_bits(cells * bits), cells_consistent);
 }

@@ -50,6 +50,23 @@
  *     functions suffice (section 6); slice j created by the j-th shift uses
  *     function j mod k.
  *
+ * Current error (tdbf_current_error).  Each add sets one bit in each of
+ * the k newest slices, so slice i's expected fill is 1 - (1 - 1/m_i)^c_i
+ * from its count alone (fixed once it leaves s_0 .. s_{k-1}), and F over
+ * the live slices at those fills predicts what stats.error_estimated
+ * reads from the bits.  F is O(L k) and latency-bound: 0.56 us at k = 12,
+ * L = 98 (capacity 1024) on the 2-core EPYC, 0.85 us with the fills,
+ * against 0.20 us for an add.  So add keeps F, and a caller reads it in
+ * 3.4 ns.  Add recomputes it after a restart, after 1 % more adds than
+ * the live generations hold (F lags by at most those), and when two fewer
+ * slices are live than it counted.  One fewer is let pass: the kept F
+ * then still has the runs of an expired oldest slice, about 1/l of it,
+ * and errs high; recomputing at every expiry doubled the cost, as the
+ * live count moves by one at each expiry and shift.  A query at a time
+ * that leaves two fewer slices live computes F afresh.  The cost to add
+ * is one F per 1 % of the window: +80 ns an add at capacity 1024 (g =
+ * 12), none measurable at 10^5.
+ *
  * Bounds.  At most max_slices slices and max_memory bytes.  When a shift
  * would pass either, it is skipped: inserts keep going into the current
  * slices, whose fill (and the FP rate) rises, never a false negative;
@@ -69,6 +86,8 @@ typedef struct slice {
     uint64_t  generation; /* inserts received while it was s_0 */
     uint64_t  stamp;      /* t_i: time of the latest insert, ns */
     unsigned  hash;       /* hash function index, 0 .. k-1 */
+    double    fill;       /* expected fill from count, once it takes no more
+                             inserts (logical >= k; not saved) */
 } slice;
 
 typedef struct tlbf {
@@ -89,6 +108,12 @@ typedef struct tlbf {
     uint64_t  max_memory;
     double    fp_planned;    /* exact-fill F for k+l slices at fill 1/2 */
     double    error;
+    /* tdbf_current_error's F, kept by add (not saved): over the first
+     * fp_live slices, fp_adds adds ago; recomputed after fp_stride. */
+    double    fp_current;
+    unsigned  fp_live;
+    uint64_t  fp_adds;
+    uint64_t  fp_stride;
 } tlbf;
 
 /* ---- slices ----------------------------------------------------------- */
@@ -143,6 +168,13 @@ static int reserve_slot(tdbf *f, tlbf *t)
     return TDBF_OK;
 }
 
+/* A slice's expected fill: one bit per insert, 1 - (1 - 1/m)^count
+ * (with no count, 0: 0 * -inf would be NaN for a loaded 1-bit slice). */
+static double expected_fill(const slice *s)
+{
+    return s->count ? -expm1((double)s->count * log1p(-1.0 / (double)s->m)) : 0.0;
+}
+
 /* Allocate a new s_0 (L < max_slices). */
 static int push_front(tdbf *f, tlbf *t, uint64_t capacity, double fill,
                       uint64_t now_ns)
@@ -168,6 +200,8 @@ static int push_front(tdbf *f, tlbf *t, uint64_t capacity, double fill,
     s->stamp = now_ns;
     s->hash = t->next_hash;
     t->next_hash = (t->next_hash + 1) % t->k;
+    if (t->count > t->k) /* s_k took its last insert */
+        at(t, t->k)->fill = expected_fill(at(t, t->k));
     return TDBF_OK;
 }
 
@@ -399,13 +433,59 @@ static int query(const tlbf *t, const tdbf_hash128 *h, uint64_t now_ns)
     return tdbf_find_run(t, t->k, live - t->k, h, slice_test);
 }
 
+/* ---- the current error (see the essay) --------------------------------- */
+
+/* F over the first `live` slices at these fills: Algorithm 1 reads runs
+ * starting at s_0 .. s_{live-k}; with live = k only s_0's. */
+static double slices_fp(const tlbf *t, unsigned live, const double *fills)
+{
+    if (live < t->k)
+        return 0.0;
+    if (live > t->k)
+        return tdbf_apbf_fp(t->k, live - t->k, fills);
+    double all = 1.0;
+    for (unsigned i = 0; i < live; i++)
+        all *= fills[i];
+    return all;
+}
+
+/* F at the fills the first `live` slices' counts predict. */
+static double counted_fp(const tlbf *t, unsigned live)
+{
+    double fills[TDBF_MAX_K + TDBF_MAX_L];
+    for (unsigned i = 0; i < live; i++)
+        fills[i] = i < t->k ? expected_fill(at(t, i)) : at(t, i)->fill;
+    return slices_fp(t, live, fills);
+}
+
+/* Recompute the kept F as of now_ns (see the essay). */
+static void keep_fp(tlbf *t, uint64_t now_ns)
+{
+    unsigned live = live_slices(t, now_ns);
+    uint64_t held = 0;
+    for (unsigned i = 0; i < live; i++)
+        held += at(t, i)->generation;
+    t->fp_current = counted_fp(t, live);
+    t->fp_live = live;
+    t->fp_adds = 0;
+    t->fp_stride = held / 100 > 1 ? held / 100 : 1;
+}
+
+static double tlbf_current_error(const tdbf *f, uint64_t now_ns)
+{
+    const tlbf *t = f->impl;
+    unsigned live = live_slices(t, now_ns);
+    return live >= t->k && live + 1 >= t->fp_live ? t->fp_current : counted_fp(t, live);
+}
+
 /* ---- operations ------------------------------------------------------- */
 
 static int tlbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     tlbf *t = f->impl;
     int present = query(t, &key->hash, now_ns);
-    if (t->count == 0 || stale(t, at(t, 0), now_ns)) {
+    bool restarted = t->count == 0 || stale(t, at(t, 0), now_ns);
+    if (restarted) {
         int rc = restart(f, t, now_ns);
         if (rc != TDBF_OK)
             return rc;
@@ -420,6 +500,8 @@ static int tlbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     }
     at(t, 0)->generation++;
     t->countdown--;
+    if (restarted || ++t->fp_adds >= t->fp_stride || live_slices(t, now_ns) + 1 < t->fp_live)
+        keep_fp(t, now_ns);
     return present;
 }
 
@@ -525,7 +607,7 @@ static void tlbf_stats(const tdbf *f, tdbf_stats *st)
     st->generation_fill = t->count ? at(t, 0)->generation : 0;
     st->generations = t->shifts;
     st->error_planned = t->fp_planned;
-    st->error_estimated = live > t->k ? tdbf_apbf_fp(t->k, live - t->k, fills) : 0.0;
+    st->error_estimated = slices_fp(t, live, fills);
     st->keys = held;
     st->cap_hits = t->cap_hits;
     if (held)
@@ -678,6 +760,9 @@ static int tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     *t = h;
     t->ring = ring;
     t->head = 0;
+    for (unsigned i = t->k; i < t->count; i++)
+        ring[i].fill = expected_fill(&ring[i]);
+    keep_fp(t, f->now_ns);
     f->impl = t;
     return TDBF_OK;
 }
@@ -689,6 +774,7 @@ const tdbf_ops tdbf_tlbf_ops = {
     .contains = tlbf_contains,
     .advance = tlbf_advance,
     .stats = tlbf_stats,
+    .current_error = tlbf_current_error,
     .payload_size = tlbf_payload_size,
     .save = tlbf_save,
     .load = tlbf_load,

@@ -4,6 +4,7 @@
  */
 #include "stream.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,4 +198,89 @@ void check_size_errors(tdbf_config *cfg, uint64_t *size)
     CHECK_RC(tdbf_open(&f, cfg), TDBF_ETOOBIG);
     *cfg = saved;
     assert_null(f);
+}
+
+/* ---- tdbf_current_error ------------------------------------------------ */
+
+double current_error_of(const tdbf *f, uint64_t now)
+{
+    double error = -1.0;
+    CHECK_RC(tdbf_current_error(f, now, &error), TDBF_OK);
+    return error;
+}
+
+double check_current_error(const char *label, const tdbf *f, uint64_t now, uint64_t probes,
+                           uint64_t seed, double relative, double *measured)
+{
+    double current = current_error_of(f, now);
+    tdbf_stats st = stats_of(f);
+    uint64_t hits = drv_probe_hits(f, seed, 0, probes, now);
+    double fp = (double)hits / (double)probes;
+    double band = drv_band(current, (double)probes, 0.0);
+    print_message("%s: current error %.5f, estimated from the bits %.5f, measured %.5f "
+                  "(%llu/%llu, band %.5f), planned %.5f\n", label, current,
+                  st.error_estimated, fp, (unsigned long long)hits,
+                  (unsigned long long)probes, band, st.error_planned);
+    if (!(current >= 0.0 && current <= 1.0))
+        fail_msg("%s: current error %.6g outside [0, 1]", label, current);
+    if (!(fabs(current - st.error_estimated) <= relative * st.error_estimated + 1e-12))
+        fail_msg("%s: current error %.6f not within %.0f%% of the estimate from the bits "
+                 "%.6f", label, current, 100.0 * relative, st.error_estimated);
+    if (!(fabs(current - fp) <= relative * fp + band))
+        fail_msg("%s: current error %.6f not within %.0f%% + %.6f of the measured FP %.6f",
+                 label, current, 100.0 * relative, band, fp);
+    if (measured)
+        *measured = fp;
+    return current;
+}
+
+/* ---- saving and loading -------------------------------------------------- */
+
+typedef struct byte_sink {
+    unsigned char *data;
+    size_t len, cap;
+} byte_sink;
+
+static int sink_write(void *ctx, const void *buf, size_t len)
+{
+    byte_sink *s = ctx;
+    if (s->len + len > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4096;
+        while (cap < s->len + len)
+            cap *= 2;
+        unsigned char *data = realloc(s->data, cap);
+        if (!data)
+            return -1;
+        s->data = data;
+        s->cap = cap;
+    }
+    memcpy(s->data + s->len, buf, len);
+    s->len += len;
+    return 0;
+}
+
+static byte_sink save_bytes(const tdbf *f)
+{
+    byte_sink s = {NULL, 0, 0};
+    CHECK_RC(tdbf_save(f, sink_write, &s), TDBF_OK);
+    CHECK_U64_EQ(s.len, tdbf_saved_size(f));
+    return s;
+}
+
+tdbf *reload(const tdbf *f, uint64_t *checksum)
+{
+    byte_sink saved = save_bytes(f);
+    tdbf *copy = NULL;
+    CHECK_RC(tdbf_load_buffer(&copy, saved.data, saved.len, NULL), TDBF_OK);
+    byte_sink again = save_bytes(copy);
+    CHECK_U64_EQ(again.len, saved.len);
+    assert_memory_equal(again.data, saved.data, saved.len);
+    if (checksum) {
+        *checksum = 0;
+        for (int i = 7; i >= 0; i--)
+            *checksum = *checksum << 8 | saved.data[saved.len - 8 + (size_t)i];
+    }
+    free(saved.data);
+    free(again.data);
+    return copy;
 }

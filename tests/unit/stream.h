@@ -84,4 +84,26 @@ void check_expired_rate(const char *label, uint64_t hits, uint64_t n, double fp)
  * TDBF_ETOOBIG.  *cfg is restored. */
 void check_size_errors(tdbf_config *cfg, uint64_t *size);
 
+/* ---- tdbf_current_error ------------------------------------------------ */
+
+/* tdbf_current_error(f, now) against stats.error_estimated (from the
+ * bits, at the filter's latest time: pass that time as now) and the FP
+ * measured over `probes` never-inserted keys (stream `seed`).  Prints all
+ * three and fails unless the estimate is in [0, 1], within `relative` of
+ * error_estimated, and within `relative` plus the 99.9% band of the
+ * measured rate (so it never under-reports by more than that).  Returns
+ * the estimate; *measured (if not NULL) gets the measured rate. */
+double check_current_error(const char *label, const tdbf *f, uint64_t now, uint64_t probes,
+                           uint64_t seed, double relative, double *measured);
+
+/* tdbf_current_error that must succeed. */
+double current_error_of(const tdbf *f, uint64_t now);
+
+/* ---- saving and loading -------------------------------------------------- */
+
+/* f through tdbf_save and tdbf_load_buffer: the copy's saved bytes must
+ * be f's, byte for byte.  *checksum (if not NULL) gets the saved form's
+ * trailing XXH3-64, a fingerprint of every byte (docs/format.md). */
+tdbf *reload(const tdbf *f, uint64_t *checksum);
+
 #endif /* TDBF_TEST_STREAM_H */

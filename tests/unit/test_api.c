@@ -3,9 +3,10 @@
  * their exact codes, keys as arbitrary bytes, argument checks, error names,
  * version, design names, allocator hooks (counting and failing), batch
  * calls against single calls on a twin filter, determinism of seeds, time
- * going backwards, and queries that do not mutate.
+ * going backwards, queries that do not mutate, and what
+ * tdbf_current_error answers for the designs that keep no counts.
  */
-#include "driver.h"
+#include "stream.h"
 #include "internal.h" /* walk_min_bytes: batch paths at test sizes */
 
 #include <ctype.h>
@@ -290,6 +291,10 @@ static void test_null_arguments(void **state)
     CHECK_RC(tdbf_advance(NULL, 0), TDBF_EINVAL);
     CHECK_RC(tdbf_get_stats(NULL, &st), TDBF_EINVAL);
     CHECK_RC(tdbf_get_stats(f, NULL), TDBF_EINVAL);
+    double error = 0.5;
+    CHECK_RC(tdbf_current_error(NULL, 0, &error), TDBF_EINVAL);
+    CHECK_RC(tdbf_current_error(f, 0, NULL), TDBF_EINVAL);
+    CHECK_NEAR(error, 0.5, 0.0);
     CHECK_RC(tdbf_add(f, NULL, 1, 0), TDBF_EINVAL);
     CHECK_RC(tdbf_contains(f, NULL, 1, 0), TDBF_EINVAL);
     CHECK_U64_EQ(get_stats(f).items, 0);
@@ -1056,6 +1061,34 @@ static void check_queries_read_only(tdbf_config cfg, uint64_t now)
     tdbf_close(f);
 }
 
+/* The designs sized so their fill cannot run past the plan (count
+ * windows, decay per insert) answer tdbf_current_error with
+ * stats.error_planned: empty, loaded far past the window, and after a
+ * load. */
+static void test_current_error_planned_designs(void **state)
+{
+    (void)state;
+    static const tdbf_design designs[] = {TDBF_APBF, TDBF_APBBF, TDBF_TBF, TDBF_BTBF,
+                                          TDBF_FPDECAY, TDBF_STABLE};
+    for (size_t d = 0; d < sizeof designs / sizeof designs[0]; d++) {
+        tdbf_config cfg = base_config(designs[d], 0xce + d);
+        cfg.window_items = 1000;
+        tdbf *f = drv_open(&cfg);
+        double planned = get_stats(f).error_planned;
+        print_message("  %-8s planned %.6f\n", tdbf_design_name(designs[d]), planned);
+        if (!(planned > 0.0 && planned < 1.0))
+            fail_msg("%s: planned %.6g", tdbf_design_name(designs[d]), planned);
+        CHECK_NEAR(current_error_of(f, 0), planned, 0.0);
+        for (uint64_t i = 0; i < 20000; i++)
+            drv_add_index(f, cfg.seed, i);
+        CHECK_NEAR(current_error_of(f, 0), planned, 0.0);
+        tdbf *g = reload(f, NULL);
+        CHECK_NEAR(current_error_of(g, 0), planned, 0.0);
+        tdbf_close(g);
+        tdbf_close(f);
+    }
+}
+
 static void test_queries_do_not_mutate(void **state)
 {
     tdbf_config cfg;
@@ -1093,6 +1126,7 @@ int main(void)
         cmocka_unit_test(test_same_seed_same_answers),
         cmocka_unit_test(test_time_backwards_count_designs),
         cmocka_unit_test(test_advance_apbf),
+        cmocka_unit_test(test_current_error_planned_designs),
         cmocka_unit_test(test_queries_do_not_mutate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

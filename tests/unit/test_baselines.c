@@ -12,8 +12,12 @@
  *               last window_items adds) and time window (present iff its
  *               last add time > now - window_ns, with time clamped so it
  *               never goes backwards).
+ *
+ * tdbf_current_error of each: BLOOM's from the adds since open (at the
+ * capacity the plan, past it the climbing measured rate, the same after
+ * a load), EXACT's 0.
  */
-#include "driver.h"
+#include "stream.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -182,6 +186,55 @@ static void test_blocked_bloom(void **state)
     cfg.block_hashes = 4;
     CHECK_RC(tdbf_open(&f, &cfg), TDBF_EPARAM);
     assert_null(f);
+}
+
+/* tdbf_current_error: the FP after the adds since open, never below the
+ * measured rate.  At the capacity it is the plan; at 2x and 10x it climbs
+ * with the measured rate.  A load keeps it; its bytes are as before (the
+ * trailing checksum, pinned, covers every byte). */
+static void check_bloom_current_error(unsigned block_bits, uint64_t want_checksum)
+{
+    const uint64_t capacity = DRV_PICK(20000, 5000), probes = DRV_PICK(200000, 50000);
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_BLOOM;
+    cfg.window_items = capacity;
+    cfg.block_bits = block_bits;
+    cfg.seed = 0xc0 + block_bits;
+    tdbf *f = drv_open(&cfg);
+    CHECK_NEAR(current_error_of(f, 0), 0.0, 0.0);
+    const uint64_t loads[] = {1, 2, 10};
+    uint64_t added = 0;
+    char label[64];
+    for (size_t i = 0; i < sizeof loads / sizeof loads[0]; i++) {
+        for (; added < loads[i] * capacity; added++)
+            drv_add_index(f, cfg.seed, added);
+        snprintf(label, sizeof label, "bloom B=%u, %llux the capacity", block_bits,
+                 (unsigned long long)loads[i]);
+        double fp, current = check_current_error(label, f, 0, probes, 0xc1, 0.05, &fp);
+        if (i == 0 && !(current <= 1.05 * get_stats(f).error_planned))
+            fail_msg("%s: current error %.6f, planned %.6f", label, current,
+                     get_stats(f).error_planned);
+        if (i > 0 && !(fp > 5 * cfg.error))
+            fail_msg("%s: measured %.6f, not the overload expected", label, fp);
+    }
+    uint64_t checksum;
+    tdbf *g = reload(f, &checksum);
+    print_message("  saved form's checksum %016llx\n", (unsigned long long)checksum);
+    if (want_checksum)
+        CHECK_U64_EQ(checksum, want_checksum);
+    CHECK_NEAR(current_error_of(g, 0), current_error_of(f, 0), 0.02 * current_error_of(f, 0));
+    tdbf_close(g);
+    tdbf_close(f);
+}
+
+static void test_bloom_current_error(void **state)
+{
+    (void)state;
+    /* (the sanitizer build's smaller capacity saves other bytes) */
+    check_bloom_current_error(0, DRV_SANITIZER ? 0 : UINT64_C(0x19f2a9482f8d8258));
+    check_bloom_current_error(TDBF_BLOCK_LINE, DRV_SANITIZER ? 0 : UINT64_C(0xc08c9a01d32b8589));
+    check_bloom_current_error(TDBF_BLOCK_WORD, 0);
 }
 
 /* ======================================================================
@@ -485,15 +538,32 @@ static void test_exact_driver(void **state)
     CHECK_U64_EQ(r.false_positives, 0);
 }
 
+/* EXACT has no false positives: its current error is 0, always. */
+static void test_exact_current_error(void **state)
+{
+    (void)state;
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_EXACT;
+    cfg.window_items = 100;
+    tdbf *f = drv_open(&cfg);
+    for (uint64_t i = 0; i < 1000; i++)
+        drv_add_index(f, 0xe1, i);
+    CHECK_NEAR(current_error_of(f, 0), 0.0, 0.0);
+    tdbf_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bloom),
         cmocka_unit_test(test_blocked_bloom),
+        cmocka_unit_test(test_bloom_current_error),
         cmocka_unit_test(test_exact_count_window_vs_reference),
         cmocka_unit_test(test_exact_time_window_vs_reference),
         cmocka_unit_test(test_exact_time_edges),
         cmocka_unit_test(test_exact_driver),
+        cmocka_unit_test(test_exact_current_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

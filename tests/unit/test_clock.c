@@ -9,7 +9,10 @@
  * than several clock laps, one insert per tick, jitter) for every cell
  * width; the exact expiry tick; the aliasing regression (a key idle for a
  * multiple of the clock's P ticks must not come back); FP at steady state
- * against the analytic rate; read-only queries; configuration errors.
+ * against the analytic rate; read-only queries; configuration errors;
+ * tdbf_current_error from the per-tick add counts (at the planned load, in
+ * bursts of 10x and 100x, after expiry, and after a save and load, which
+ * must infer the counts from the cells and leave the bytes as they were).
  */
 #include <math.h>
 #include <stdio.h>
@@ -369,6 +372,8 @@ static void check_steady_fp(double error, uint64_t window_ns, uint64_t per_windo
     if (!(st.error_estimated > 0.8 * st.error_planned))
         fail_msg("estimated FP %.6f far below the planned %.6f at full load",
                  st.error_estimated, st.error_planned);
+    /* The count-based estimate agrees with the cells' and the probes'. */
+    check_current_error("  current error", f, s.now, DRV_PICK(200000, 50000), 60, 0.05, NULL);
     stream_end(&s);
 }
 
@@ -394,6 +399,103 @@ static void test_generic_driver(void **state)
     o.batch = 16;
     drv_run(&cfg, &o, &r);
     drv_check("clock, driver", &r, 0);
+}
+
+/* ---- tdbf_current_error ------------------------------------------------- */
+
+/* A filter sized for 1024 keys per minute takes bursts of 10 and 100
+ * minutes' keys at one timestamp without a false negative, its FP going
+ * to 0.95 and 1: the estimate from the add counts says so, and falls to 0
+ * once the burst's tick has expired ((d+1) L after its start). */
+static void test_current_error_reports_overload(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, L = tick_ns_of(T, 2), C = 1024;
+    const uint64_t probes = DRV_PICK(100000, 20000);
+    stream s;
+    tdbf *f = open_clock(0.01, T, C, (clock_shape){0, 0}, 71);
+    stream_init(&s, f, T, SEC, 3 * C + 100 * C + C / 2 + 10, 73);
+    stream_phase(&s, 3 * C, T / C, 0);             /* three windows, planned rate */
+    double fp, planned = stats_of(f).error_planned;
+    /* (a tick into the window: d ticks and a second of keys are live) */
+    double steady = check_current_error("clock C=1024, planned rate", f, s.now, probes, 75,
+                                        0.05, &fp);
+    if (!(steady <= planned))
+        fail_msg("current error %.6f above the planned %.6f at the planned rate", steady,
+                 planned);
+    stream_phase(&s, 10 * C, 0, 0);                /* 10 windows' keys at once */
+    double ten = check_current_error("clock, burst of 10x", f, s.now, probes, 77, 0.05, &fp);
+    if (!(fp > 50 * planned && ten > 0.9))
+        fail_msg("after 10x: measured %.4f, current %.4f (planned %.4f)", fp, ten, planned);
+    stream_phase(&s, 90 * C, 0, 0);                /* 100x in all */
+    double hundred = check_current_error("clock, burst of 100x", f, s.now, probes, 79, 0.05,
+                                         &fp);
+    if (!(hundred > 0.999))
+        fail_msg("after 100x: current %.6f, measured %.6f", hundred, fp);
+    /* Live until the burst's tick is d ticks behind, gone at the next. */
+    uint64_t gone = (s.now / L + 3) * L;
+    CHECK_NEAR(current_error_of(f, gone - 1), hundred, 0.0);
+    CHECK_NEAR(current_error_of(f, gone), 0.0, 0.0);
+    CHECK_U64_EQ(drv_probe_hits(f, 79, 0, 1000, gone), 0);
+    CHECK_RC(tdbf_advance(f, gone), TDBF_OK);
+    CHECK_NEAR(current_error_of(f, gone), 0.0, 0.0);
+    CHECK_NEAR(current_error_of(f, 0), 0.0, 0.0);    /* clamped to `gone` */
+    /* Fresh adds count from zero again. */
+    s.now = gone;
+    stream_phase(&s, C / 2, T / C, 0);
+    double again = current_error_of(f, s.now);
+    print_message("after expiry: 0; after half a window at the planned rate: %.6f\n", again);
+    if (!(again > 0.0 && again < steady))
+        fail_msg("current error %.6f after half a window (steady %.6f)", again, steady);
+    stream_end(&s);
+}
+
+/* The add counts are not saved: load infers them from the cells' ages.
+ * The estimate after a load is the original's, tick by tick as the ticks
+ * expire; the saved bytes are the ones the format had before the counts
+ * existed (the trailing checksum, pinned here, covers every byte). */
+static void test_current_error_after_load(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, L = tick_ns_of(T, 2), C = 4096;
+    stream s;
+    tdbf *f = open_clock(0.01, T, C, (clock_shape){0, 0}, 81);
+    stream_init(&s, f, T, SEC, 5 * C + 10, 83);
+    stream_phase(&s, 5 * C, T / C, 0);
+    uint64_t checksum;
+    tdbf *g = reload(f, &checksum);
+    print_message("saved form's checksum %016llx\n", (unsigned long long)checksum);
+    CHECK_U64_EQ(checksum, UINT64_C(0x96d799a4a4013bea));
+    for (uint64_t tick = s.now / L; tick <= s.now / L + 3; tick++) {
+        uint64_t when = tick == s.now / L ? s.now : tick * L;
+        double before = current_error_of(f, when), after = current_error_of(g, when);
+        print_message("tick +%llu: current error %.6f, after load %.6f\n",
+                      (unsigned long long)(tick - s.now / L), before, after);
+        CHECK_NEAR(after, before, 0.03 * before);
+    }
+    /* Both keep counting the same adds. */
+    uint8_t key[DRV_KEY_MAX];
+    for (uint64_t i = 0; i < C; i++) {
+        size_t len = drv_key(key, DRV_SPACE_PROBE, 85, i);
+        CHECK_RC(tdbf_add(f, key, len, s.now), tdbf_add(g, key, len, s.now));
+    }
+    CHECK_NEAR(current_error_of(g, s.now), current_error_of(f, s.now),
+               0.03 * current_error_of(f, s.now));
+    tdbf_close(g);
+    stream_end(&s);
+}
+
+static void test_current_error_arguments(void **state)
+{
+    (void)state;
+    tdbf *f = open_clock(0.01, SEC, 1000, (clock_shape){0, 0}, 87);
+    double error = 0.5;
+    CHECK_RC(tdbf_current_error(NULL, 0, &error), TDBF_EINVAL);
+    CHECK_RC(tdbf_current_error(f, 0, NULL), TDBF_EINVAL);
+    CHECK_NEAR(error, 0.5, 0.0);
+    CHECK_RC(tdbf_current_error(f, 0, &error), TDBF_OK);  /* empty: nothing live */
+    CHECK_NEAR(error, 0.0, 0.0);
+    tdbf_close(f);
 }
 
 /* ---- read-only queries, clamped time, configuration --------------------- */
@@ -533,6 +635,9 @@ int main(void)
         cmocka_unit_test(test_long_idle_gap),
         cmocka_unit_test(test_steady_state_fp),
         cmocka_unit_test(test_generic_driver),
+        cmocka_unit_test(test_current_error_reports_overload),
+        cmocka_unit_test(test_current_error_after_load),
+        cmocka_unit_test(test_current_error_arguments),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_time_backwards_is_clamped),
         cmocka_unit_test(test_config_errors),

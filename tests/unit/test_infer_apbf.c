@@ -409,11 +409,43 @@ static void test_errors(void **state)
     tdbf_close(f);
 }
 
+/* A universe of one key among other keys (TDBF.PROB ... UNIVERSE 1): the
+ * prior contradicts the other keys' bits, but the posterior is still 0
+ * exactly when the standard query says no, and 1 when it says yes. */
+static void test_universe_of_one(void **state)
+{
+    (void)state;
+    const tdbf_design designs[] = {TDBF_APBF, TDBF_APBBF};
+    tdbf_prior one;
+    tdbf_prior_init(&one, TDBF_PRIOR_UNIFORM, 1.0);
+    for (size_t d = 0; d < sizeof designs / sizeof designs[0]; d++) {
+        for (uint64_t n = 1; n < 3000; n = n * 3 / 2 + 1) {
+            tdbf_config cfg = slices_config(designs[d], 1000, 0, 0, 0x0e + n);
+            tdbf *f = drv_open(&cfg);
+            for (uint64_t i = 0; i < n; i++)
+                drv_add_index(f, 77, i);
+            for (uint64_t probe = n - 1; probe < n + 200; probe++) {
+                uint8_t key[DRV_KEY_MAX];
+                size_t len = drv_key(key, DRV_SPACE_INSERT, 77, probe);
+                double p = -1.0;
+                CHECK_RC(tdbf_posterior(f, key, len, 0, &one, &p), TDBF_OK);
+                int present = drv_contains_index(f, 77, probe);
+                if (p != (present ? 1.0 : 0.0))
+                    fail_msg("%s after %llu adds, key %llu: posterior %.17g, query says %d",
+                             tdbf_design_name(designs[d]), (unsigned long long)n,
+                             (unsigned long long)probe, p, present);
+            }
+            tdbf_close(f);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_matches_brute_force),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_universe_of_one),
         cmocka_unit_test(test_sanity_on_stream),
         cmocka_unit_test(test_calibration_and_penalty),
         cmocka_unit_test(test_paper_experiment),

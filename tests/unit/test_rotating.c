@@ -9,7 +9,8 @@
  * timestamp, idle gaps, jitter), growth instead of early retirement when
  * rotating on capacity, the cap, release by tdbf_advance, the expiry
  * bound T + T/N, steady-state FP.  Both: read-only queries, configuration
- * errors.
+ * errors, and tdbf_current_error from the filters' insert counts (at the
+ * planned load, in bursts of 10x and 100x, after expiry, after a load).
  */
 #include <math.h>
 #include <stdio.h>
@@ -200,6 +201,7 @@ static void test_count_fp_before_rotation(void **state)
         snprintf(label, sizeof label, "count window %llu, error %g",
                  (unsigned long long)window, errors[e]);
         double fp = check_fp(f, label, DRV_PICK(1000000, 200000), 87, 0);
+        check_current_error("  current error", f, 0, DRV_PICK(200000, 50000), 88, 0.05, NULL);
         /* At full load the filter is at its plan, not below. */
         if (!(st.error_estimated > 0.9 * st.error_planned))
             fail_msg("estimated FP %.6f well below the planned %.6f at full load",
@@ -266,6 +268,7 @@ static void test_time_steady_fp(void **state)
     CHECK_U64_EQ(s.false_negatives, 0);
     CHECK_U64_EQ(stats_of(f).slices, 5);          /* no growth at the planned rate */
     check_fp(f, "time window 60 s", DRV_PICK(1000000, 200000), 35, s.now);
+    check_current_error("  current error", f, s.now, DRV_PICK(200000, 50000), 36, 0.05, NULL);
     stream_end(&s);
 }
 
@@ -385,6 +388,87 @@ static void test_cap_degrades_without_false_negatives(void **state)
     assert_true(st.memory_bytes <= 4096);
     tdbf_close(f);
     stream_free(&s);
+}
+
+/* ---- tdbf_current_error ------------------------------------------------- */
+
+/* Sized for 1024 keys per minute, the ring takes bursts of 10 and 100
+ * minutes' keys at one timestamp by growing to its cap, then filling the
+ * newest past its share: its FP climbs, and the estimate from the counts
+ * says so.  A window and a span later nothing is live: 0. */
+static void test_current_error_reports_overload(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, C = 1024, probes = DRV_PICK(100000, 20000);
+    stream s;
+    tdbf *f = open_timed(0.01, T, C, 4, 97);
+    stream_init(&s, f, T, SEC, 103 * C + C / 2 + 10, 99);
+    stream_phase(&s, 3 * C, T / C, 0);
+    double fp, planned = stats_of(f).error_planned;
+    double steady = check_current_error("rotating C=1024, planned rate", f, s.now, probes, 101,
+                                        0.05, &fp);
+    if (!(steady <= planned))
+        fail_msg("current error %.6f above the planned %.6f at the planned rate", steady,
+                 planned);
+    stream_phase(&s, 10 * C, 0, 0);
+    double ten = check_current_error("rotating, burst of 10x", f, s.now, probes, 103, 0.05,
+                                     &fp);
+    if (!(fp > 5 * planned && ten > 5 * planned))
+        fail_msg("after 10x: measured %.4f, current %.4f (planned %.4f)", fp, ten, planned);
+    stream_phase(&s, 90 * C, 0, 0);
+    double hundred = check_current_error("rotating, burst of 100x", f, s.now, probes, 105,
+                                         0.05, &fp);
+    tdbf_stats st = stats_of(f);
+    print_message("  %u filters, %llu cap hits\n", st.slices, (unsigned long long)st.cap_hits);
+    if (!(hundred > 0.99))
+        fail_msg("after 100x: current %.6f, measured %.6f", hundred, fp);
+    /* Every filter's latest insert is the burst's: all stale T later. */
+    CHECK_NEAR(current_error_of(f, s.now + T - 1), hundred, 0.0);
+    CHECK_NEAR(current_error_of(f, s.now + T), 0.0, 0.0);
+    CHECK_RC(tdbf_advance(f, s.now + T), TDBF_OK);
+    CHECK_NEAR(current_error_of(f, s.now + T), 0.0, 0.0);
+    s.now += T;
+    stream_phase(&s, C / 2, T / C, 0);
+    double again = current_error_of(f, s.now);
+    print_message("after expiry: 0; after half a window at the planned rate: %.6f\n", again);
+    if (!(again > 0.0 && again < steady))
+        fail_msg("current error %.6f after half a window (steady %.6f)", again, steady);
+    stream_end(&s);
+}
+
+/* The estimate after a load is the original's, exactly (it comes from the
+ * saved counts); the saved bytes are as before tdbf_current_error (the
+ * trailing checksum, pinned here, covers every byte). */
+static void test_current_error_after_load(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, C = 1024;
+    stream s;
+    tdbf *f = open_timed(0.01, T, C, 4, 107);
+    stream_init(&s, f, T, SEC, 8 * C + 10, 109);
+    stream_phase(&s, 3 * C, T / C, 0);
+    stream_phase(&s, 5 * C, 0, 0);                 /* a grown ring */
+    uint64_t checksum;
+    tdbf *g = reload(f, &checksum);
+    print_message("saved form's checksum %016llx\n", (unsigned long long)checksum);
+    CHECK_U64_EQ(checksum, UINT64_C(0x579a666fd5884009));
+    for (uint64_t later = 0; later <= T; later += T / 8) {
+        double before = current_error_of(f, s.now + later);
+        CHECK_NEAR(current_error_of(g, s.now + later), before, 0.0);
+        if (later == 0 || later == T)
+            print_message("+%llu s: current error %.6f, after load the same\n",
+                          (unsigned long long)(later / SEC), before);
+    }
+    tdbf_close(g);
+    /* A count window too. */
+    tdbf_config cfg = rotating_config(0.01, 10000, 0, 0, 4, 111);
+    tdbf *h = drv_open(&cfg);
+    add_keys(h, 113, 0, 12345, 0);
+    tdbf *copy = reload(h, NULL);
+    CHECK_NEAR(current_error_of(copy, 0), current_error_of(h, 0), 0.0);
+    tdbf_close(copy);
+    tdbf_close(h);
+    stream_end(&s);
 }
 
 static void test_time_backwards_is_clamped(void **state)
@@ -533,6 +617,8 @@ int main(void)
         cmocka_unit_test(test_time_expiry_bound),
         cmocka_unit_test(test_burst_grows_then_releases),
         cmocka_unit_test(test_cap_degrades_without_false_negatives),
+        cmocka_unit_test(test_current_error_reports_overload),
+        cmocka_unit_test(test_current_error_after_load),
         cmocka_unit_test(test_time_backwards_is_clamped),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_config_errors),

@@ -6,7 +6,11 @@
  * than the window, random jitter) and after every insert the oldest key
  * still inside the time window must be reported present.  Then the
  * regressions for the reference module's defects listed in
- * shared/design.md, each a case the naive implementation fails.
+ * shared/design.md, each a case the naive implementation fails.  And
+ * tdbf_current_error, F over the fills the slices' insert counts predict:
+ * at the planned rate, in bursts (the filter adapts; at its slice cap it
+ * cannot, and the estimate must show the overload), after expiry, after a
+ * load.
  */
 #include <math.h>
 #include <stdio.h>
@@ -336,6 +340,9 @@ static void test_steady_rate_memory_and_fp(void **state)
                       fp, (unsigned long long)hits, (unsigned long long)probes,
                       error + band, st.k, st.l, st.slices);
         CHECK_U64_EQ(s.false_negatives, 0);
+        if (r < 3)
+            check_current_error("  current error", f, s.now, DRV_PICK(400000, 100000), 92,
+                                0.05, NULL);
         if (!(bits <= table2[r].paper_max))
             fail_msg("%.1f bits/element above the paper's %g", bits, table2[r].paper_max);
         if (!(fp <= error + band))
@@ -388,6 +395,99 @@ static void test_expired_keys_at_fp_rate(void **state)
     stream_end(&s);
 }
 
+/* ---- tdbf_current_error ------------------------------------------------- */
+
+/* Bursts of 10 and 100 windows' keys at one timestamp: the filter grows
+ * slices and its FP stays near the target, and the estimate follows it.
+ * At a slice cap it cannot grow, its FP climbs, and the estimate reports
+ * the overload.  Once every slice is stale: 0. */
+static void test_current_error_reports_overload(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, C = 1024, probes = DRV_PICK(200000, 50000);
+    const double error = 0.01;
+    stream s;
+    tdbf *f = open_tlbf(error, T, C, 41);
+    stream_init(&s, f, T, SEC, 103 * C + C / 2 + 10, 43);
+    stream_phase(&s, 3 * C, T / C, 0);
+    double fp, steady = check_current_error("tlbf C=1024, planned rate", f, s.now, probes, 45,
+                                            0.05, &fp);
+    if (!(steady <= error))
+        fail_msg("current error %.6f above the target %g at the planned rate", steady, error);
+    stream_phase(&s, 10 * C, 0, 0);
+    check_current_error("tlbf, burst of 10x", f, s.now, probes, 47, 0.05, &fp);
+    stream_phase(&s, 90 * C, 0, 0);
+    double hundred = check_current_error("tlbf, burst of 100x", f, s.now, probes, 49, 0.05, &fp);
+    print_message("  %u slices\n", stats_of(f).slices);
+    /* The burst's slices are live until T later (older ones expire
+     * before), then nothing is. */
+    double last = current_error_of(f, s.now + T - 1);
+    if (!(last > 0.0 && last <= hundred))
+        fail_msg("current error %.6f just before T (%.6f at the burst)", last, hundred);
+    CHECK_NEAR(current_error_of(f, s.now + T), 0.0, 0.0);
+    CHECK_RC(tdbf_advance(f, s.now + T), TDBF_OK);
+    CHECK_NEAR(current_error_of(f, s.now + T), 0.0, 0.0);
+    s.now += T;
+    stream_phase(&s, C / 2, T / C, 0);
+    print_message("after expiry: 0; after half a window at the planned rate: %.6f\n",
+                  current_error_of(f, s.now));
+    stream_end(&s);
+
+    /* With its slices capped at k + l + 1, the burst overloads it. */
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_TLBF;
+    cfg.error = error;
+    cfg.window_ns = T;
+    cfg.capacity = C;
+    cfg.seed = 51;
+    f = drv_open(&cfg);
+    tdbf_stats plan = stats_of(f);
+    tdbf_close(f);
+    cfg.max_slices = plan.k + plan.l + 1;
+    f = drv_open(&cfg);
+    stream_init(&s, f, T, SEC, 13 * C + 10, 53);
+    stream_phase(&s, 3 * C, T / C, 0);
+    check_current_error("tlbf capped at k+l+1 slices, planned rate", f, s.now, probes, 55,
+                        0.05, &fp);
+    stream_phase(&s, 10 * C, 0, 0);
+    double capped = check_current_error("tlbf capped, burst of 10x", f, s.now, probes, 57,
+                                        0.05, &fp);
+    print_message("  %u slices, %llu cap hits\n", stats_of(f).slices,
+                  (unsigned long long)stats_of(f).cap_hits);
+    if (!(fp > 10 * error && capped > 10 * error))
+        fail_msg("at the cap: measured %.4f, current %.4f (target %g)", fp, capped, error);
+    stream_end(&s);
+}
+
+/* After a load the estimate is F from the saved counts: the original's
+ * up to the 1 % the original may lag.  The saved bytes are as before
+ * tdbf_current_error (the trailing checksum, pinned here, covers every
+ * byte). */
+static void test_current_error_after_load(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, C = 1024;
+    stream s;
+    tdbf *f = open_tlbf(0.01, T, C, 61);
+    stream_init(&s, f, T, SEC, 8 * C + 10, 63);
+    stream_phase(&s, 3 * C, T / C, 0);
+    stream_phase(&s, 5 * C, 0, 0);
+    uint64_t checksum;
+    tdbf *g = reload(f, &checksum);
+    print_message("saved form's checksum %016llx\n", (unsigned long long)checksum);
+    CHECK_U64_EQ(checksum, UINT64_C(0xd5a9f50f843a799b));
+    for (uint64_t later = 0; later <= T; later += T / 4) {
+        double before = current_error_of(f, s.now + later);
+        double after = current_error_of(g, s.now + later);
+        print_message("+%llu s: current error %.6f, after load %.6f\n",
+                      (unsigned long long)(later / SEC), before, after);
+        CHECK_NEAR(after, before, 0.05 * before);
+    }
+    tdbf_close(g);
+    stream_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -404,6 +504,8 @@ int main(void)
         cmocka_unit_test(test_small_parameters),
         cmocka_unit_test(test_steady_rate_memory_and_fp),
         cmocka_unit_test(test_expired_keys_at_fp_rate),
+        cmocka_unit_test(test_current_error_reports_overload),
+        cmocka_unit_test(test_current_error_after_load),
     };
     return cmocka_run_group_tests_name("tlbf", tests, NULL, NULL);
 }
