@@ -103,8 +103,8 @@ $(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
 # Debian's python3 (python3-redis, python3-pytest), not whatever is first on PATH.
 PYTHON      ?= /usr/bin/python3
 .PHONY: test-redis
-test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers
-	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_replication.py tests/redis/test_cluster.py
+test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers (incl. hostile clients, fuzzed payloads)
+	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_hostile.py tests/redis/test_command_docs.py tests/redis/test_replication.py tests/redis/test_cluster.py
 
 .PHONY: test-replication
 test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 h off): digests, answers, full and partial sync, failover

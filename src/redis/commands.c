@@ -10,12 +10,16 @@
  *   TDBF.EXISTS key item                    -> 1 present, 0 absent
  *   TDBF.MEXISTS key item [item ...]        -> array of the same
  *   TDBF.PROB key item [MODEL uniform|powerlaw] [UNIVERSE n] [EXPONENT s]
- *             [RANK r]                    -> P(added within the window), TBF/BTBF
- *   TDBF.INFO key [field]                   -> map (RESP2: flat array) / value
+ *             [RANK r]        -> P(added within the window): apbf, apbbf, tbf, btbf
+ *   TDBF.INFO key [field]                   -> map (RESP2: flat array) / [value]
  *   TDBF.CARD key                           -> estimated items in the window
  *   TDBF.SCANDUMP key cursor                -> [next cursor, chunk]; [0, ""] at end
  *   TDBF.LOADCHUNK key cursor chunk         -> OK
- *   TDBF.ADDAT key timestamp_ms item [item ...]  (internal: replication)
+ *   TDBF.ADDAT key timestamp_ms item [item ...]  (internal: replication, AOF)
+ *
+ * As RedisBloom's BF.ADD does, ADD, MADD and INSERT create a missing key
+ * with the module's defaults (DEFAULT_WINDOW or DEFAULT_EX, DEFAULT_ERROR,
+ * the default design) unless the module is loaded with AUTOCREATE no.
  *
  * Time.  The clock is the server's wall clock in milliseconds
  * (RedisModule_Milliseconds), times 10^6 for the library's nanoseconds.
@@ -27,15 +31,25 @@
  * happened, so a replica or an AOF replay must not read its own clock.
  * Writes to time-window filters are therefore propagated (to replicas and
  * the AOF) as TDBF.ADDAT key <primary's timestamp in ms> item ..., which
- * adds at exactly that time.  Writes to count-window filters do not depend
- * on time and are propagated verbatim.  Creation (TDBF.RESERVE, and
- * TDBF.INSERT when it creates) is propagated as a canonical TDBF.RESERVE
- * carrying the seed the primary drew, so replicas hash identically.  The
- * result: replicas and replays hold byte-identical filters (same DEBUG
- * DIGEST-VALUE) whatever their clocks say.
+ * adds at exactly that time; writes to count-window filters as TDBF.MADD.
+ * Only the items the primary accepted travel.  Creation (RESERVE, and an
+ * add that creates) is propagated as a canonical TDBF.RESERVE carrying the
+ * seed the primary drew, so replicas hash identically.  The result:
+ * replicas and replays hold byte-identical filters (same DEBUG
+ * DIGEST-VALUE) whatever their clocks say.  TDBF.ADDAT itself is refused
+ * from clients (see addat_allowed).
+ *
+ * Hostile clients.  No command allocates what a client merely claims:
+ * creation and growth are held to maxmemory's headroom before the
+ * allocator is called, LOADCHUNK holds what arrived (type.c), adds to a
+ * filter whose estimated FP passed MAX_ERROR_RATIO x its target are
+ * refused ("ERR filter is full") rather than answered wrongly.  Refusals
+ * are counted in INFO tdbf_stats.  Writes notify keyspace events of the
+ * module class: tdbf.reserve, tdbf.add, tdbf.loadchunk.
  *
  * Replies use RESP3 booleans for membership (integers 1/0 under RESP2) and
- * doubles for rates and probabilities (RESP2: bulk strings).  Every bad argument gets an "ERR ..." naming it.
+ * doubles for rates and probabilities (RESP2: bulk strings).  Every bad
+ * argument gets an "ERR ..." naming it; refusals for memory an "OOM ...".
  */
 #include <limits.h>
 #include <math.h>
@@ -146,58 +160,26 @@ static int reply_not_found(RedisModuleCtx *ctx)
 }
 
 /* ======================================================================
- * maxmemory
+ * Memory: what a command may allocate
  *
- * Redis refuses a `deny-oom` command only when memory is already over
- * maxmemory, so without a check one TDBF.RESERVE could allocate a filter
- * many times larger than maxmemory (a filter's size comes from its error
- * rate and window, not from the command's length).  So a new filter, or a
- * restore's buffer, is measured once allocated: under noeviction it must
- * not take the server past maxmemory; under an eviction policy it must fit
- * within maxmemory by itself (eviction frees room for the rest).  If not,
- * it is freed at once and the client gets an OOM error, as for any
- * command refused at maxmemory.  Replicas and loading (AOF, RDB) never
- * refuse: they apply what the primary accepted, as Redis itself does
- * (replica-ignore-maxmemory), or they would diverge.  The allocation is
- * transient but real; the module argument MAX_MEMORY caps one filter
- * before anything is allocated.
+ * A filter's size comes from its error rate and window, not from the
+ * command's length, so Redis' own deny-oom check (memory already over
+ * maxmemory) cannot stop one TDBF.RESERVE from asking for gigabytes.  The
+ * module therefore opens an allocation budget (module.c) of the bytes
+ * maxmemory leaves before anything that may allocate for a client:
+ * creating a filter, an add to a filter that grows (tlbf, rotating,
+ * exact), a LOADCHUNK chunk.  Requests beyond it are refused before the
+ * server allocator is called, so a refusal allocates (and touches)
+ * nothing of the refused size.  MAX_MEMORY, the per-filter cap, is checked
+ * by the library against the planned size before it allocates at all.
  * ====================================================================== */
 
-typedef struct oom_guard {
-    bool  active;     /* a primary with maxmemory, serving a client */
-    bool  evicts;     /* maxmemory-policy may delete keys */
-    float before;     /* used memory / maxmemory before the allocation */
-} oom_guard;
-
-static oom_guard oom_guard_start(RedisModuleCtx *ctx)
+/* Reply the OOM error for a refused allocation of `bytes`. */
+static void reply_oom(RedisModuleCtx *ctx, const char *what, uint64_t bytes, uint64_t headroom)
 {
-    oom_guard g = {0};
-    if (!RedisModule_GetContextFlags || !RedisModule_GetUsedMemoryRatio)
-        return g;
-    int flags = RedisModule_GetContextFlags(ctx);
-    g.active = (flags & REDISMODULE_CTX_FLAGS_MASTER) &&
-               (flags & REDISMODULE_CTX_FLAGS_MAXMEMORY) &&
-               !(flags & REDISMODULE_CTX_FLAGS_LOADING);
-    g.evicts = (flags & REDISMODULE_CTX_FLAGS_EVICT) != 0;
-    if (g.active)
-        g.before = RedisModule_GetUsedMemoryRatio();
-    return g;
-}
-
-/* After the allocation: true (and an OOM error replied) if it must be
- * refused; the caller frees it. */
-static bool oom_guard_refuses(RedisModuleCtx *ctx, const oom_guard *g, const char *what,
-                              uint64_t bytes)
-{
-    if (!g->active)
-        return false;
-    float after = RedisModule_GetUsedMemoryRatio();
-    if (g->evicts ? after - g->before <= 1.0f : after <= 1.0f)
-        return false;
-    reply_errorf(ctx, "OOM %s of %llu bytes would take the server past maxmemory%s", what,
-                 (unsigned long long)bytes,
-                 g->evicts ? " by itself" : " (maxmemory-policy noeviction)");
-    return true;
+    tdbf_refusals.oom++;
+    reply_errorf(ctx, "OOM %s needs at least %llu bytes; maxmemory leaves %llu",
+                 what, (unsigned long long)bytes, (unsigned long long)headroom);
 }
 
 /* ======================================================================
@@ -210,9 +192,11 @@ typedef struct create_args {
     uint64_t    window_items;   /* WINDOW n */
     uint64_t    window_ms;      /* EX s, PX ms */
     uint64_t    capacity;
+    bool        has_capacity;
     tdbf_design design;
     bool        has_design;
     uint64_t    seed;           /* 0: random */
+    bool        has_seed;
 } create_args;
 
 static bool has_window(const create_args *a)
@@ -220,27 +204,77 @@ static bool has_window(const create_args *a)
     return a->window_items || a->window_ms;
 }
 
+/* A design name: a known one, and no NUL hidden inside the bulk string. */
+static bool parse_design(RedisModuleString *val, tdbf_design *out)
+{
+    char design[32];
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(val, &len);
+    if (len >= sizeof design || memchr(s, '\0', len))
+        return false;
+    memcpy(design, s, len);
+    design[len] = '\0';
+    return tdbf_design_parse(design, out) == TDBF_OK && tdbf_design_available(*out);
+}
+
+/* WINDOW n, EX s or PX ms into a; false after replying an error. */
+static bool parse_window(RedisModuleCtx *ctx, RedisModuleString *opt, RedisModuleString *val,
+                         create_args *a)
+{
+    const char *name = RedisModule_StringPtrLen(opt, NULL);
+    const char *text = RedisModule_StringPtrLen(val, NULL);
+    bool is_window = arg_is(opt, "WINDOW"), is_ex = arg_is(opt, "EX");
+    uint64_t n;
+    if (has_window(a)) {
+        RedisModule_ReplyWithError(ctx, "ERR a window given twice: give one of WINDOW, EX "
+                                        "or PX, once");
+        return false;
+    }
+    if (!parse_u64(val, &n) || n == 0) {
+        reply_errorf(ctx, "ERR bad %s '%.40s': it must be a positive integer%s", name, text,
+                     is_window ? " (insertions)" : is_ex ? " (seconds)" : " (milliseconds)");
+        return false;
+    }
+    if ((is_ex && n > UINT64_MAX / 1000u / 1000000u) || (!is_window && n > UINT64_MAX / 1000000u)) {
+        reply_errorf(ctx, "ERR %s %.40s is too long", name, text);
+        return false;
+    }
+    if (is_window)
+        a->window_items = n;
+    else
+        a->window_ms = is_ex ? n * 1000u : n;
+    return true;
+}
+
 /* Parse one creation option at argv[*i].  Returns 1 (consumed, *i moved
- * past it), 0 (not a creation option) or -1 (an error was replied). */
+ * past it), 0 (not a creation option) or -1 (an error was replied).  An
+ * option given twice is an error, as a second window always was: taking
+ * the last value silently hides a mistake. */
 static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
                                int *i, create_args *a, bool allow_error)
 {
     RedisModuleString *opt = argv[*i];
     const char *name = RedisModule_StringPtrLen(opt, NULL);
     bool is_error = allow_error && arg_is(opt, "ERROR");
-    bool is_window = arg_is(opt, "WINDOW"), is_ex = arg_is(opt, "EX"),
-         is_px = arg_is(opt, "PX");
+    bool is_window = arg_is(opt, "WINDOW") || arg_is(opt, "EX") || arg_is(opt, "PX");
     bool is_capacity = arg_is(opt, "CAPACITY"), is_design = arg_is(opt, "DESIGN"),
          is_seed = arg_is(opt, "SEED");
-    if (!(is_error || is_window || is_ex || is_px || is_capacity || is_design || is_seed))
+    if (!(is_error || is_window || is_capacity || is_design || is_seed))
         return 0;
     if (*i + 1 >= argc) {
         reply_errorf(ctx, "ERR %s needs a value", name);
         return -1;
     }
+    if ((is_error && a->has_error) || (is_capacity && a->has_capacity) ||
+        (is_design && a->has_design) || (is_seed && a->has_seed)) {
+        reply_errorf(ctx, "ERR %s given twice", name);
+        return -1;
+    }
     RedisModuleString *val = argv[*i + 1];
     const char *text = RedisModule_StringPtrLen(val, NULL);
     *i += 2;
+    if (is_window)
+        return parse_window(ctx, opt, val, a) ? 1 : -1;
     if (is_error) {
         double e;
         if (RedisModule_StringToDouble(val, &e) != REDISMODULE_OK || !(e > 0.0 && e < 1.0)) {
@@ -250,84 +284,85 @@ static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, in
         }
         a->error = e;
         a->has_error = true;
-        return 1;
-    }
-    if (is_window || is_ex || is_px) {
-        if (has_window(a)) {
-            RedisModule_ReplyWithError(ctx, "ERR give only one window: WINDOW, EX or PX");
-            return -1;
-        }
-        uint64_t n;
-        if (!parse_u64(val, &n) || n == 0) {
-            reply_errorf(ctx, "ERR bad %s '%.40s': it must be a positive integer%s", name,
-                         text, is_window ? " (insertions)" : is_ex ? " (seconds)"
-                                                               : " (milliseconds)");
-            return -1;
-        }
-        if (is_ex && n > UINT64_MAX / 1000u / 1000000u) {
-            reply_errorf(ctx, "ERR EX %.40s is too long", text);
-            return -1;
-        }
-        if (is_px && n > UINT64_MAX / 1000000u) {
-            reply_errorf(ctx, "ERR PX %.40s is too long", text);
-            return -1;
-        }
-        if (is_window)
-            a->window_items = n;
-        else
-            a->window_ms = is_ex ? n * 1000u : n;
-        return 1;
-    }
-    if (is_capacity) {
+    } else if (is_capacity) {
         if (!parse_u64(val, &a->capacity) || a->capacity == 0) {
             reply_errorf(ctx, "ERR bad CAPACITY '%.40s': it must be a positive integer "
                               "(expected items per window)", text);
             return -1;
         }
-        return 1;
-    }
-    if (is_design) {
-        char design[32];
-        size_t len;
-        const char *s = RedisModule_StringPtrLen(val, &len);
-        bool ok = len < sizeof design;
-        if (ok) {
-            memcpy(design, s, len);
-            design[len] = '\0';
-            ok = tdbf_design_parse(design, &a->design) == TDBF_OK &&
-                 tdbf_design_available(a->design);
-        }
-        if (!ok) {
+        a->has_capacity = true;
+    } else if (is_design) {
+        if (!parse_design(val, &a->design)) {
             reply_errorf(ctx, "ERR unknown design '%.40s' (apbf, apbbf, tlbf, tbf, btbf, "
                               "clock, rotating, fpdecay, stable, bloom, exact)", text);
             return -1;
         }
         a->has_design = true;
-        return 1;
-    }
-    /* SEED */
-    if (!parse_u64(val, &a->seed)) {
-        reply_errorf(ctx, "ERR bad SEED '%.40s': it must be an integer from 0 (random) "
-                          "to 2^64-1", text);
-        return -1;
+    } else {
+        if (!parse_u64(val, &a->seed)) {
+            reply_errorf(ctx, "ERR bad SEED '%.40s': it must be an integer from 0 (random) "
+                              "to 2^64-1", text);
+            return -1;
+        }
+        a->has_seed = true;
     }
     return 1;
 }
 
-/* Open a filter from parsed options; on failure replies and returns NULL. */
-static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
+/* Fill in what the client left out from the module's defaults: the
+ * window of an auto-created filter (DEFAULT_EX, else DEFAULT_WINDOW), the
+ * design for that kind of window, the error rate. */
+static void apply_defaults(create_args *a)
 {
     if (!has_window(a)) {
-        RedisModule_ReplyWithError(ctx, "ERR a window is required: WINDOW n "
-                                        "(insertions), EX seconds or PX milliseconds");
-        return NULL;
+        if (tdbf_settings.default_window_ms)
+            a->window_ms = tdbf_settings.default_window_ms;
+        else
+            a->window_items = tdbf_settings.default_window_items;
     }
     if (!a->has_design)
         a->design = a->window_items ? tdbf_settings.default_count_design
                                     : tdbf_settings.default_time_design;
     if (!a->has_error)
         a->error = tdbf_settings.default_error;
+}
 
+/* Reply why tdbf_open(a) failed with rc. */
+static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
+                             uint64_t refused, uint64_t headroom)
+{
+    const char *design = tdbf_design_name(a->design);
+    switch (rc) {
+    case TDBF_EWINDOW:
+        reply_errorf(ctx, "ERR design %s does not take a %s window", design,
+                     a->window_items ? "count (WINDOW)" : "time (EX/PX)");
+        return;
+    case TDBF_EINFEASIBLE:
+        reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->error);
+        return;
+    case TDBF_ETOOBIG:
+        tdbf_refusals.oom++;
+        reply_errorf(ctx, "ERR the filter would need more memory than the %llu-byte cap "
+                          "per filter (module argument MAX_MEMORY)",
+                     (unsigned long long)(tdbf_settings.max_memory ? tdbf_settings.max_memory
+                                                                   : TDBF_DEFAULT_MAX_MEMORY));
+        return;
+    case TDBF_ENOMEM:
+        if (refused)
+            reply_oom(ctx, "the new filter", refused, headroom);
+        else
+            RedisModule_ReplyWithError(ctx, "OOM out of memory creating the filter");
+        return;
+    default:
+        reply_errorf(ctx, "ERR cannot create a %s filter: %s", design, tdbf_strerror(rc));
+    }
+}
+
+/* Open a filter from parsed options; on failure replies and returns NULL.
+ * Nothing larger than maxmemory's headroom is ever allocated (above). */
+static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
+{
+    apply_defaults(a);
     tdbf_config cfg;
     tdbf_config_init(&cfg);
     cfg.design = a->design;
@@ -339,42 +374,19 @@ static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
     cfg.max_memory = tdbf_settings.max_memory;
 
     tdbf *f = NULL;
-    oom_guard guard = oom_guard_start(ctx);
+    uint64_t headroom = tdbf_memory_headroom(ctx);
+    tdbf_budget_begin(headroom);
     int rc = tdbf_open(&f, &cfg);
-    const char *design = tdbf_design_name(a->design);
-    switch (rc) {
-    case TDBF_OK:
-        break;
-    case TDBF_EWINDOW:
-        reply_errorf(ctx, "ERR design %s does not take a %s window", design,
-                     a->window_items ? "count (WINDOW)" : "time (EX/PX)");
-        return NULL;
-    case TDBF_EINFEASIBLE:
-        reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->error);
-        return NULL;
-    case TDBF_ETOOBIG:
-        reply_errorf(ctx, "ERR the filter would need more memory than the %llu-byte cap "
-                          "per filter (module argument MAX_MEMORY)",
-                     (unsigned long long)(tdbf_settings.max_memory ? tdbf_settings.max_memory
-                                                                   : TDBF_DEFAULT_MAX_MEMORY));
-        return NULL;
-    case TDBF_ENOMEM:
-        RedisModule_ReplyWithError(ctx, "ERR out of memory creating the filter");
-        return NULL;
-    default:
-        reply_errorf(ctx, "ERR cannot create a %s filter: %s", design, tdbf_strerror(rc));
-        return NULL;
-    }
-    tdbf_stats st;   /* read only under maxmemory: it may cost O(memory) */
-    if (guard.active && tdbf_get_stats(f, &st) == TDBF_OK &&
-        oom_guard_refuses(ctx, &guard, "the new filter", st.memory_bytes)) {
-        tdbf_close(f);
+    uint64_t refused = tdbf_budget_end();
+    if (rc != TDBF_OK) {
+        reply_open_error(ctx, a, rc, refused, headroom);
         return NULL;
     }
     if (tdbf_saved_size(f) == 0) {
         tdbf_close(f);
         reply_errorf(ctx, "ERR design %s cannot be saved by this build of libtdbf, so "
-                          "Redis could not persist it; choose another DESIGN", design);
+                          "Redis could not persist it; choose another DESIGN",
+                     tdbf_design_name(a->design));
         return NULL;
     }
     return f;
@@ -403,6 +415,27 @@ static void replicate_reserve(RedisModuleCtx *ctx, RedisModuleString *key, tdbf 
                               "DESIGN", tdbf_design_name(a->design), "SEED", seed);
 }
 
+/* Create the filter for key (empty, opened for writing) from a: set the
+ * value, propagate the canonical RESERVE, notify.  NULL after replying an
+ * error. */
+static tdbf_value *create_value(RedisModuleCtx *ctx, RedisModuleKey *key,
+                                RedisModuleString *name, create_args *a)
+{
+    tdbf *f = create_filter(ctx, a);
+    if (!f)
+        return NULL;
+    tdbf_value *v = tdbf_value_new(f);
+    if (!v) {
+        tdbf_close(f);
+        RedisModule_ReplyWithError(ctx, "OOM out of memory creating the filter");
+        return NULL;
+    }
+    RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
+    replicate_reserve(ctx, name, f, a);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.reserve", name);
+    return v;
+}
+
 /* ======================================================================
  * Adding
  * ====================================================================== */
@@ -416,35 +449,117 @@ static uint64_t filter_time_ns(const tdbf_value *v, uint64_t now_ms)
     return v->timed ? ms_to_ns(now_ms) : 0;
 }
 
-/* Add items[0 .. n-1] at now_ms; reply a single answer or an array. */
-static void add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **items, int n,
-                      uint64_t now_ms, bool array)
+/* Writes from our primary or from the AOF are applied as they come: the
+ * primary already decided them, and refusing here would diverge. */
+static bool applying_decided_writes(RedisModuleCtx *ctx)
 {
-    tdbf *f = v->filter;
+    if (!RedisModule_GetContextFlags)
+        return false;
+    int flags = RedisModule_GetContextFlags(ctx);
+    return (flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)) != 0;
+}
+
+/* Overload: once the filter's estimated false-positive rate (from its
+ * counts: tdbf_current_error, O(1)) is above MAX_ERROR_RATIO times its
+ * target, adds are refused until items expire.  A fixed-size filter (a
+ * clock filter, a rotating one at its cap, a Bloom filter with no
+ * window) fed far above the rate it was sized for would otherwise answer
+ * "present" for almost everything; a refusal is an answer the client can
+ * act on, a false "present" is not. */
+static bool overloaded(const tdbf_value *v, uint64_t now_ns, double *estimate)
+{
+    if (tdbf_settings.max_error_ratio <= 0.0)
+        return false;
+    return tdbf_current_error(v->filter, now_ns, estimate) == TDBF_OK &&
+           *estimate > tdbf_settings.max_error_ratio * v->error;
+}
+
+static void reply_overloaded(RedisModuleCtx *ctx, const tdbf_value *v, double estimate)
+{
+    tdbf_refusals.overload++;
+    reply_errorf(ctx, "ERR filter is full: its estimated false-positive rate %.3g is above "
+                      "%g x its target %g; create it for more items (%s), or wait for "
+                      "items to expire", estimate, tdbf_settings.max_error_ratio, v->error,
+                 v->timed ? "CAPACITY" : "WINDOW");
+}
+
+/* Add items[0 .. n-1] at now_ms; reply a single answer or an array.  The
+ * items really added are stored in accepted[] (for replication); the
+ * count is returned. */
+static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **items, int n,
+                     uint64_t now_ms, bool array, RedisModuleString **accepted)
+{
     uint64_t now_ns = filter_time_ns(v, now_ms);
+    bool decided = applying_decided_writes(ctx);
+    uint64_t headroom = v->grows && !decided ? tdbf_memory_headroom(ctx) : UINT64_MAX;
+    int added = 0;
     if (array)
         RedisModule_ReplyWithArray(ctx, n);
     for (int i = 0; i < n; i++) {
+        double estimate;
+        if (!decided && overloaded(v, now_ns, &estimate)) {
+            reply_overloaded(ctx, v, estimate);
+            continue;
+        }
         size_t len;
         const char *item = RedisModule_StringPtrLen(items[i], &len);
-        int rc = tdbf_add(f, item, len, now_ns);
-        if (rc < 0)
+        tdbf_budget_begin(headroom);
+        int rc = tdbf_add(v->filter, item, len, now_ns);
+        uint64_t refused = tdbf_budget_end();
+        if (rc == TDBF_ENOMEM && refused) {
+            reply_oom(ctx, "adding to the filter", refused, headroom);
+        } else if (rc < 0) {
             reply_errorf(ctx, "ERR add failed: %s", tdbf_strerror(rc));
-        else
+        } else {
+            /* A growing time filter refused new memory degrades (its FP
+             * rises; the overload check above then steps in). */
+            if (refused)
+                tdbf_refusals.oom++;
+            accepted[added++] = items[i];
             RedisModule_ReplyWithBool(ctx, rc == 0);
+        }
     }
+    return added;
 }
 
-/* Propagate an add of items to an existing filter. */
-static void replicate_add(RedisModuleCtx *ctx, RedisModuleString *key,
-                          RedisModuleString **items, int n, uint64_t now_ms, bool time)
+/* Propagate the adds that happened: time-window filters as TDBF.ADDAT at
+ * the time used (replicas and the AOF must not read their own clocks),
+ * count-window ones as TDBF.MADD.  Only accepted items: a replica must not
+ * add what the primary refused. */
+static void replicate_adds(RedisModuleCtx *ctx, RedisModuleString *key, const tdbf_value *v,
+                           RedisModuleString **items, int n, uint64_t now_ms)
 {
-    if (time) {
+    if (n == 0)
+        return;
+    if (v->timed)
         RedisModule_Replicate(ctx, "TDBF.ADDAT", "slv", key, clamp_ll(now_ms), items,
                               (size_t)n);
-    } else {
+    else
         RedisModule_Replicate(ctx, "TDBF.MADD", "sv", key, items, (size_t)n);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.add", key);
+}
+
+/* Add, reply, replicate and notify: the common tail of every add command. */
+static void add_and_propagate(RedisModuleCtx *ctx, RedisModuleString *key, tdbf_value *v,
+                              RedisModuleString **items, int n, uint64_t now_ms, bool array)
+{
+    RedisModuleString **accepted = RedisModule_Alloc(sizeof *accepted * (size_t)n);
+    int added = add_items(ctx, v, items, n, now_ms, array, accepted);
+    replicate_adds(ctx, key, v, accepted, added, now_ms);
+    RedisModule_Free(accepted);
+}
+
+/* A missing key for an add: create it from the module's defaults (as
+ * RedisBloom's BF.ADD does), unless AUTOCREATE is off.  NULL after
+ * replying. */
+static tdbf_value *autocreate(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name)
+{
+    if (!tdbf_settings.autocreate) {
+        reply_not_found(ctx);
+        return NULL;
     }
+    create_args a = {0};
+    return create_value(ctx, key, name, &a);
 }
 
 /* TDBF.ADD key item / TDBF.MADD key item ... */
@@ -456,18 +571,9 @@ static int add_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, 
     tdbf_value *v;
     int found = open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
     if (found == KEY_EMPTY)
-        reply_not_found(ctx);
-    if (found != KEY_FOUND) {
-        RedisModule_CloseKey(key);
-        return REDISMODULE_OK;
-    }
-    uint64_t now_ms = server_now_ms();
-    bool time = v->timed;
-    add_items(ctx, v, argv + 2, argc - 2, now_ms, multi);
-    if (time)
-        replicate_add(ctx, argv[1], argv + 2, argc - 2, now_ms, true);
-    else
-        RedisModule_ReplicateVerbatim(ctx);
+        v = autocreate(ctx, key, argv[1]);
+    if (found != KEY_REPLIED && v)
+        add_and_propagate(ctx, argv[1], v, argv + 2, argc - 2, server_now_ms(), multi);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -482,9 +588,44 @@ static int cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return add_command(ctx, argv, argc, true);
 }
 
-/* TDBF.ADDAT key timestamp_ms item ...: add at the given time.  This is the
- * form time-window writes are propagated in; it is deterministic, so it is
- * itself propagated verbatim. */
+/* How far ahead of the server's clock a client's TDBF.ADDAT may stamp. */
+#define ADDAT_MAX_AHEAD_MS 60000u
+
+/* Whether TDBF.ADDAT is accepted here; replies the refusal if not.
+ *
+ * A stamp moves a time filter's clock, and a clock never goes back: one
+ * stamp a day ahead makes every later item outlive its window by a day.
+ * So ADDAT is what it was made for — the form in which time-window writes
+ * travel to replicas and the AOF — and nothing else: accepted from our
+ * primary's replication stream (also inside its MULTI/EXEC and scripts)
+ * and while loading the AOF, where the stamp is one the primary's own
+ * clock gave, and refused from clients.  An operator backfilling recorded
+ * events enables it with ALLOW_ADDAT yes; even then a stamp more than
+ * ADDAT_MAX_AHEAD_MS ahead of this server's clock is refused.  Replicated
+ * and replayed stamps are not bounded: the primary's clock decided them,
+ * and refusing them would make this copy diverge. */
+static bool addat_allowed(RedisModuleCtx *ctx, RedisModuleString *stamp, uint64_t at_ms)
+{
+    if (applying_decided_writes(ctx))
+        return true;
+    if (!tdbf_settings.allow_addat) {
+        tdbf_refusals.addat++;
+        RedisModule_ReplyWithError(ctx, "ERR TDBF.ADDAT is internal (replication and AOF); "
+                                        "load the module with ALLOW_ADDAT yes to backfill "
+                                        "recorded events");
+        return false;
+    }
+    uint64_t now_ms = server_now_ms();
+    if (at_ms > now_ms && at_ms - now_ms > ADDAT_MAX_AHEAD_MS) {
+        tdbf_refusals.addat++;
+        reply_errorf(ctx, "ERR timestamp %.24s is more than %u s ahead of the server's clock",
+                     RedisModule_StringPtrLen(stamp, NULL), ADDAT_MAX_AHEAD_MS / 1000u);
+        return false;
+    }
+    return true;
+}
+
+/* TDBF.ADDAT key timestamp_ms item ...: add at the given time. */
 static int cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
@@ -493,15 +634,15 @@ static int cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (!parse_u64(argv[2], &at_ms))
         return reply_errorf(ctx, "ERR bad timestamp '%.40s': milliseconds, an "
                                  "unsigned integer", RedisModule_StringPtrLen(argv[2], NULL));
+    if (!addat_allowed(ctx, argv[2], at_ms))
+        return REDISMODULE_OK;
     RedisModuleKey *key;
     tdbf_value *v;
     int found = open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
     if (found == KEY_EMPTY)
         reply_not_found(ctx);
-    if (found == KEY_FOUND) {
-        add_items(ctx, v, argv + 3, argc - 3, at_ms, true);
-        RedisModule_ReplicateVerbatim(ctx);
-    }
+    if (found == KEY_FOUND)
+        add_and_propagate(ctx, argv[1], v, argv + 3, argc - 3, at_ms, true);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -526,17 +667,14 @@ static int cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             return reply_errorf(ctx, "ERR unknown argument '%.40s'",
                                 RedisModule_StringPtrLen(argv[i], NULL));
     }
+    if (!has_window(&a))
+        return RedisModule_ReplyWithError(ctx, "ERR a window is required: WINDOW n "
+                                               "(insertions), EX seconds or PX milliseconds");
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
-    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, "ERR item exists: the key already holds a value");
-    }
-    tdbf *f = create_filter(ctx, &a);
-    if (f) {
-        RedisModule_ModuleTypeSetValue(key, tdbf_type, tdbf_value_new(f));
-        replicate_reserve(ctx, argv[1], f, &a);
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
+        RedisModule_ReplyWithError(ctx, "ERR item exists: the key already holds a value");
+    else if (create_value(ctx, key, argv[1], &a))
         RedisModule_ReplyWithSimpleString(ctx, "OK");
-    }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -569,43 +707,27 @@ static int cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     if (items_at < 0 || items_at >= argc)
         return RedisModule_ReplyWithError(ctx, "ERR ITEMS and at least one item are required");
-    if (nocreate && (has_window(&a) || a.has_error || a.has_design || a.capacity || a.seed))
+    if (nocreate && (has_window(&a) || a.has_error || a.has_design || a.has_capacity ||
+                     a.has_seed))
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be combined with "
                                                "creation options");
 
     RedisModuleKey *key;
     tdbf_value *v;
     int found = open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
-    if (found == KEY_REPLIED) {
-        RedisModule_CloseKey(key);
-        return REDISMODULE_OK;
-    }
-    int n = argc - items_at;
-    uint64_t now_ms = server_now_ms();
     if (found == KEY_EMPTY) {
-        if (nocreate) {
-            RedisModule_CloseKey(key);
-            return RedisModule_ReplyWithError(ctx, "ERR not found (NOCREATE)");
-        }
-        tdbf *f = create_filter(ctx, &a);
-        if (!f) {
-            RedisModule_CloseKey(key);
-            return REDISMODULE_OK;
-        }
-        v = tdbf_value_new(f);
-        RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
-        replicate_reserve(ctx, argv[1], f, &a);
-        bool time = v->timed;
-        add_items(ctx, v, argv + items_at, n, now_ms, true);
-        replicate_add(ctx, argv[1], argv + items_at, n, now_ms, time);
-    } else {
-        bool time = v->timed;
-        add_items(ctx, v, argv + items_at, n, now_ms, true);
-        if (time)
-            replicate_add(ctx, argv[1], argv + items_at, n, now_ms, true);
+        if (nocreate)
+            RedisModule_ReplyWithError(ctx, "ERR not found (NOCREATE)");
+        else if (!has_window(&a) && !tdbf_settings.autocreate)
+            RedisModule_ReplyWithError(ctx, "ERR not found, and this server does not create "
+                                            "filters with default windows (AUTOCREATE no): "
+                                            "give WINDOW, EX or PX");
         else
-            RedisModule_ReplicateVerbatim(ctx);
+            v = create_value(ctx, key, argv[1], &a);
     }
+    if (found != KEY_REPLIED && v)
+        add_and_propagate(ctx, argv[1], v, argv + items_at, argc - items_at, server_now_ms(),
+                          true);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -688,18 +810,49 @@ static int cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
-/* TDBF.INFO fields, in reply order. */
+/* TDBF.INFO fields, in reply order: ours, then RedisBloom's names for
+ * the ones that mean the same here. */
 enum info_field {
     F_DESIGN, F_ERROR, F_ERROR_PLANNED, F_ERROR_ESTIMATED, F_WINDOW_ITEMS, F_WINDOW_MS,
     F_ITEMS, F_CARD, F_MEMORY, F_BITS_PER_ITEM, F_K, F_L, F_SLICES, F_GENERATION_SIZE,
-    F_GENERATIONS, F_SEED, F_NOW_MS, F_CAP_HITS, F_COUNT
+    F_GENERATIONS, F_SEED, F_NOW_MS, F_CAP_HITS, F_RB_CAPACITY, F_RB_SIZE, F_RB_ITEMS,
+    F_COUNT
 };
 
 static const char *const info_names[F_COUNT] = {
     "design", "error", "error_planned", "error_estimated", "window_items", "window_ms",
     "items", "card", "memory_bytes", "bits_per_item", "k", "l", "slices",
     "generation_size", "generations", "seed", "now_ms", "cap_hits",
+    "Capacity", "Size", "Number of items inserted",
 };
+
+/* A single-field request: our names, and RedisBloom's BF.INFO tokens
+ * (CAPACITY, SIZE, ITEMS; its FILTERS and EXPANSION mean nothing for a
+ * windowed filter).  -1 if unknown. */
+static int info_field_named(RedisModuleString *name)
+{
+    if (arg_is(name, "capacity"))
+        return F_RB_CAPACITY;
+    if (arg_is(name, "size"))
+        return F_RB_SIZE;
+    for (int f = 0; f < F_RB_CAPACITY; f++)
+        if (arg_is(name, info_names[f]))
+            return f;
+    return -1;
+}
+
+/* RedisBloom's Capacity: the items the filter is sized for.  A count
+ * window's guaranteed window; a time window's items per window as sized
+ * (CAPACITY, for clock and rotating; the live generations', for tlbf,
+ * which resizes as the rate changes), from memory / bits per item. */
+static uint64_t capacity_of(const tdbf_stats *st)
+{
+    if (st->window_items)
+        return st->window_items;
+    if (st->bits_per_item > 0.0)
+        return (uint64_t)llround(8.0 * (double)st->memory_bytes / st->bits_per_item);
+    return 0;
+}
 
 static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const tdbf_stats *st)
 {
@@ -717,9 +870,11 @@ static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const t
     case F_WINDOW_MS:
         RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->window_ns / 1000000u));
         return;
-    case F_ITEMS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->items)); return;
+    case F_ITEMS:
+    case F_RB_ITEMS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->items)); return;
     case F_CARD: RedisModule_ReplyWithLongLong(ctx, clamp_ll(card_of(st))); return;
-    case F_MEMORY: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->memory_bytes)); return;
+    case F_MEMORY:
+    case F_RB_SIZE: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->memory_bytes)); return;
     case F_BITS_PER_ITEM: RedisModule_ReplyWithDouble(ctx, st->bits_per_item); return;
     case F_K: RedisModule_ReplyWithLongLong(ctx, st->k); return;
     case F_L: RedisModule_ReplyWithLongLong(ctx, st->l); return;
@@ -735,23 +890,21 @@ static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const t
         return;
     case F_NOW_MS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->now_ns / 1000000u)); return;
     case F_CAP_HITS: RedisModule_ReplyWithLongLong(ctx, clamp_ll(st->cap_hits)); return;
+    case F_RB_CAPACITY: RedisModule_ReplyWithLongLong(ctx, clamp_ll(capacity_of(st))); return;
     case F_COUNT: break;
     }
 }
 
+/* TDBF.INFO key [field]: every field as a map (RESP2: a flat array), or
+ * one field as an array of one value, as RedisBloom's BF.INFO answers. */
 static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2 && argc != 3)
         return RedisModule_WrongArity(ctx);
-    int only = -1;
-    if (argc == 3) {
-        for (int f = 0; f < F_COUNT; f++)
-            if (arg_is(argv[2], info_names[f]))
-                only = f;
-        if (only < 0)
-            return reply_errorf(ctx, "ERR unknown INFO field '%.40s'",
-                                RedisModule_StringPtrLen(argv[2], NULL));
-    }
+    int only = argc == 3 ? info_field_named(argv[2]) : -1;
+    if (argc == 3 && only < 0)
+        return reply_errorf(ctx, "ERR unknown INFO field '%.40s'",
+                            RedisModule_StringPtrLen(argv[2], NULL));
     RedisModuleKey *key;
     tdbf_value *v;
     int found = open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
@@ -761,6 +914,7 @@ static int cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         tdbf_stats st;
         tdbf_get_stats(v->filter, &st);
         if (only >= 0) {
+            RedisModule_ReplyWithArray(ctx, 1);
             reply_info_field(ctx, (enum info_field)only, &st);
         } else {
             RedisModule_ReplyWithMap(ctx, F_COUNT);
@@ -862,10 +1016,8 @@ static int cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         if (rc == TDBF_OK) {
             RedisModule_ReplyWithDouble(ctx, p);
         } else if (rc == TDBF_ENOTSUP) {
-            tdbf_stats st;   /* only the design: the error path may take O(memory) */
-            tdbf_get_stats(v->filter, &st);
-            reply_errorf(ctx, "ERR design %s has no inference: TDBF.PROB needs a tbf or "
-                              "btbf filter", tdbf_design_name(st.design));
+            reply_errorf(ctx, "ERR design %s has no inference: TDBF.PROB needs an apbf, "
+                              "apbbf, tbf or btbf filter", tdbf_design_name(v->design));
         } else {
             reply_errorf(ctx, "ERR cannot infer: %s", tdbf_strerror(rc));
         }
@@ -939,57 +1091,79 @@ static int cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return REDISMODULE_OK;
 }
 
+/* The first chunk of a restore: a new value holding nothing yet, or NULL
+ * after replying why the chunk is refused. */
+static tdbf_value *start_restore(RedisModuleCtx *ctx, uint64_t offset,
+                                 const unsigned char *chunk, size_t len)
+{
+    if (offset != 0) {
+        RedisModule_ReplyWithError(ctx, "ERR chunk out of order: a restore starts at "
+                                        "cursor 0's chunk");
+        return NULL;
+    }
+    tdbf_value *v;
+    const char *err = tdbf_restore_start(&v, chunk, len);
+    if (err)
+        RedisModule_ReplyWithError(ctx, err);
+    return v;
+}
+
+/* TDBF.LOADCHUNK key cursor chunk.  Memory grows by the bytes received,
+ * never by what the first chunk's header claims (a forged header costs
+ * its sender an error or 56 bytes, nobody else anything); each chunk is
+ * held to maxmemory's headroom like any write. */
 static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 4)
         return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    int type = RedisModule_KeyType(key);
+    if (type != REDISMODULE_KEYTYPE_EMPTY && (type != REDISMODULE_KEYTYPE_MODULE ||
+                                              RedisModule_ModuleTypeGetType(key) != tdbf_type)) {
+        RedisModule_CloseKey(key);
+        return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
+    }
     uint64_t cursor;
     size_t len;
     const unsigned char *chunk = (const unsigned char *)RedisModule_StringPtrLen(argv[3], &len);
-    if (!parse_u64(argv[2], &cursor) || cursor == 0 || cursor - 1 < len || len == 0)
+    if (!parse_u64(argv[2], &cursor) || cursor == 0 || cursor - 1 < len || len == 0) {
+        RedisModule_CloseKey(key);
+        tdbf_refusals.payloads++;
         return reply_errorf(ctx, "ERR bad cursor '%.40s' for a chunk of %zu bytes",
                             RedisModule_StringPtrLen(argv[2], NULL), len);
-    uint64_t offset = cursor - 1 - len;
-
-    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
-    int type = RedisModule_KeyType(key);
-    tdbf_value *v = NULL;
-    const char *err = NULL;
-    if (type == REDISMODULE_KEYTYPE_EMPTY) {
-        if (offset != 0) {
-            err = "ERR chunk out of order: a restore starts at cursor 0's chunk";
-        } else {
-            oom_guard guard = oom_guard_start(ctx);
-            err = tdbf_restore_start(&v, chunk, len);
-            if (!err && oom_guard_refuses(ctx, &guard, "the restore", v->restore_total)) {
-                tdbf_value_free(v);
-                RedisModule_CloseKey(key);
-                return REDISMODULE_OK;
-            }
-            if (!err)
-                RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
-        }
-    } else if (type != REDISMODULE_KEYTYPE_MODULE ||
-               RedisModule_ModuleTypeGetType(key) != tdbf_type) {
-        RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
-    } else {
-        v = RedisModule_ModuleTypeGetValue(key);
     }
-    if (err) {
+    uint64_t offset = cursor - 1 - len;
+    bool fresh = type == REDISMODULE_KEYTYPE_EMPTY;
+    tdbf_value *v = fresh ? start_restore(ctx, offset, chunk, len)
+                          : RedisModule_ModuleTypeGetValue(key);
+    if (!v) {
+        tdbf_refusals.payloads++;
         RedisModule_CloseKey(key);
-        return RedisModule_ReplyWithError(ctx, err);
+        return REDISMODULE_OK;
     }
     bool done, fatal;
-    err = tdbf_restore_append(v, offset, chunk, len, &done, &fatal);
-    if (!err || fatal)
-        RedisModule_ReplicateVerbatim(ctx);
-    if (fatal)
-        RedisModule_DeleteKey(key);
-    if (err)
+    uint64_t headroom = tdbf_memory_headroom(ctx);
+    tdbf_budget_begin(headroom);
+    const char *err = tdbf_restore_append(v, offset, chunk, len, &done, &fatal);
+    if (tdbf_budget_end())
+        tdbf_refusals.oom++;
+    if (err) {
+        tdbf_refusals.payloads++;
+        if (fresh)
+            tdbf_value_free(v);
+        else if (fatal)
+            RedisModule_DeleteKey(key);
+        if (fatal && !fresh)
+            RedisModule_ReplicateVerbatim(ctx);   /* the replicas delete it too */
         RedisModule_ReplyWithError(ctx, err);
-    else
+    } else {
+        if (fresh)
+            RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
+        RedisModule_ReplicateVerbatim(ctx);
+        RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.loadchunk",
+                                        argv[1]);
         RedisModule_ReplyWithSimpleString(ctx, "OK");
+    }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }

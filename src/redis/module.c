@@ -3,17 +3,25 @@
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
  *       [DEFAULT_DESIGN apbf] [DEFAULT_TIME_DESIGN tlbf] [MAX_MEMORY bytes]
+ *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
+ *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  *
  * RedisModule_OnLoad binds the Module API (module_api.h explains how),
  * routes every libtdbf allocation through RedisModule_Alloc/Free (so
- * used_memory and maxmemory see the filters), reads the module arguments,
- * creates the "tdbf-filt" data type (type.c) and the TDBF.* commands
- * (commands.c).  RedisModule_OnLoad is the only symbol the module exports.
+ * used_memory and maxmemory see the filters) under a budget that keeps a
+ * client's command within maxmemory, reads the module arguments, creates
+ * the "tdbf-filt" data type (type.c), the TDBF.* commands (commands.c)
+ * and their COMMAND DOCS (command_info.c), and the INFO section
+ * tdbf_stats (refusal counters; refusals are logged at most once per
+ * 10 s).  RedisModule_OnLoad is the only symbol the module exports.
  */
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "command_info.h"
 #include "tdbf_module.h"
 
 /* ======================================================================
@@ -56,6 +64,20 @@ TDBF_RM_DEFINE(int, ReplyWithMap, (RedisModuleCtx *, long));
 TDBF_RM_DEFINE(int, ReplyWithStringBuffer, (RedisModuleCtx *, const char *, size_t));
 TDBF_RM_DEFINE(int, GetContextFlags, (RedisModuleCtx *));
 TDBF_RM_DEFINE(float, GetUsedMemoryRatio, (void));
+TDBF_RM_DEFINE(RedisModuleServerInfoData *, GetServerInfo, (RedisModuleCtx *, const char *));
+TDBF_RM_DEFINE(void, FreeServerInfo, (RedisModuleCtx *, RedisModuleServerInfoData *));
+TDBF_RM_DEFINE(unsigned long long, ServerInfoGetFieldUnsigned,
+               (RedisModuleServerInfoData *, const char *, int *));
+TDBF_RM_DEFINE(RedisModuleCtx *, GetContextFromIO, (RedisModuleIO *));
+TDBF_RM_DEFINE(int, RegisterInfoFunc, (RedisModuleCtx *, RedisModuleInfoFunc));
+TDBF_RM_DEFINE(int, InfoAddSection, (RedisModuleInfoCtx *, const char *));
+TDBF_RM_DEFINE(int, InfoAddFieldULongLong, (RedisModuleInfoCtx *, const char *,
+                                            unsigned long long));
+TDBF_RM_DEFINE(int, NotifyKeyspaceEvent, (RedisModuleCtx *, int, const char *,
+                                          RedisModuleString *));
+TDBF_RM_DEFINE(RedisModuleCommand *, GetCommand, (RedisModuleCtx *, const char *));
+TDBF_RM_DEFINE(int, SetCommandInfo, (RedisModuleCommand *,
+                                     const struct RedisModuleCommandInfo *));
 TDBF_RM_DEFINE(int, Replicate, (RedisModuleCtx *, const char *, const char *, ...));
 TDBF_RM_DEFINE(int, ReplicateVerbatim, (RedisModuleCtx *));
 TDBF_RM_DEFINE(long long, Milliseconds, (void));
@@ -103,6 +125,11 @@ int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing)
         BIND(LoadUnsigned), BIND(SaveStringBuffer), BIND(LoadStringBuffer),
         BIND(IsIOError), BIND(EmitAOF), BIND(DigestAddStringBuffer),
         BIND(DigestAddLongLong), BIND(DigestEndSequence),
+        BIND_OPTIONAL(GetServerInfo), BIND_OPTIONAL(FreeServerInfo),
+        BIND_OPTIONAL(ServerInfoGetFieldUnsigned), BIND_OPTIONAL(GetContextFromIO),
+        BIND_OPTIONAL(RegisterInfoFunc), BIND_OPTIONAL(InfoAddSection),
+        BIND_OPTIONAL(InfoAddFieldULongLong), BIND(NotifyKeyspaceEvent),
+        BIND_OPTIONAL(GetCommand), BIND_OPTIONAL(SetCommandInfo),
 #undef BIND
 #undef BIND_OPTIONAL
     };
@@ -121,13 +148,61 @@ int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing)
  * TryAlloc (Redis 7.0+) returns NULL instead of ending the server when the
  * allocation fails, so an oversized filter becomes TDBF_ENOMEM, an error
  * reply; RedisModule_Alloc is the fallback on servers without it.
+ *
+ * The budget.  Redis refuses a `deny-oom` command only when memory is
+ * already over maxmemory, but a filter's size comes from its error rate
+ * and window, not from the command's length: one TDBF.RESERVE could ask
+ * for gigabytes.  So while a command may allocate on behalf of a client
+ * (creating a filter, an add that grows one, a restore), the caller opens
+ * a budget: the bytes maxmemory leaves (tdbf_memory_headroom).  Every
+ * request is checked against it *before* the server allocator is called;
+ * one that does not fit gets NULL, which the library turns into
+ * TDBF_ENOMEM (or, for a growing time filter, into its documented
+ * degradation) with nothing of that size ever allocated or touched.
+ * Commands run on the main thread only, so one budget at a time suffices.
  * ====================================================================== */
+
+static struct {
+    bool     open;
+    uint64_t limit;      /* bytes the operation may allocate in all */
+    uint64_t spent;      /* bytes granted so far (frees are not credited) */
+    uint64_t refused;    /* the first request refused, 0 if none */
+} budget;
+
+void tdbf_budget_begin(uint64_t bytes)
+{
+    budget.open = bytes != UINT64_MAX;
+    budget.limit = bytes;
+    budget.spent = 0;
+    budget.refused = 0;
+}
+
+uint64_t tdbf_budget_end(void)
+{
+    budget.open = false;
+    return budget.refused;
+}
+
+static bool budget_grants(size_t size)
+{
+    if (!budget.open)
+        return true;
+    if (size > budget.limit - budget.spent) {
+        if (!budget.refused)
+            budget.refused = size;
+        return false;
+    }
+    budget.spent += size;
+    return true;
+}
 
 static void *module_alloc(void *opaque, size_t size)
 {
     (void)opaque;
     if (size == 0)
         size = 1;
+    if (!budget_grants(size))
+        return NULL;
     return RedisModule_TryAlloc ? RedisModule_TryAlloc(size) : RedisModule_Alloc(size);
 }
 
@@ -137,6 +212,8 @@ static void *module_calloc(void *opaque, size_t count, size_t size)
     if (count != 0 && size > SIZE_MAX / count)
         return NULL;
     size_t bytes = count * size;
+    if (!budget_grants(bytes ? bytes : 1))
+        return NULL;
     if (!RedisModule_TryAlloc)
         return RedisModule_Calloc(count ? count : 1, size ? size : 1);
     void *p = RedisModule_TryAlloc(bytes ? bytes : 1);
@@ -160,6 +237,115 @@ static void module_free(void *opaque, void *ptr)
 }
 
 /* ======================================================================
+ * maxmemory headroom
+ *
+ * Only a primary serving a client is held to maxmemory: replicas and
+ * loading (AOF, RDB) apply what the primary accepted, as Redis itself
+ * does (replica-ignore-maxmemory), or they would diverge.  Without an
+ * eviction policy a new allocation must fit in maxmemory - used_memory;
+ * with one it must fit in maxmemory by itself (eviction frees room for
+ * the rest at the next command, as for any large write).
+ *
+ * maxmemory is read from INFO memory at most once a second (adds of
+ * growing filters ask on every call; INFO costs microseconds), and
+ * used_memory follows from GetUsedMemoryRatio, which is cheap.
+ * ====================================================================== */
+
+static uint64_t cached_maxmemory(RedisModuleCtx *ctx)
+{
+    static uint64_t value;
+    static long long read_at = -1;
+    long long now = RedisModule_Milliseconds();
+    if (read_at >= 0 && now >= read_at && now - read_at < 1000)
+        return value;
+    RedisModuleServerInfoData *info = RedisModule_GetServerInfo(ctx, "memory");
+    if (!info)
+        return 0;
+    int err = 0;
+    unsigned long long maxmemory = RedisModule_ServerInfoGetFieldUnsigned(info, "maxmemory", &err);
+    RedisModule_FreeServerInfo(ctx, info);
+    value = err ? 0 : (uint64_t)maxmemory;
+    read_at = now;
+    return value;
+}
+
+uint64_t tdbf_memory_headroom(RedisModuleCtx *ctx)
+{
+    if (!ctx || !RedisModule_GetContextFlags || !RedisModule_GetUsedMemoryRatio ||
+        !RedisModule_GetServerInfo || !RedisModule_ServerInfoGetFieldUnsigned)
+        return UINT64_MAX;
+    int flags = RedisModule_GetContextFlags(ctx);
+    if (!(flags & REDISMODULE_CTX_FLAGS_MASTER) || !(flags & REDISMODULE_CTX_FLAGS_MAXMEMORY) ||
+        (flags & (REDISMODULE_CTX_FLAGS_LOADING | REDISMODULE_CTX_FLAGS_REPLICATED)))
+        return UINT64_MAX;
+    uint64_t maxmemory = cached_maxmemory(ctx);
+    if (maxmemory == 0)
+        return UINT64_MAX;
+    if (flags & REDISMODULE_CTX_FLAGS_EVICT)
+        return maxmemory;
+    double used = (double)RedisModule_GetUsedMemoryRatio() * (double)maxmemory;
+    return used >= (double)maxmemory ? 0 : (uint64_t)((double)maxmemory - used);
+}
+
+/* ======================================================================
+ * Refusals: counted always, logged at most once per 10 s
+ *
+ * A hostile client can provoke refusals by the million; one log line each
+ * would fill the disk.  The counters are in INFO (section tdbf_stats).
+ * ====================================================================== */
+
+tdbf_refusal_counters tdbf_refusals;
+
+static struct {
+    long long last_ms;
+    uint64_t  suppressed;
+} refusal_log = {.last_ms = -1};
+
+void tdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
+{
+    long long now = RedisModule_Milliseconds();
+    if (refusal_log.last_ms >= 0 && now >= refusal_log.last_ms &&
+        now - refusal_log.last_ms < 10000) {
+        refusal_log.suppressed++;
+        tdbf_refusals.log_suppressed++;
+        return;
+    }
+    char line[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char note[96] = "";
+    if (refusal_log.suppressed)
+        snprintf(note, sizeof note, " (%llu similar lines suppressed; see INFO tdbf_stats)",
+                 (unsigned long long)refusal_log.suppressed);
+    if (io)
+        RedisModule_LogIOError(io, "warning", "tdbf: %s%s", line, note);
+    else
+        RedisModule_Log(ctx, "warning", "tdbf: %s%s", line, note);
+    refusal_log.last_ms = now;
+    refusal_log.suppressed = 0;
+}
+
+static void info_section(RedisModuleInfoCtx *ctx, int for_crash_report)
+{
+    (void)for_crash_report;
+    RedisModule_InfoAddSection(ctx, "stats");
+    static const struct {
+        const char *name;
+        const uint64_t *value;
+    } fields[] = {
+        {"refused_payloads", &tdbf_refusals.payloads},
+        {"refused_oom", &tdbf_refusals.oom},
+        {"refused_overload", &tdbf_refusals.overload},
+        {"refused_addat", &tdbf_refusals.addat},
+        {"log_lines_suppressed", &tdbf_refusals.log_suppressed},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        RedisModule_InfoAddFieldULongLong(ctx, fields[i].name, *fields[i].value);
+}
+
+/* ======================================================================
  * Module arguments
  * ====================================================================== */
 
@@ -169,6 +355,11 @@ tdbf_module_config tdbf_settings = {
     .default_count_design = TDBF_APBF,
     .default_time_design = TDBF_TLBF,
     .max_memory = 0,
+    .allow_addat = false,
+    .autocreate = true,
+    .default_window_items = 100000,
+    .default_window_ms = 0,
+    .max_error_ratio = 1.5,
 };
 
 static bool arg_is(RedisModuleString *arg, const char *word)
@@ -184,7 +375,7 @@ static int parse_design_arg(RedisModuleCtx *ctx, RedisModuleString *arg,
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);
     char name[32];
-    bool fits = len < sizeof name;
+    bool fits = len < sizeof name && !memchr(s, '\0', len);
     if (fits) {
         memcpy(name, s, len);
         name[len] = '\0';
@@ -197,6 +388,81 @@ static int parse_design_arg(RedisModuleCtx *ctx, RedisModuleString *arg,
     return REDISMODULE_OK;
 }
 
+/* yes|no, for the switches. */
+static int parse_switch(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg,
+                        bool *out)
+{
+    if (arg_is(arg, "yes") || arg_is(arg, "no")) {
+        *out = arg_is(arg, "yes");
+        return REDISMODULE_OK;
+    }
+    RedisModule_Log(ctx, "warning", "tdbf: %s takes yes or no",
+                    RedisModule_StringPtrLen(name, NULL));
+    return REDISMODULE_ERR;
+}
+
+/* A positive integer no larger than `most`. */
+static int parse_count(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg,
+                       long long most, uint64_t *out)
+{
+    long long x;
+    if (RedisModule_StringToLongLong(arg, &x) != REDISMODULE_OK || x < 1 || x > most) {
+        RedisModule_Log(ctx, "warning", "tdbf: %s must be an integer from 1 to %lld",
+                        RedisModule_StringPtrLen(name, NULL), most);
+        return REDISMODULE_ERR;
+    }
+    *out = (uint64_t)x;
+    return REDISMODULE_OK;
+}
+
+static int parse_module_arg(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg)
+{
+    tdbf_module_config *c = &tdbf_settings;
+    if (arg_is(name, "DEFAULT_ERROR")) {
+        double e;
+        if (RedisModule_StringToDouble(arg, &e) != REDISMODULE_OK || !(e > 0.0 && e < 1.0)) {
+            RedisModule_Log(ctx, "warning",
+                            "tdbf: DEFAULT_ERROR must be a number between 0 and 1");
+            return REDISMODULE_ERR;
+        }
+        c->default_error = e;
+        return REDISMODULE_OK;
+    }
+    if (arg_is(name, "DEFAULT_DESIGN"))
+        return parse_design_arg(ctx, arg, &c->default_count_design);
+    if (arg_is(name, "DEFAULT_TIME_DESIGN"))
+        return parse_design_arg(ctx, arg, &c->default_time_design);
+    if (arg_is(name, "MAX_MEMORY"))
+        return parse_count(ctx, name, arg, LLONG_MAX, &c->max_memory);
+    if (arg_is(name, "ALLOW_ADDAT"))
+        return parse_switch(ctx, name, arg, &c->allow_addat);
+    if (arg_is(name, "AUTOCREATE"))
+        return parse_switch(ctx, name, arg, &c->autocreate);
+    if (arg_is(name, "DEFAULT_WINDOW"))
+        return parse_count(ctx, name, arg, LLONG_MAX, &c->default_window_items);
+    if (arg_is(name, "DEFAULT_EX")) {
+        uint64_t seconds;
+        if (parse_count(ctx, name, arg, (long long)(UINT64_MAX / 1000000000u), &seconds))
+            return REDISMODULE_ERR;
+        c->default_window_ms = seconds * 1000u;
+        return REDISMODULE_OK;
+    }
+    if (arg_is(name, "MAX_ERROR_RATIO")) {
+        double r;
+        if (RedisModule_StringToDouble(arg, &r) != REDISMODULE_OK ||
+            !(r == 0.0 || (r >= 1.0 && r <= 1e6))) {
+            RedisModule_Log(ctx, "warning",
+                            "tdbf: MAX_ERROR_RATIO must be 0 (off) or a number from 1 to 1e6");
+            return REDISMODULE_ERR;
+        }
+        c->max_error_ratio = r;
+        return REDISMODULE_OK;
+    }
+    RedisModule_Log(ctx, "warning", "tdbf: unknown module argument '%s'",
+                    RedisModule_StringPtrLen(name, NULL));
+    return REDISMODULE_ERR;
+}
+
 static int parse_module_args(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     for (int i = 0; i < argc; i += 2) {
@@ -205,35 +471,8 @@ static int parse_module_args(RedisModuleCtx *ctx, RedisModuleString **argv, int 
                             RedisModule_StringPtrLen(argv[i], NULL));
             return REDISMODULE_ERR;
         }
-        if (arg_is(argv[i], "DEFAULT_ERROR")) {
-            double e;
-            if (RedisModule_StringToDouble(argv[i + 1], &e) != REDISMODULE_OK ||
-                !(e > 0.0 && e < 1.0)) {
-                RedisModule_Log(ctx, "warning",
-                                "tdbf: DEFAULT_ERROR must be a number between 0 and 1");
-                return REDISMODULE_ERR;
-            }
-            tdbf_settings.default_error = e;
-        } else if (arg_is(argv[i], "DEFAULT_DESIGN")) {
-            if (parse_design_arg(ctx, argv[i + 1], &tdbf_settings.default_count_design))
-                return REDISMODULE_ERR;
-        } else if (arg_is(argv[i], "DEFAULT_TIME_DESIGN")) {
-            if (parse_design_arg(ctx, argv[i + 1], &tdbf_settings.default_time_design))
-                return REDISMODULE_ERR;
-        } else if (arg_is(argv[i], "MAX_MEMORY")) {
-            long long bytes;
-            if (RedisModule_StringToLongLong(argv[i + 1], &bytes) != REDISMODULE_OK ||
-                bytes < 1) {
-                RedisModule_Log(ctx, "warning",
-                                "tdbf: MAX_MEMORY must be a positive number of bytes");
-                return REDISMODULE_ERR;
-            }
-            tdbf_settings.max_memory = (uint64_t)bytes;
-        } else {
-            RedisModule_Log(ctx, "warning", "tdbf: unknown module argument '%s'",
-                            RedisModule_StringPtrLen(argv[i], NULL));
+        if (parse_module_arg(ctx, argv[i], argv[i + 1]) != REDISMODULE_OK)
             return REDISMODULE_ERR;
-        }
     }
     return REDISMODULE_OK;
 }
@@ -279,6 +518,13 @@ RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_Log(ctx, "warning", "tdbf: cannot register the commands");
         return REDISMODULE_ERR;
     }
+    /* Fails only on a defect in our own table, which every 7.0+ server
+     * would show: refuse to load rather than serve undocumented commands. */
+    if (tdbf_command_info_register(ctx) != REDISMODULE_OK)
+        return REDISMODULE_ERR;
+    if (RedisModule_RegisterInfoFunc && RedisModule_InfoAddSection &&
+        RedisModule_InfoAddFieldULongLong)
+        RedisModule_RegisterInfoFunc(ctx, info_section);
     RedisModule_Log(ctx, "notice",
                     "tdbf %s loaded: default error %g, designs %s (count) and %s (time)",
                     tdbf_version_string(), tdbf_settings.default_error,

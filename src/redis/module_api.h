@@ -58,10 +58,17 @@
 #define REDISMODULE_OPTIONS_HANDLE_IO_ERRORS (1 << 0)
 
 /* RedisModule_GetContextFlags bits (the server's numbering). */
+#define REDISMODULE_CTX_FLAGS_LUA       (1 << 0)
+#define REDISMODULE_CTX_FLAGS_MULTI     (1 << 1)
 #define REDISMODULE_CTX_FLAGS_MASTER    (1 << 2)
 #define REDISMODULE_CTX_FLAGS_MAXMEMORY (1 << 8)
 #define REDISMODULE_CTX_FLAGS_EVICT     (1 << 9)
+#define REDISMODULE_CTX_FLAGS_REPLICATED (1 << 12) /* sent by our primary */
 #define REDISMODULE_CTX_FLAGS_LOADING   (1 << 13)
+
+/* RedisModule_NotifyKeyspaceEvent types: the module class ('d' in
+ * notify-keyspace-events). */
+#define REDISMODULE_NOTIFY_MODULE (1 << 13)
 
 #define REDISMODULE_ERRORMSG_WRONGTYPE \
     "WRONGTYPE Operation against a key holding the wrong kind of value"
@@ -75,11 +82,17 @@ typedef struct RedisModuleIO RedisModuleIO;
 typedef struct RedisModuleType RedisModuleType;
 typedef struct RedisModuleDigest RedisModuleDigest;
 typedef struct RedisModuleDefragCtx RedisModuleDefragCtx;
+typedef struct RedisModuleServerInfoData RedisModuleServerInfoData;
+typedef struct RedisModuleInfoCtx RedisModuleInfoCtx;
+typedef struct RedisModuleCommand RedisModuleCommand;
+struct RedisModuleCommandInfo;   /* command_info.h */
 
 /* ---- callbacks ------------------------------------------------------- */
 
 typedef int (*RedisModuleCmdFunc)(RedisModuleCtx *ctx, RedisModuleString **argv,
                                   int argc);
+
+typedef void (*RedisModuleInfoFunc)(RedisModuleInfoCtx *ctx, int for_crash_report);
 
 typedef void *(*RedisModuleTypeLoadFunc)(RedisModuleIO *rdb, int encver);
 typedef void (*RedisModuleTypeSaveFunc)(RedisModuleIO *rdb, void *value);
@@ -178,6 +191,29 @@ TDBF_RM_API(int, ReplyWithStringBuffer, (RedisModuleCtx *ctx, const char *buf,
  * 6.0+; without them maxmemory is not checked at creation) */
 TDBF_RM_API(int, GetContextFlags, (RedisModuleCtx *ctx));
 TDBF_RM_API(float, GetUsedMemoryRatio, (void));
+
+/* server INFO fields (optional, 6.0+): maxmemory and used_memory */
+TDBF_RM_API(RedisModuleServerInfoData *, GetServerInfo, (RedisModuleCtx *ctx,
+                                                         const char *section));
+TDBF_RM_API(void, FreeServerInfo, (RedisModuleCtx *ctx, RedisModuleServerInfoData *data));
+TDBF_RM_API(unsigned long long, ServerInfoGetFieldUnsigned,
+            (RedisModuleServerInfoData *data, const char *field, int *out_err));
+TDBF_RM_API(RedisModuleCtx *, GetContextFromIO, (RedisModuleIO *io));
+
+/* our section of INFO (optional, 6.0+) */
+TDBF_RM_API(int, RegisterInfoFunc, (RedisModuleCtx *ctx, RedisModuleInfoFunc cb));
+TDBF_RM_API(int, InfoAddSection, (RedisModuleInfoCtx *ctx, const char *name));
+TDBF_RM_API(int, InfoAddFieldULongLong, (RedisModuleInfoCtx *ctx, const char *field,
+                                         unsigned long long value));
+
+/* keyspace notifications */
+TDBF_RM_API(int, NotifyKeyspaceEvent, (RedisModuleCtx *ctx, int type, const char *event,
+                                       RedisModuleString *key));
+
+/* command metadata for COMMAND DOCS / COMMAND INFO (optional, 7.0+) */
+TDBF_RM_API(RedisModuleCommand *, GetCommand, (RedisModuleCtx *ctx, const char *name));
+TDBF_RM_API(int, SetCommandInfo, (RedisModuleCommand *command,
+                                  const struct RedisModuleCommandInfo *info));
 
 /* replication and time */
 TDBF_RM_API(int, Replicate, (RedisModuleCtx *ctx, const char *cmdname,

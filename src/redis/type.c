@@ -20,13 +20,23 @@
  *                       `received` held ones), cut into pieces of
  *                       TDBF_CHUNK_BYTES, the last one shorter
  *
- * The filter is streamed through tdbf_save/tdbf_load in those pieces: a
- * save never holds a second copy of a filter, a load at most one piece.
- * A value that fails any check (unknown encoding version or kind, piece
- * sizes that do not add up, the library loader's field checks, its
- * checksum) is logged and refused: rdb_load returns NULL, which Redis
- * reports as a bad RDB value (RESTORE answers an error; a server loading
- * its RDB at start-up stops with the log line) — never a crash.
+ * Sizes are claims until the bytes arrive.  A save streams the filter
+ * through tdbf_save in those pieces and never holds a second copy of it.
+ * A load first reads the pieces the value really carries, each length
+ * checked against what `total` leaves before it is kept, and only when
+ * exactly `total` bytes are held builds the filter from them (freeing
+ * each piece as the library consumes it): a RESTORE payload whose framing
+ * or header claims a 4 GiB filter over a few bytes of data is refused
+ * before anything of the claimed size is allocated.  The cost is a peak
+ * of the serialized size plus the filter's while a value loads.  A
+ * restore in progress likewise holds the chunks received (tdbf_pieces),
+ * never a buffer sized from its header.  A value that fails any check
+ * (unknown encoding version or kind, piece sizes that do not add up, the
+ * library loader's field checks, its checksum) is refused: rdb_load
+ * returns NULL, which Redis reports as a bad RDB value (RESTORE answers
+ * an error; a server loading its RDB at start-up stops with the log
+ * line) — never a crash.  Refusals are counted (INFO tdbf_stats) and
+ * logged at most once per 10 s.
  *
  * AOF rewrite emits the same pieces as TDBF.LOADCHUNK commands, so an AOF
  * replay rebuilds the filter byte for byte; DEBUG DIGEST-VALUE hashes the
@@ -59,6 +69,115 @@ static uint64_t max_serialized_bytes(void)
 }
 
 /* ======================================================================
+ * Pieces: bytes held as they arrived
+ * ====================================================================== */
+
+static void pieces_free(tdbf_pieces *p)
+{
+    for (tdbf_piece *x = p->head, *next; x; x = next) {
+        next = x->next;
+        RedisModule_Free(x->bytes);
+        RedisModule_Free(x);
+    }
+    p->head = p->tail = NULL;
+    p->len = 0;
+}
+
+/* Take ownership of `bytes` (RedisModule_Alloc'd, 1 .. TDBF_CHUNK_BYTES).
+ * False (and bytes freed) if the list node cannot be allocated. */
+static bool pieces_adopt(tdbf_pieces *p, char *bytes, size_t len)
+{
+    tdbf_piece *x = tdbf_module_try_alloc(sizeof *x);
+    if (!x) {
+        RedisModule_Free(bytes);
+        return false;
+    }
+    x->next = NULL;
+    x->len = len;
+    x->bytes = bytes;
+    if (p->tail)
+        p->tail->next = x;
+    else
+        p->head = x;
+    p->tail = x;
+    p->len += len;
+    return true;
+}
+
+/* Append a copy of len bytes, cut into pieces of at most TDBF_CHUNK_BYTES.
+ * False if memory runs out (what was appended stays). */
+static bool pieces_append(tdbf_pieces *p, const unsigned char *bytes, uint64_t len)
+{
+    for (uint64_t at = 0; at < len; at += TDBF_CHUNK_BYTES) {
+        size_t n = len - at < TDBF_CHUNK_BYTES ? (size_t)(len - at) : TDBF_CHUNK_BYTES;
+        char *copy = tdbf_module_try_alloc(n);
+        if (!copy)
+            return false;
+        memcpy(copy, bytes + at, n);
+        if (!pieces_adopt(p, copy, n))
+            return false;
+    }
+    return true;
+}
+
+static int pieces_emit(const tdbf_pieces *p, tdbf_chunk_fn sink, void *ctx)
+{
+    for (const tdbf_piece *x = p->head; x; x = x->next)
+        if (sink(ctx, (const unsigned char *)x->bytes, x->len))
+            return TDBF_EIO;
+    return TDBF_OK;
+}
+
+/* tdbf_load's source over a piece list, freeing each piece once read: the
+ * serialized copy shrinks as the filter fills. */
+typedef struct pieces_reader {
+    tdbf_pieces *p;
+    size_t       pos;    /* bytes of the head piece already read */
+} pieces_reader;
+
+static int pieces_read(void *ctx, void *buf, size_t len)
+{
+    pieces_reader *r = ctx;
+    unsigned char *out = buf;
+    while (len > 0) {
+        tdbf_piece *x = r->p->head;
+        if (!x)
+            return 1;
+        size_t n = x->len - r->pos < len ? x->len - r->pos : len;
+        memcpy(out, x->bytes + r->pos, n);
+        out += n;
+        len -= n;
+        r->pos += n;
+        r->p->len -= n;
+        if (r->pos == x->len) {
+            r->p->head = x->next;
+            if (!x->next)
+                r->p->tail = NULL;
+            RedisModule_Free(x->bytes);
+            RedisModule_Free(x);
+            r->pos = 0;
+        }
+    }
+    return 0;
+}
+
+/* Build a filter from all of p (which is consumed either way).  Bytes
+ * after the checksum are corruption. */
+static int pieces_load_filter(tdbf_pieces *p, tdbf **out)
+{
+    tdbf_load_options opts = {.max_memory = tdbf_settings.max_memory, .allocator = NULL};
+    pieces_reader r = {.p = p, .pos = 0};
+    int rc = tdbf_load(out, pieces_read, &r, &opts);
+    if (rc == TDBF_OK && p->len != 0) {
+        tdbf_close(*out);
+        *out = NULL;
+        rc = TDBF_ECORRUPT;
+    }
+    pieces_free(p);
+    return rc;
+}
+
+/* ======================================================================
  * Values
  * ====================================================================== */
 
@@ -70,11 +189,20 @@ void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
     bool ok = filter && tdbf_get_stats(filter, &st) == TDBF_OK;
     v->timed = ok && st.window_ns != 0;
     v->window_items = ok ? st.window_items : 0;
+    v->design = ok ? st.design : TDBF_APBF;
+    v->error = ok ? st.error_configured : 0.0;
+    /* The designs whose adds may allocate (tdbf_open's contract lists the
+     * others as allocating everything up front). */
+    v->grows = ok && (st.design == TDBF_TLBF || st.design == TDBF_ROTATING ||
+                      st.design == TDBF_EXACT);
 }
 
 tdbf_value *tdbf_value_new(tdbf *filter)
 {
-    tdbf_value *v = RedisModule_Calloc(1, sizeof *v);
+    tdbf_value *v = tdbf_module_try_alloc(sizeof *v);
+    if (!v)
+        return NULL;
+    memset(v, 0, sizeof *v);
     tdbf_value_set_filter(v, filter);
     return v;
 }
@@ -85,8 +213,7 @@ void tdbf_value_free(void *value)
     if (!v)
         return;
     tdbf_close(v->filter);
-    if (v->restore)
-        RedisModule_Free(v->restore);
+    pieces_free(&v->restore);
     RedisModule_Free(v);
 }
 
@@ -169,23 +296,11 @@ int tdbf_serialize_chunks(const tdbf *f, uint64_t from, uint64_t limit,
     return rc;
 }
 
-/* Hand `len` bytes of plain memory to a sink in TDBF_CHUNK_BYTES pieces. */
-static int emit_bytes(const unsigned char *buf, uint64_t len, tdbf_chunk_fn sink,
-                      void *ctx)
-{
-    for (uint64_t at = 0; at < len; at += TDBF_CHUNK_BYTES) {
-        uint64_t n = len - at < TDBF_CHUNK_BYTES ? len - at : TDBF_CHUNK_BYTES;
-        if (sink(ctx, buf + at, (size_t)n))
-            return TDBF_EIO;
-    }
-    return TDBF_OK;
-}
-
 /* A value's bytes: the filter's serialization, or the restore's bytes. */
 static int emit_value(const tdbf_value *v, tdbf_chunk_fn sink, void *ctx)
 {
     return v->filter ? tdbf_serialize_chunks(v->filter, 0, UINT64_MAX, sink, ctx)
-                     : emit_bytes(v->restore, v->restore_len, sink, ctx);
+                     : pieces_emit(&v->restore, sink, ctx);
 }
 
 /* ======================================================================
@@ -207,7 +322,7 @@ static void type_rdb_save(RedisModuleIO *rdb, void *value)
     } else {
         RedisModule_SaveUnsigned(rdb, KIND_RESTORE);
         RedisModule_SaveUnsigned(rdb, v->restore_total);
-        RedisModule_SaveUnsigned(rdb, v->restore_len);
+        RedisModule_SaveUnsigned(rdb, v->restore.len);
     }
     int rc = emit_value(v, rdb_sink, rdb);
     if (rc != TDBF_OK)
@@ -215,70 +330,91 @@ static void type_rdb_save(RedisModuleIO *rdb, void *value)
                                tdbf_strerror(rc));
 }
 
-/* Reads the string-buffer pieces of a value, for tdbf_load. */
-typedef struct rdb_reader {
-    RedisModuleIO *io;
-    char          *piece;
-    size_t         piece_len;
-    size_t         pos;
-    uint64_t       remaining;  /* bytes of pieces not yet loaded */
-    const char    *problem;    /* why the last read failed */
-} rdb_reader;
-
-static int rdb_next_piece(rdb_reader *r)
+/* Read string-buffer pieces from the RDB stream until exactly `total`
+ * bytes are held.  Returns NULL, or why the value is refused (p then
+ * holds what was read; the caller frees it).  Every length is checked
+ * against what remains *before* the bytes are kept, and nothing is
+ * allocated beyond the bytes the stream really carries. */
+static const char *rdb_read_pieces(RedisModuleIO *rdb, uint64_t total, tdbf_pieces *p)
 {
-    if (r->piece) {
-        RedisModule_Free(r->piece);
-        r->piece = NULL;
-    }
-    r->piece_len = r->pos = 0;
-    if (r->remaining == 0) {
-        r->problem = "the value is shorter than its header says";
-        return 1;
-    }
-    size_t n = 0;
-    char *piece = RedisModule_LoadStringBuffer(r->io, &n);
-    if (RedisModule_IsIOError(r->io) || !piece) {
-        if (piece)
+    while (p->len < total) {
+        size_t n = 0;
+        char *piece = RedisModule_LoadStringBuffer(rdb, &n);
+        if (RedisModule_IsIOError(rdb) || !piece) {
+            if (piece)
+                RedisModule_Free(piece);
+            return "the value is shorter than its header says";
+        }
+        if (n == 0 || n > TDBF_CHUNK_BYTES || n > total - p->len) {
             RedisModule_Free(piece);
-        r->problem = "the RDB stream ended or failed";
-        return 1;
+            return "a piece of the value has an impossible length";
+        }
+        if (!pieces_adopt(p, piece, n))
+            return "out of memory";
     }
-    if (n == 0 || n > TDBF_CHUNK_BYTES || n > r->remaining) {
-        RedisModule_Free(piece);
-        r->problem = "a piece of the value has an impossible length";
-        return 1;
-    }
-    r->piece = piece;
-    r->piece_len = n;
-    r->remaining -= n;
-    return 0;
+    return NULL;
 }
 
-static int rdb_read(void *ctx, void *buf, size_t len)
+static void refuse_value(RedisModuleIO *rdb, const char *why, const char *detail)
 {
-    rdb_reader *r = ctx;
-    unsigned char *out = buf;
-    while (len > 0) {
-        if (r->pos == r->piece_len && rdb_next_piece(r))
-            return 1;
-        size_t n = r->piece_len - r->pos;
-        if (n > len)
-            n = len;
-        memcpy(out, r->piece + r->pos, n);
-        r->pos += n;
-        out += n;
-        len -= n;
+    tdbf_refusals.payloads++;
+    tdbf_refusal_log(NULL, rdb, "refusing a %s value: %s", why, detail);
+}
+
+/* Kind 0: read all the pieces first (so a value that claims more bytes
+ * than it carries is refused before the filter is allocated), then build
+ * the filter from them, freeing each piece as it is consumed.  Peak: the
+ * serialized size plus the filter's. */
+static void *load_filter_value(RedisModuleIO *rdb, uint64_t total)
+{
+    tdbf_pieces p = {0};
+    const char *problem = rdb_read_pieces(rdb, total, &p);
+    if (problem) {
+        pieces_free(&p);
+        refuse_value(rdb, "corrupt filter", problem);
+        return NULL;
     }
-    return 0;
+    tdbf *f = NULL;
+    int rc = pieces_load_filter(&p, &f);
+    tdbf_value *v = rc == TDBF_OK ? tdbf_value_new(f) : NULL;
+    if (rc != TDBF_OK)
+        refuse_value(rdb, "corrupt filter", tdbf_strerror(rc));
+    else if (!v)
+        tdbf_close(f);
+    return v;
+}
+
+/* Kind 1: a restore in progress, `received` of the `total` its header
+ * claims; only the received bytes are held. */
+static void *load_restore_value(RedisModuleIO *rdb, uint64_t total)
+{
+    uint64_t received = RedisModule_LoadUnsigned(rdb);
+    if (RedisModule_IsIOError(rdb) || received >= total) {
+        refuse_value(rdb, "corrupt restore", "received bytes out of range");
+        return NULL;
+    }
+    tdbf_value *v = tdbf_value_new(NULL);
+    if (!v) {
+        refuse_value(rdb, "restore", "out of memory");
+        return NULL;
+    }
+    v->restore_total = total;
+    const char *problem = rdb_read_pieces(rdb, received, &v->restore);
+    if (problem) {
+        tdbf_value_free(v);
+        refuse_value(rdb, "corrupt restore", problem);
+        return NULL;
+    }
+    return v;
 }
 
 static void *type_rdb_load(RedisModuleIO *rdb, int encver)
 {
     if (encver != TDBF_TYPE_ENCVER) {
-        RedisModule_LogIOError(rdb, "warning",
-                               "tdbf: refusing a value of encoding version %d "
-                               "(this module reads version %d)", encver, TDBF_TYPE_ENCVER);
+        char detail[96];
+        snprintf(detail, sizeof detail, "encoding version %d (this module reads version %d)",
+                 encver, TDBF_TYPE_ENCVER);
+        refuse_value(rdb, "filter", detail);
         return NULL;
     }
     uint64_t kind = RedisModule_LoadUnsigned(rdb);
@@ -286,60 +422,26 @@ static void *type_rdb_load(RedisModuleIO *rdb, int encver)
     if (RedisModule_IsIOError(rdb))
         return NULL;
     if (total < HEADER_BYTES + TRAILER_BYTES || total > max_serialized_bytes()) {
-        RedisModule_LogIOError(rdb, "warning",
-                               "tdbf: refusing a value of %llu bytes (allowed: %llu to %llu)",
-                               (unsigned long long)total,
-                               (unsigned long long)(HEADER_BYTES + TRAILER_BYTES),
-                               (unsigned long long)max_serialized_bytes());
+        char detail[128];
+        snprintf(detail, sizeof detail, "%llu bytes (allowed: %llu to %llu)",
+                 (unsigned long long)total, (unsigned long long)(HEADER_BYTES + TRAILER_BYTES),
+                 (unsigned long long)max_serialized_bytes());
+        refuse_value(rdb, "filter", detail);
         return NULL;
     }
-    if (kind == KIND_FILTER) {
-        rdb_reader r = {.io = rdb, .remaining = total};
-        tdbf_load_options opts = {.max_memory = tdbf_settings.max_memory, .allocator = NULL};
-        tdbf *f = NULL;
-        int rc = tdbf_load(&f, rdb_read, &r, &opts);
-        bool leftover = rc == TDBF_OK && (r.remaining != 0 || r.pos != r.piece_len);
-        if (r.piece)
-            RedisModule_Free(r.piece);
-        if (rc != TDBF_OK || leftover) {
-            tdbf_close(f);
-            RedisModule_LogIOError(rdb, "warning", "tdbf: refusing a corrupt filter value: %s%s%s",
-                                   leftover ? "bytes after the checksum" : tdbf_strerror(rc),
-                                   r.problem ? ": " : "", r.problem ? r.problem : "");
-            return NULL;
-        }
-        return tdbf_value_new(f);
+    if (kind != KIND_FILTER && kind != KIND_RESTORE) {
+        refuse_value(rdb, "filter", "unknown kind");
+        return NULL;
     }
-    if (kind == KIND_RESTORE) {
-        uint64_t received = RedisModule_LoadUnsigned(rdb);
-        if (RedisModule_IsIOError(rdb) || received >= total) {
-            RedisModule_LogIOError(rdb, "warning", "tdbf: refusing a corrupt restore value");
-            return NULL;
-        }
-        unsigned char *bytes = tdbf_module_try_alloc(total);
-        if (!bytes) {
-            RedisModule_LogIOError(rdb, "warning", "tdbf: out of memory loading a restore value");
-            return NULL;
-        }
-        rdb_reader r = {.io = rdb, .remaining = received};
-        int bad = received ? rdb_read(&r, bytes, (size_t)received) : 0;
-        if (r.piece)
-            RedisModule_Free(r.piece);
-        if (bad || r.remaining != 0 || r.pos != r.piece_len) {
-            RedisModule_Free(bytes);
-            RedisModule_LogIOError(rdb, "warning", "tdbf: refusing a corrupt restore value: %s",
-                                   r.problem ? r.problem : "pieces do not add up");
-            return NULL;
-        }
-        tdbf_value *v = tdbf_value_new(NULL);
-        v->restore = bytes;
-        v->restore_len = received;
-        v->restore_total = total;
-        return v;
-    }
-    RedisModule_LogIOError(rdb, "warning", "tdbf: refusing a value of unknown kind %llu",
-                           (unsigned long long)kind);
-    return NULL;
+    /* RESTORE runs for a client: hold it to maxmemory like any write
+     * (server start-up and replicas are loading: no limit). */
+    RedisModuleCtx *ctx = RedisModule_GetContextFromIO ? RedisModule_GetContextFromIO(rdb) : NULL;
+    tdbf_budget_begin(tdbf_memory_headroom(ctx));
+    void *v = kind == KIND_FILTER ? load_filter_value(rdb, total)
+                                  : load_restore_value(rdb, total);
+    if (tdbf_budget_end())
+        tdbf_refusals.oom++;
+    return v;
 }
 
 /* ======================================================================
@@ -399,52 +501,47 @@ static size_t type_mem_usage(const void *value)
         if (tdbf_get_stats(v->filter, &st) == TDBF_OK)
             bytes += (size_t)st.memory_bytes;
     } else {
-        bytes += (size_t)v->restore_total;
+        for (const tdbf_piece *x = v->restore.head; x; x = x->next)
+            bytes += sizeof *x + x->len;
     }
     return bytes;
 }
 
-typedef struct buffer_sink {
-    unsigned char *buf;
-    uint64_t       len;
-    uint64_t       cap;
-} buffer_sink;
-
-static int buffer_append(void *ctx, const unsigned char *buf, size_t len)
+static int pieces_sink(void *ctx, const unsigned char *buf, size_t len)
 {
-    buffer_sink *b = ctx;
-    if (len > b->cap - b->len)
-        return 1;
-    memcpy(b->buf + b->len, buf, len);
-    b->len += len;
-    return 0;
+    return pieces_append(ctx, buf, len) ? 0 : 1;
 }
 
+/* COPY: through the format, like every other way a filter is duplicated,
+ * so the copy is validated like a load. */
 static void *type_copy(RedisModuleString *fromkey, RedisModuleString *tokey,
                        const void *value)
 {
     (void)fromkey;
     (void)tokey;
     const tdbf_value *v = value;
-    uint64_t size = v->filter ? tdbf_saved_size(v->filter) : v->restore_total;
-    buffer_sink b = {.buf = tdbf_module_try_alloc(size), .len = 0, .cap = size};
-    if (!b.buf)
-        return NULL;
-    tdbf_value *copy = NULL;
-    if (v->filter) {
-        tdbf *f = NULL;
-        if (tdbf_serialize_chunks(v->filter, 0, UINT64_MAX, buffer_append, &b) == TDBF_OK &&
-            tdbf_load_buffer(&f, b.buf, (size_t)b.len, NULL) == TDBF_OK)
-            copy = tdbf_value_new(f);
-        RedisModule_Free(b.buf);
-    } else {
-        memcpy(b.buf, v->restore, (size_t)v->restore_len);
-        copy = tdbf_value_new(NULL);
-        copy->restore = b.buf;
-        copy->restore_len = v->restore_len;
-        copy->restore_total = v->restore_total;
+    tdbf_pieces bytes = {0};
+    if (emit_value(v, pieces_sink, &bytes) != TDBF_OK) {
+        pieces_free(&bytes);
+        return NULL;   /* COPY answers an error */
     }
-    return copy;   /* NULL: COPY answers an error */
+    if (!v->filter) {
+        tdbf_value *copy = tdbf_value_new(NULL);
+        if (!copy) {
+            pieces_free(&bytes);
+            return NULL;
+        }
+        copy->restore = bytes;
+        copy->restore_total = v->restore_total;
+        return copy;
+    }
+    tdbf *f = NULL;
+    if (pieces_load_filter(&bytes, &f) != TDBF_OK)
+        return NULL;
+    tdbf_value *copy = tdbf_value_new(f);
+    if (!copy)
+        tdbf_close(f);
+    return copy;
 }
 
 /* ======================================================================
@@ -466,6 +563,8 @@ const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, siz
         return "ERR the first chunk must hold the whole 56-byte header";
     if (memcmp(chunk, format_magic, sizeof format_magic) != 0)
         return "ERR the chunk is not a tdbf dump (bad magic)";
+    /* The header's payload length is only a claim until the bytes arrive:
+     * it bounds the restore, nothing is allocated for it. */
     uint64_t payload = read_le64(chunk + HEADER_PAYLOAD_AT);
     uint64_t cap = max_serialized_bytes() - HEADER_BYTES - TRAILER_BYTES;
     if (payload > cap)
@@ -473,13 +572,10 @@ const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, siz
     uint64_t total = HEADER_BYTES + payload + TRAILER_BYTES;
     if (len > total)
         return "ERR the chunk is longer than the dump its header describes";
-    unsigned char *bytes = tdbf_module_try_alloc(total);
-    if (!bytes)
-        return "ERR out of memory for the restore";
     tdbf_value *v = tdbf_value_new(NULL);
-    v->restore = bytes;
+    if (!v)
+        return "OOM no memory for the restore";
     v->restore_total = total;
-    v->restore_len = 0;
     *out = v;
     return NULL;
 }
@@ -492,29 +588,36 @@ const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
     *fatal = false;
     if (v->filter)
         return "ERR the key already holds a complete filter";
-    if (offset != v->restore_len)
+    if (offset != v->restore.len)
         return "ERR chunk out of order: its cursor does not follow the previous chunk";
-    if (len > v->restore_total - v->restore_len) {
+    if (len > v->restore_total - v->restore.len) {
         *fatal = true;
         return "ERR the chunk runs past the end of the dump";
     }
-    memcpy(v->restore + v->restore_len, chunk, len);
-    v->restore_len += len;
-    if (v->restore_len < v->restore_total)
+    tdbf_pieces added = {0};
+    if (!pieces_append(&added, chunk, len)) {
+        pieces_free(&added);
+        return "OOM no memory for the chunk under maxmemory; nothing was added";
+    }
+    if (v->restore.tail)
+        v->restore.tail->next = added.head;
+    else
+        v->restore.head = added.head;
+    v->restore.tail = added.tail;
+    v->restore.len += added.len;
+    if (v->restore.len < v->restore_total)
         return NULL;
 
-    tdbf_load_options opts = {.max_memory = tdbf_settings.max_memory, .allocator = NULL};
     tdbf *f = NULL;
-    int rc = tdbf_load_buffer(&f, v->restore, (size_t)v->restore_total, &opts);
+    int rc = pieces_load_filter(&v->restore, &f);
+    v->restore_total = 0;
     if (rc != TDBF_OK) {
         *fatal = true;
         static char message[160];
-        snprintf(message, sizeof message, "ERR the dump is invalid: %s", tdbf_strerror(rc));
+        snprintf(message, sizeof message, "%s the dump is invalid: %s",
+                 rc == TDBF_ENOMEM ? "OOM" : "ERR", tdbf_strerror(rc));
         return message;
     }
-    RedisModule_Free(v->restore);
-    v->restore = NULL;
-    v->restore_len = v->restore_total = 0;
     tdbf_value_set_filter(v, f);
     *done = true;
     return NULL;

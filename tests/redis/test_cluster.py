@@ -199,7 +199,7 @@ def test_filters_spread_over_every_primary(cluster, spread):
         never = [f"never:{i}:{j}" for j in range(NEVER_PER_FILTER)]
         false_positives[design] += rc.execute_command("TDBF.MEXISTS", key, *never).count(1)
         planned[design] = max(planned[design],
-                              float(rc.execute_command("TDBF.INFO", key, "error_planned")))
+                              float(rc.execute_command("TDBF.INFO", key, "error_planned")[0]))
     for d in SPREAD_DESIGNS:
         queries = SPREAD_FILTERS // len(SPREAD_DESIGNS) * NEVER_PER_FILTER
         p = planned[d]
@@ -394,7 +394,7 @@ def test_load_with_primary_kills_loses_nothing_acknowledged(make_cluster):
     for i, (key, design, window) in enumerate(LOAD_FILTERS):
         rc.execute_command("TDBF.RESERVE", key, "0.01", *window, "DESIGN", design,
                            "SEED", i + 1)
-        planned[key] = int(rc.execute_command("TDBF.INFO", key, "memory_bytes"))
+        planned[key] = int(rc.execute_command("TDBF.INFO", key, "memory_bytes")[0])
     assert len({rc.get_node_from_key(k).port for k in keys}) == 3, "a primary holds none"
     state = LoadState(keys)
     total = CLIENTS * OPS_PER_CLIENT
@@ -445,7 +445,7 @@ def test_load_with_primary_kills_loses_nothing_acknowledged(make_cluster):
     # Memory within the plan: the filter's memory never grew, and MEMORY
     # USAGE adds only the key's own overhead.
     for key in keys:
-        assert int(call(rc, "TDBF.INFO", key, "memory_bytes")) == planned[key], key
+        assert int(call(rc, "TDBF.INFO", key, "memory_bytes")[0]) == planned[key], key
         usage = call(rc, "MEMORY", "USAGE", key)
         assert usage <= planned[key] + KEY_OVERHEAD, (key, usage, planned[key])
     # No crash: every node runs, and no log holds a crash report.

@@ -65,7 +65,7 @@ def test_reserve_design_and_seed(r):
     i = info(r, "b")
     assert i["design"] == b"apbbf"
     assert i["seed"] == b"18446744073709551615"
-    assert r.execute_command("TDBF.INFO", "b", "seed") == b"18446744073709551615"
+    assert r.execute_command("TDBF.INFO", "b", "seed") == [b"18446744073709551615"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -78,7 +78,11 @@ def test_reserve_design_and_seed(r):
     (["0.01", "WINDOW", "1e3"], "bad WINDOW"),
     (["0.01", "EX", "ten"], "bad EX"),
     (["0.01", "PX", "0"], "bad PX"),
-    (["0.01", "WINDOW", "10", "EX", "5"], "only one window"),
+    (["0.01", "WINDOW", "10", "EX", "5"], "window given twice"),
+    (["0.01", "WINDOW", "10", "DESIGN", "apbf", "DESIGN", "apbbf"], "DESIGN given twice"),
+    (["0.01", "WINDOW", "10", "SEED", "1", "SEED", "2"], "SEED given twice"),
+    (["0.01", "EX", "10", "CAPACITY", "9", "CAPACITY", "9"], "CAPACITY given twice"),
+    (["0.01", "WINDOW", "10", "DESIGN", "apbf\0x"], "unknown design"),
     (["0.01", "WINDOW", "10", "DESIGN", "cuckoo"], "unknown design"),
     (["0.01", "WINDOW", "10", "CAPACITY", "0"], "bad CAPACITY"),
     (["0.01", "WINDOW", "10", "SEED", "-1"], "bad SEED"),
@@ -123,11 +127,15 @@ def test_madd_and_mexists(r):
     assert r.execute_command("TDBF.EXISTS", "missing", "a") == 0
 
 
-def test_add_errors(r):
+def test_add_errors(make_server):
+    r = make_server(module_args=["AUTOCREATE", "no"]).client()
     with pytest.raises(redis.ResponseError, match="not found"):
         r.execute_command("TDBF.ADD", "nope", "a")
     with pytest.raises(redis.ResponseError, match="not found"):
         r.execute_command("TDBF.MADD", "nope", "a", "b")
+    with pytest.raises(redis.ResponseError, match="AUTOCREATE no"):
+        r.execute_command("TDBF.INSERT", "nope", "ITEMS", "a")
+    assert r.exists("nope") == 0
     for cmd, args in [("TDBF.ADD", ["f"]), ("TDBF.ADD", ["f", "a", "b"]),
                       ("TDBF.MADD", ["f"]), ("TDBF.EXISTS", ["f"]),
                       ("TDBF.EXISTS", ["f", "a", "b"]), ("TDBF.MEXISTS", ["f"])]:
@@ -164,7 +172,7 @@ def test_insert_creates_and_adds(r):
     (["NOCREATE", "ITEMS", "a"], "not found"),
     (["WINDOW", "10"], "ITEMS and at least one item"),
     (["WINDOW", "10", "ITEMS"], "ITEMS and at least one item"),
-    (["ITEMS", "a"], "a window is required"),
+    (["ERROR", "0.1", "ERROR", "0.2", "ITEMS", "a"], "ERROR given twice"),
     (["ERROR", "2", "WINDOW", "10", "ITEMS", "a"], "bad error rate"),
     (["WINDOW", "10", "BOGUS", "ITEMS", "a"], "unknown argument"),
     (["NOCREATE", "WINDOW", "10", "ITEMS", "a"], "NOCREATE cannot be combined"),
@@ -187,8 +195,9 @@ def test_info_fields(r):
         assert field in i, field
     assert i["items"] == 3 and i["card"] == 3
     assert 0 < float(i["error_planned"]) <= 0.01
-    assert r.execute_command("TDBF.INFO", "f", "ITEMS") == 3
-    assert r.execute_command("TDBF.INFO", "f", "memory_bytes") == i["memory_bytes"]
+    # One field: an array of one value, as RedisBloom's BF.INFO key ITEMS.
+    assert r.execute_command("TDBF.INFO", "f", "ITEMS") == [3]
+    assert r.execute_command("TDBF.INFO", "f", "memory_bytes") == [i["memory_bytes"]]
     with pytest.raises(redis.ResponseError, match="unknown INFO field"):
         r.execute_command("TDBF.INFO", "f", "colour")
     with pytest.raises(redis.ResponseError, match="not found"):
@@ -203,7 +212,7 @@ def test_card(r):
     r.execute_command("TDBF.MADD", "f", *[str(i) for i in range(10)])
     assert r.execute_command("TDBF.CARD", "f") == 10
     r.execute_command("TDBF.MADD", "f", *[str(i) for i in range(10, 1000)])
-    w = r.execute_command("TDBF.INFO", "f", "window_items")
+    w = r.execute_command("TDBF.INFO", "f", "window_items")[0]
     assert r.execute_command("TDBF.CARD", "f") == w
     assert r.execute_command("TDBF.CARD", "missing") == 0
     r.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "60")
@@ -221,7 +230,7 @@ def test_wrongtype(r):
         for cmd, args in [("TDBF.ADD", ["a"]), ("TDBF.MADD", ["a"]), ("TDBF.EXISTS", ["a"]),
                           ("TDBF.MEXISTS", ["a"]), ("TDBF.INFO", []), ("TDBF.CARD", []),
                           ("TDBF.INSERT", ["ITEMS", "a"]), ("TDBF.SCANDUMP", ["0"]),
-                          ("TDBF.ADDAT", ["1", "a"])]:
+                          ("TDBF.LOADCHUNK", ["57", "x" * 56])]:
             with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
                 r.execute_command(cmd, key, *args)
     r.execute_command("TDBF.RESERVE", "f", "0.01", "WINDOW", "10")
@@ -256,13 +265,14 @@ def test_time_window_refresh_keeps_a_busy_item(r):
     assert r.execute_command("TDBF.EXISTS", "t", "hot") == 1
 
 
-def test_addat_uses_the_given_time(r):
+def test_addat_uses_the_given_time(make_server):
+    r = make_server(module_args=["ALLOW_ADDAT", "yes"]).client()   # backfilling
     r.execute_command("TDBF.RESERVE", "t", "0.01", "PX", "1000")
     assert r.execute_command("TDBF.ADDAT", "t", "5000", "a") == [1]
-    assert r.execute_command("TDBF.INFO", "t", "now_ms") == 5000
+    assert r.execute_command("TDBF.INFO", "t", "now_ms") == [5000]
     # Time never rewinds: an older stamp is clamped to the filter's time.
     assert r.execute_command("TDBF.ADDAT", "t", "10", "b") == [1]
-    assert r.execute_command("TDBF.INFO", "t", "now_ms") == 5000
+    assert r.execute_command("TDBF.INFO", "t", "now_ms") == [5000]
     with pytest.raises(redis.ResponseError, match="bad timestamp"):
         r.execute_command("TDBF.ADDAT", "t", "-1", "a")
     with pytest.raises(redis.ResponseError, match="not found"):
@@ -517,7 +527,7 @@ def test_replication_is_deterministic(make_server):
 def test_memory_goes_through_redis(r):
     before = r.info("memory")["used_memory"]
     r.execute_command("TDBF.RESERVE", "big", "0.001", "WINDOW", "1000000")
-    size = r.execute_command("TDBF.INFO", "big", "memory_bytes")
+    size = r.execute_command("TDBF.INFO", "big", "memory_bytes")[0]
     assert size > 1_000_000
     assert r.info("memory")["used_memory"] - before >= 0.9 * size
     assert r.memory_usage("big") >= size
@@ -558,8 +568,8 @@ def test_module_arguments(make_server):
                                  "DEFAULT_TIME_DESIGN", "tlbf"])
     c = s.client()
     c.execute_command("TDBF.INSERT", "f", "WINDOW", "100", "ITEMS", "a")
-    assert c.execute_command("TDBF.INFO", "f", "design") == b"apbbf"
-    assert float(c.execute_command("TDBF.INFO", "f", "error")) == 0.05
+    assert c.execute_command("TDBF.INFO", "f", "design") == [b"apbbf"]
+    assert float(c.execute_command("TDBF.INFO", "f", "error")[0]) == 0.05
 
 
 @pytest.mark.parametrize("args", [["DEFAULT_ERROR", "2"], ["DEFAULT_DESIGN", "nope"],
@@ -594,7 +604,7 @@ def test_every_design_works_or_is_refused_clearly(r, design):
             continue
         created.append(key)
         assert r.execute_command("TDBF.MADD", key, "a", "b", "a") == [1, 1, 0]
-        assert r.execute_command("TDBF.INFO", key, "design") == design.encode()
+        assert r.execute_command("TDBF.INFO", key, "design") == [design.encode()]
     before = {k: (digest(r, k), r.execute_command("TDBF.MEXISTS", k, "a", "b")) for k in created}
     r.execute_command("DEBUG", "RELOAD")
     assert {k: (digest(r, k), r.execute_command("TDBF.MEXISTS", k, "a", "b"))

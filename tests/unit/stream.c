@@ -234,23 +234,32 @@ double check_current_error(const char *label, const tdbf *f, uint64_t now, uint6
     return current;
 }
 
+void check_estimate_restarts(stream *s, uint64_t gone, uint64_t capacity, uint64_t window_ns,
+                             double steady)
+{
+    s->now = gone;
+    stream_phase(s, capacity / 2, window_ns / capacity, 0);
+    double again = current_error_of(s->f, s->now);
+    print_message("after expiry: 0; after half a window at the planned rate: %.6f\n", again);
+    if (!(again > 0.0 && again < steady))
+        fail_msg("current error %.6f after half a window (steady %.6f)", again, steady);
+}
+
 /* ---- saving and loading -------------------------------------------------- */
 
-typedef struct byte_sink {
-    unsigned char *data;
-    size_t len, cap;
-} byte_sink;
-
-static int sink_write(void *ctx, const void *buf, size_t len)
+int byte_sink_write(void *ctx, const void *buf, size_t len)
 {
     byte_sink *s = ctx;
+    if (s->fail_after == 0)
+        return -1;
+    if (s->fail_after > 0)
+        s->fail_after--;
     if (s->len + len > s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 4096;
         while (cap < s->len + len)
             cap *= 2;
         unsigned char *data = realloc(s->data, cap);
-        if (!data)
-            return -1;
+        assert_non_null(data);
         s->data = data;
         s->cap = cap;
     }
@@ -259,10 +268,10 @@ static int sink_write(void *ctx, const void *buf, size_t len)
     return 0;
 }
 
-static byte_sink save_bytes(const tdbf *f)
+byte_sink save_bytes(const tdbf *f)
 {
-    byte_sink s = {NULL, 0, 0};
-    CHECK_RC(tdbf_save(f, sink_write, &s), TDBF_OK);
+    byte_sink s = {NULL, 0, 0, -1};
+    CHECK_RC(tdbf_save(f, byte_sink_write, &s), TDBF_OK);
     CHECK_U64_EQ(s.len, tdbf_saved_size(f));
     return s;
 }
@@ -283,4 +292,21 @@ tdbf *reload(const tdbf *f, uint64_t *checksum)
     free(saved.data);
     free(again.data);
     return copy;
+}
+
+void check_estimate_survives_reload(const tdbf *f, uint64_t checksum, uint64_t now,
+                                    uint64_t window_ns, unsigned steps, double relative)
+{
+    uint64_t saved;
+    tdbf *g = reload(f, &saved);
+    print_message("saved form's checksum %016llx\n", (unsigned long long)saved);
+    CHECK_U64_EQ(saved, checksum);
+    for (unsigned i = 0; i <= steps; i++) {
+        uint64_t at = now + i * (window_ns / steps);
+        double before = current_error_of(f, at), after = current_error_of(g, at);
+        print_message("+%llu ms: current error %.6f, after load %.6f\n",
+                      (unsigned long long)((at - now) / 1000000u), before, after);
+        CHECK_NEAR(after, before, relative * before);
+    }
+    tdbf_close(g);
 }

@@ -99,7 +99,33 @@ double check_current_error(const char *label, const tdbf *f, uint64_t now, uint6
 /* tdbf_current_error that must succeed. */
 double current_error_of(const tdbf *f, uint64_t now);
 
+/* After an overload has expired at `gone`: half a window of adds at the
+ * planned rate (capacity per window_ns) from there must bring the
+ * estimate above 0 but below `steady`, the estimate at the planned rate:
+ * the expired adds no longer count. */
+void check_estimate_restarts(stream *s, uint64_t gone, uint64_t capacity, uint64_t window_ns,
+                             double steady);
+
+/* Reload f (its saved form's checksum must be `checksum`, pinning the
+ * format) and compare the copy's tdbf_current_error with f's at
+ * now + i * window_ns / steps, i = 0 .. steps: within `relative` of it. */
+void check_estimate_survives_reload(const tdbf *f, uint64_t checksum, uint64_t now,
+                                    uint64_t window_ns, unsigned steps, double relative);
+
 /* ---- saving and loading -------------------------------------------------- */
+
+/* A growable buffer for tdbf_save (free data when done). */
+typedef struct byte_sink {
+    unsigned char *data;
+    size_t len, cap;
+    long fail_after;   /* >= 0: the write that fails (for TDBF_EIO); -1 never */
+} byte_sink;
+
+/* tdbf_write_fn appending to a byte_sink. */
+int byte_sink_write(void *ctx, const void *buf, size_t len);
+
+/* f's saved bytes (the length checked against tdbf_saved_size). */
+byte_sink save_bytes(const tdbf *f);
 
 /* f through tdbf_save and tdbf_load_buffer: the copy's saved bytes must
  * be f's, byte for byte.  *checksum (if not NULL) gets the saved form's

@@ -440,13 +440,7 @@ static void test_current_error_reports_overload(void **state)
     CHECK_RC(tdbf_advance(f, gone), TDBF_OK);
     CHECK_NEAR(current_error_of(f, gone), 0.0, 0.0);
     CHECK_NEAR(current_error_of(f, 0), 0.0, 0.0);    /* clamped to `gone` */
-    /* Fresh adds count from zero again. */
-    s.now = gone;
-    stream_phase(&s, C / 2, T / C, 0);
-    double again = current_error_of(f, s.now);
-    print_message("after expiry: 0; after half a window at the planned rate: %.6f\n", again);
-    if (!(again > 0.0 && again < steady))
-        fail_msg("current error %.6f after half a window (steady %.6f)", again, steady);
+    check_estimate_restarts(&s, gone, C, T, steady);   /* fresh adds count from zero */
     stream_end(&s);
 }
 

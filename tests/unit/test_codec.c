@@ -17,48 +17,12 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "stream.h"
 
 #define SEC UINT64_C(1000000000)
 
-/* ---- a growable buffer sink ---------------------------------------------- */
-
-typedef struct sink {
-    unsigned char *data;
-    size_t len, cap;
-    long fail_after;   /* >= 0: the write that fails (for TDBF_EIO) */
-} sink;
-
-static int write_sink(void *ctx, const void *buf, size_t len)
-{
-    sink *s = ctx;
-    if (s->fail_after == 0)
-        return -1;
-    if (s->fail_after > 0)
-        s->fail_after--;
-    if (s->len + len > s->cap) {
-        size_t cap = s->cap ? s->cap : 4096;
-        while (cap < s->len + len)
-            cap *= 2;
-        unsigned char *data = realloc(s->data, cap);
-        assert_non_null(data);
-        s->data = data;
-        s->cap = cap;
-    }
-    memcpy(s->data + s->len, buf, len);
-    s->len += len;
-    return 0;
-}
-
-static sink save_to_buffer(const tdbf *f)
-{
-    sink s = {NULL, 0, 0, -1};
-    CHECK_RC(tdbf_save(f, write_sink, &s), TDBF_OK);
-    CHECK_U64_EQ(s.len, tdbf_saved_size(f));
-    return s;
-}
-
 /* Rewrite the trailing XXH3-64 after a deliberate edit. */
-static void fix_checksum(sink *s)
+static void fix_checksum(byte_sink *s)
 {
     uint64_t sum = XXH3_64bits(s->data, s->len - 8);
     for (int i = 0; i < 8; i++)
@@ -226,8 +190,8 @@ static void probe(const tdbf *f, uint64_t now, uint8_t *answers, uint64_t count)
 static int saveable(const design_case *c)
 {
     tdbf *f = drv_open(&c->cfg);
-    sink s = {NULL, 0, 0, -1};
-    int rc = tdbf_save(f, write_sink, &s);
+    byte_sink s = {NULL, 0, 0, -1};
+    int rc = tdbf_save(f, byte_sink_write, &s);
     free(s.data);
     tdbf_close(f);
     return rc == TDBF_OK;
@@ -242,7 +206,7 @@ static void round_trip(const design_case *c, uint64_t inserts)
     uint64_t now = 1000 * SEC;
     tdbf *f = drv_open(&c->cfg);
     feed(f, c, 0, inserts, &now, NULL);
-    sink s = save_to_buffer(f);
+    byte_sink s = save_bytes(f);
 
     tdbf *g = NULL;
     CHECK_RC(tdbf_load_buffer(&g, s.data, s.len, NULL), TDBF_OK);
@@ -269,8 +233,8 @@ static void round_trip(const design_case *c, uint64_t inserts)
     assert_memory_equal(before, after, PROBES);
 
     /* Saving the loaded filter gives the same bytes... after the same adds. */
-    sink s2 = save_to_buffer(g);
-    sink s1 = save_to_buffer(f);
+    byte_sink s2 = save_bytes(g);
+    byte_sink s1 = save_bytes(f);
     CHECK_U64_EQ(s1.len, s2.len);
     assert_memory_equal(s1.data, s2.data, s1.len);
     free(s.data);
@@ -299,7 +263,7 @@ static void test_round_trip_every_design(void **state)
 
 /* ---- damaged input ------------------------------------------------------- */
 
-static int load_rc(const sink *s, size_t len)
+static int load_rc(const byte_sink *s, size_t len)
 {
     tdbf *g = (tdbf *)&g;   /* must be reset to NULL on failure */
     int rc = tdbf_load_buffer(&g, s->data, len, NULL);
@@ -322,7 +286,7 @@ static void test_truncation_at_every_byte(void **state)
         uint64_t now = SEC;
         tdbf *f = drv_open(&cfg);
         feed(f, &cases[i], 0, 300, &now, NULL);
-        sink s = save_to_buffer(f);
+        byte_sink s = save_bytes(f);
         size_t step = s.len > 20000 ? s.len / 20000 + 1 : 1;
         for (size_t len = 0; len < s.len; len += step) {
             int rc = load_rc(&s, len);
@@ -356,7 +320,7 @@ static void test_bit_flips(void **state)
         uint64_t now = SEC;
         tdbf *f = drv_open(&cases[i].cfg);
         feed(f, &cases[i], 0, 500, &now, NULL);
-        sink s = save_to_buffer(f);
+        byte_sink s = save_bytes(f);
         for (int trial = 0; trial < 2000; trial++) {
             size_t at = (size_t)drv_below(&rng, s.len);
             unsigned bit = (unsigned)drv_below(&rng, 8);
@@ -386,7 +350,7 @@ static void test_absurd_fields(void **state)
     uint64_t now = 0;
     design_case c = {"apbf", cfg, 0};
     feed(f, &c, 0, 1000, &now, NULL);
-    sink s = save_to_buffer(f);
+    byte_sink s = save_bytes(f);
     unsigned char *orig = malloc(s.len);
     assert_non_null(orig);
     memcpy(orig, s.data, s.len);
@@ -489,7 +453,7 @@ static void check_field_edits(const design_case *c, uint64_t inserts, const fiel
     uint64_t now = SEC;
     tdbf *f = drv_open(&c->cfg);
     feed(f, c, 0, inserts, &now, NULL);
-    sink s = save_to_buffer(f);
+    byte_sink s = save_bytes(f);
     unsigned char *orig = malloc(s.len);
     assert_non_null(orig);
     memcpy(orig, s.data, s.len);
@@ -668,8 +632,8 @@ static void test_files(void **state)
 
     /* A failing sink is an I/O error, at every write. */
     for (long fail = 0; fail < 12; fail++) {
-        sink s = {NULL, 0, 0, fail};
-        CHECK_RC(tdbf_save(f, write_sink, &s), TDBF_EIO);
+        byte_sink s = {NULL, 0, 0, fail};
+        CHECK_RC(tdbf_save(f, byte_sink_write, &s), TDBF_EIO);
         free(s.data);
     }
     CHECK_RC(tdbf_save(f, NULL, NULL), TDBF_EINVAL);

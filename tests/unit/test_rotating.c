@@ -427,12 +427,7 @@ static void test_current_error_reports_overload(void **state)
     CHECK_NEAR(current_error_of(f, s.now + T), 0.0, 0.0);
     CHECK_RC(tdbf_advance(f, s.now + T), TDBF_OK);
     CHECK_NEAR(current_error_of(f, s.now + T), 0.0, 0.0);
-    s.now += T;
-    stream_phase(&s, C / 2, T / C, 0);
-    double again = current_error_of(f, s.now);
-    print_message("after expiry: 0; after half a window at the planned rate: %.6f\n", again);
-    if (!(again > 0.0 && again < steady))
-        fail_msg("current error %.6f after half a window (steady %.6f)", again, steady);
+    check_estimate_restarts(&s, s.now + T, C, T, steady);
     stream_end(&s);
 }
 
@@ -448,18 +443,7 @@ static void test_current_error_after_load(void **state)
     stream_init(&s, f, T, SEC, 8 * C + 10, 109);
     stream_phase(&s, 3 * C, T / C, 0);
     stream_phase(&s, 5 * C, 0, 0);                 /* a grown ring */
-    uint64_t checksum;
-    tdbf *g = reload(f, &checksum);
-    print_message("saved form's checksum %016llx\n", (unsigned long long)checksum);
-    CHECK_U64_EQ(checksum, UINT64_C(0x579a666fd5884009));
-    for (uint64_t later = 0; later <= T; later += T / 8) {
-        double before = current_error_of(f, s.now + later);
-        CHECK_NEAR(current_error_of(g, s.now + later), before, 0.0);
-        if (later == 0 || later == T)
-            print_message("+%llu s: current error %.6f, after load the same\n",
-                          (unsigned long long)(later / SEC), before);
-    }
-    tdbf_close(g);
+    check_estimate_survives_reload(f, UINT64_C(0x579a666fd5884009), s.now, T, 8, 0.0);
     /* A count window too. */
     tdbf_config cfg = rotating_config(0.01, 10000, 0, 0, 4, 111);
     tdbf *h = drv_open(&cfg);

@@ -473,18 +473,7 @@ static void test_current_error_after_load(void **state)
     stream_init(&s, f, T, SEC, 8 * C + 10, 63);
     stream_phase(&s, 3 * C, T / C, 0);
     stream_phase(&s, 5 * C, 0, 0);
-    uint64_t checksum;
-    tdbf *g = reload(f, &checksum);
-    print_message("saved form's checksum %016llx\n", (unsigned long long)checksum);
-    CHECK_U64_EQ(checksum, UINT64_C(0xd5a9f50f843a799b));
-    for (uint64_t later = 0; later <= T; later += T / 4) {
-        double before = current_error_of(f, s.now + later);
-        double after = current_error_of(g, s.now + later);
-        print_message("+%llu s: current error %.6f, after load %.6f\n",
-                      (unsigned long long)(later / SEC), before, after);
-        CHECK_NEAR(after, before, 0.05 * before);
-    }
-    tdbf_close(g);
+    check_estimate_survives_reload(f, UINT64_C(0xd5a9f50f843a799b), s.now, T, 4, 0.05);
     stream_end(&s);
 }
 
