@@ -114,6 +114,10 @@ test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 
 test-cluster: $(REDIS_MODULE) ## 3 primaries + 3 replicas: 1000 filters, resharding, failover, 8 clients with primary kills
 	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -s -p no:cacheprovider tests/redis/test_cluster.py
 
+.PHONY: bench-hostile
+bench-hostile: $(REDIS_MODULE) ## what forged chunks, huge filters, ADDAT, bursts and corrupt payloads cost the server
+	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) bench/redis_hostile.py $(abspath $(REDIS_MODULE))
+
 .PHONY: bench-redis
 bench-redis: $(REDIS_MODULE) ## redis-benchmark ratios vs SET NX EX, and memory per item
 	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) bench/redis_bench.py

@@ -94,7 +94,9 @@ static double fp_after(const bloom *b, uint64_t adds)
 /* Keep the FP for the end of the stretch that `adds` starts. */
 static void keep_fp(bloom *b, uint64_t adds)
 {
-    b->fp_until = adds + (adds > b->capacity ? adds : b->capacity) / 256 + 1;
+    uint64_t stretch = (adds > b->capacity ? adds : b->capacity) / 256 + 1;
+    /* Saturating: a loaded file may claim any count of adds. */
+    b->fp_until = stretch > UINT64_MAX - adds ? UINT64_MAX : adds + stretch;
     b->fp_kept = fp_after(b, b->fp_until);
 }
 
@@ -105,7 +107,8 @@ static int bloom_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     int present = query(b, &key->hash);
     insert(b, &key->hash);
     /* the shell counts this add after it returns */
-    uint64_t adds = atomic_load_explicit(&f->items, memory_order_relaxed) + 1;
+    uint64_t adds = atomic_load_explicit(&f->items, memory_order_relaxed);
+    adds += adds < UINT64_MAX;
     if (adds > b->fp_until)
         keep_fp(b, adds);
     return present;

@@ -463,8 +463,11 @@ static void keep_fp(tlbf *t, uint64_t now_ns)
 {
     unsigned live = live_slices(t, now_ns);
     uint64_t held = 0;
-    for (unsigned i = 0; i < live; i++)
-        held += at(t, i)->generation;
+    for (unsigned i = 0; i < live; i++) {
+        /* Saturating: a loaded file's counts are only checked one by one. */
+        uint64_t g = at(t, i)->generation;
+        held = g > UINT64_MAX - held ? UINT64_MAX : held + g;
+    }
     t->fp_current = counted_fp(t, live);
     t->fp_live = live;
     t->fp_adds = 0;

@@ -377,7 +377,7 @@ static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
     uint64_t headroom = tdbf_memory_headroom(ctx);
     tdbf_budget_begin(headroom);
     int rc = tdbf_open(&f, &cfg);
-    uint64_t refused = tdbf_budget_end();
+    uint64_t refused = tdbf_budget_end(NULL);
     if (rc != TDBF_OK) {
         reply_open_error(ctx, a, rc, refused, headroom);
         return NULL;
@@ -502,10 +502,13 @@ static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **ite
             continue;
         }
         size_t len;
+        uint64_t spent;
         const char *item = RedisModule_StringPtrLen(items[i], &len);
         tdbf_budget_begin(headroom);
         int rc = tdbf_add(v->filter, item, len, now_ns);
-        uint64_t refused = tdbf_budget_end();
+        uint64_t refused = tdbf_budget_end(&spent);
+        if (headroom != UINT64_MAX)   /* the command's adds share one headroom */
+            headroom -= spent < headroom ? spent : headroom;
         if (rc == TDBF_ENOMEM && refused) {
             reply_oom(ctx, "adding to the filter", refused, headroom);
         } else if (rc < 0) {
@@ -1145,7 +1148,7 @@ static int cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc
     uint64_t headroom = tdbf_memory_headroom(ctx);
     tdbf_budget_begin(headroom);
     const char *err = tdbf_restore_append(v, offset, chunk, len, &done, &fatal);
-    if (tdbf_budget_end())
+    if (tdbf_budget_end(NULL))
         tdbf_refusals.oom++;
     if (err) {
         tdbf_refusals.payloads++;

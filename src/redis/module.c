@@ -177,9 +177,11 @@ void tdbf_budget_begin(uint64_t bytes)
     budget.refused = 0;
 }
 
-uint64_t tdbf_budget_end(void)
+uint64_t tdbf_budget_end(uint64_t *spent)
 {
     budget.open = false;
+    if (spent)
+        *spent = budget.spent;
     return budget.refused;
 }
 

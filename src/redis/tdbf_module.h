@@ -102,9 +102,10 @@ uint64_t tdbf_memory_headroom(RedisModuleCtx *ctx);
 
 /* Hold every allocation of the library and the module to `bytes` in all
  * (UINT64_MAX: no limit) until tdbf_budget_end, which returns the size
- * of the first request refused (0: none was). */
+ * of the first request refused (0: none was) and, if spent is not NULL,
+ * stores the bytes granted. */
 void     tdbf_budget_begin(uint64_t bytes);
-uint64_t tdbf_budget_end(void);
+uint64_t tdbf_budget_end(uint64_t *spent);
 
 /* Log a refusal (through io when given, else ctx; either may be NULL),
  * at most one line per 10 seconds; the others are counted. */

@@ -439,7 +439,7 @@ static void *type_rdb_load(RedisModuleIO *rdb, int encver)
     tdbf_budget_begin(tdbf_memory_headroom(ctx));
     void *v = kind == KIND_FILTER ? load_filter_value(rdb, total)
                                   : load_restore_value(rdb, total);
-    if (tdbf_budget_end())
+    if (tdbf_budget_end(NULL))
         tdbf_refusals.oom++;
     return v;
 }
