@@ -128,11 +128,12 @@ typedef enum {
     TDBF_FPDECAY = 7,  /* fingerprint decay array (paper 003) */
     TDBF_STABLE = 8,   /* Stable Bloom filter (Deng & Rafiei 2006) */
     TDBF_BLOOM = 9,    /* classic Bloom filter: no window; capacity = window_items */
-    TDBF_EXACT = 10    /* exact sliding-window set (ground truth, big) */
+    TDBF_EXACT = 10,   /* exact sliding-window set (ground truth, big) */
+    TDBF_APBF_LINE = 11 /* line-local APBF: one 64-byte line per key, count window */
 } tdbf_design;
 
 /* Number of design identifiers (for iteration: 0 .. TDBF_DESIGN_COUNT-1). */
-#define TDBF_DESIGN_COUNT 11
+#define TDBF_DESIGN_COUNT 12
 
 /* Lower-case name of a design ("apbf"), or NULL if out of range. */
 TDBF_API const char *tdbf_design_name(tdbf_design design);
@@ -891,6 +892,57 @@ TDBF_API double tdbf_stable_zeros(uint64_t cells, unsigned k, unsigned d,
  * Returns FN in [0, 1], or -1.0 for invalid arguments (as above). */
 TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
                                    uint64_t decrements, uint64_t t);
+
+/* ======================================================================
+ * 12b. Planning APBF_LINE (line-local APBF)
+ *
+ * One unit per key — a 64-byte cache line, or 128 bytes (two adjacent
+ * lines) — cut into F = k + l + 1 fields of W = U / F bits, one per age
+ * slice (the extra one is the spare, emptied a few units per insert for
+ * the next shift); a key sets b bits in each of the k newest fields of its
+ * unit, and a query reads that one unit.  The FP is that of a run of k
+ * matching fields, averaged over the loads a unit's generations bring
+ * (Poisson), which neighbouring fields share (src/lib/apbf_line.c).
+ * ====================================================================== */
+
+/* Unit sizes in bits: cfg.block_bits = 512 or 1024 (0: the default). */
+#define TDBF_LINE_DEFAULT_UNIT 1024
+
+typedef struct tdbf_line_plan {
+    unsigned k;               /* fields an insert marks */
+    unsigned l;               /* further fields a query reads (window = l g) */
+    unsigned b;               /* bits per field per key (cfg.block_hashes) */
+    unsigned unit_bits;       /* U: 512 or 1024 (cfg.block_bits) */
+    unsigned fields;          /* F = k + l + 1 */
+    unsigned field_bits;      /* W = U / F, rounded down */
+    uint64_t units;           /* units of U bits */
+    uint64_t generation;      /* g: inserts per generation, ceil(window / l) */
+    uint64_t window;          /* guaranteed window l g >= cfg.window_items */
+    uint64_t bytes;           /* units * U / 8 */
+    double   bits_per_item;   /* 8 * bytes / window */
+    double   fp;              /* modelled worst-case FP, just before a shift */
+} tdbf_line_plan;
+
+/* The modelled worst-case false-positive rate of an APBF_LINE filter of
+ * `units` units of `unit_bits` bits, (k, l, b) and `generation` inserts
+ * per generation: the mean over 4096 simulated units (fixed seed: a pure
+ * function) of the probability of a run of k matching fields.  Returns
+ * it, or -1.0 for invalid arguments (k 1..TDBF_MAX_K, l >= 1, k + l + 1
+ * <= 64, b 1..4, unit_bits 512 or 1024, units and generation >= 1).
+ * About a millisecond. */
+TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                                  uint64_t units, uint64_t generation);
+
+/* Size an APBF_LINE filter exactly as tdbf_open(cfg) would, without
+ * allocating: over k (cfg.k, or 1..8), l (cfg.l, or all that fit 64
+ * fields) and b (cfg.block_hashes, or 1..3), units of cfg.block_bits
+ * (0: TDBF_LINE_DEFAULT_UNIT), the fewest units whose modelled FP meets
+ * cfg.error (ties to fewer fields).  Returns TDBF_OK, TDBF_EINVAL,
+ * TDBF_EERROR, TDBF_EWINDOW (no count window), TDBF_EPARAM (k without l
+ * or l without k, block_hashes above 4, block_bits not 0, 512 or 1024,
+ * more than 64 fields) or TDBF_ETOOBIG (nothing within cfg.max_memory).
+ * Tens of milliseconds. */
+TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
 
 /* ======================================================================
  * 13. Planning CLOCK and ROTATING without allocating

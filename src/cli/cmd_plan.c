@@ -44,11 +44,11 @@ static const cli_option plan_options[] = {
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); clock, rotating; or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF); clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
     [OPT_TIME]   = {"time", "DURATION", "clock, rotating: time window instead of --window (60s, 5m)"},
     [OPT_CAPACITY] = {"capacity", "C", "clock, rotating with --time: expected keys per window (default 1024)"},
-    [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word)"},
+    [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line: unit size, 1024 (two lines, default) or 512"},
     {NULL, NULL, NULL}
 };
 
@@ -433,6 +433,83 @@ static int run_blocked_plan(const cli_command *self, const plan_request *req)
     return CLI_EXIT_OK;
 }
 
+/* ---- line-local APBF ---------------------------------------------------- */
+
+static void print_line_json(const plan_request *req, const tdbf_line_plan *p)
+{
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "design", "apbf-line");
+    cli_json_u64(&j, "k", p->k);
+    cli_json_u64(&j, "l", p->l);
+    cli_json_u64(&j, "b", p->b);
+    cli_json_u64(&j, "unit_bits", p->unit_bits);
+    cli_json_u64(&j, "fields", p->fields);
+    cli_json_u64(&j, "field_bits", p->field_bits);
+    cli_json_u64(&j, "units", p->units);
+    cli_json_u64(&j, "g", p->generation);
+    cli_json_u64(&j, "window", p->window);
+    cli_json_u64(&j, "bytes", p->bytes);
+    cli_json_double(&j, "bits_per_item", p->bits_per_item);
+    cli_json_double(&j, "fp", p->fp);
+    cli_json_double(&j, "target_error", req->error);
+    cli_json_object_end(&j);
+    fputc('\n', stdout);
+}
+
+static void print_line_row(const char *what, const tdbf_line_plan *p)
+{
+    char memory[32];
+    cli_format_bytes(memory, sizeof memory, p->bytes);
+    printf("  %-14s %3u %3u %2u %5u %3u %12llu %10s %9.2f %10.4g\n", what, p->k, p->l, p->b,
+           p->unit_bits / 8, p->field_bits, (unsigned long long)p->generation, memory,
+           p->bits_per_item, p->fp);
+}
+
+/* What tdbf_open builds, both unit sizes, and the least-memory APBF. */
+static int run_line_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF_LINE;
+    cfg.window_items = req->window;
+    cfg.error = req->error;
+    cfg.block_bits = req->block_bits;
+    char what[96];
+    snprintf(what, sizeof what, "apbf-line, window %llu, error %g",
+             (unsigned long long)req->window, req->error);
+    tdbf_line_plan chosen, other;
+    int rc = tdbf_plan_apbf_line(&cfg, &chosen);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    if (req->json) {
+        print_line_json(req, &chosen);
+        return CLI_EXIT_OK;
+    }
+    cfg.block_bits = chosen.unit_bits == 1024 ? 512 : 1024;
+    int have_other = tdbf_plan_apbf_line(&cfg, &other) == TDBF_OK;
+    tdbf_plan apbf;
+    int have_apbf = tdbf_plan_apbf(req->window, req->error, &apbf, NULL, 0, NULL) == TDBF_OK;
+    printf("APBF-LINE (line-local APBF: one unit of memory per key) for a window of %llu\n"
+           "insertions, target error %g\n\n", (unsigned long long)req->window, req->error);
+    printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "plan", "k", "l", "b", "unit",
+           "W", "g", "memory", "bits/item", "fp");
+    print_line_row(req->block_bits ? "chosen" : "default", &chosen);
+    if (have_other)
+        print_line_row(other.unit_bits == 1024 ? "128-byte unit" : "64-byte unit", &other);
+    if (have_apbf)
+        printf("  %-14s %3u %3u %39s %9.2f %10.4g\n", "apbf (least)", apbf.k, apbf.l, "",
+               apbf.bits_per_item, apbf.fp);
+    printf("\nunit: bytes a key's fields live in (one read per query); W: bits per field, "
+           "of\nk + l + 1 fields a unit (one spare, emptied a unit or so per insert for the\n"
+           "next shift: no pause); b: bits a key sets per field.  fp: the model's worst\n"
+           "case, just before a shift (units' loads shared by neighbouring fields\n"
+           "included).  A key may linger (k+l)*g = %llu insertions.\n",
+           (unsigned long long)((uint64_t)(chosen.k + chosen.l) * chosen.generation));
+    return CLI_EXIT_OK;
+}
+
 /* ---- command --------------------------------------------------------- */
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -486,10 +563,10 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         case OPT_DESIGN:
             if (tdbf_design_parse(value, &req->design) != TDBF_OK ||
                 (req->design != TDBF_APBF && req->design != TDBF_APBBF &&
-                 req->design != TDBF_FPDECAY &&
+                 req->design != TDBF_APBF_LINE && req->design != TDBF_FPDECAY &&
                  req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
                  req->design != TDBF_ROTATING))
-                return cli_usage_error(cmd, "--design: apbf, apbbf, clock, "
+                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, clock, "
                                        "rotating, fpdecay or stable, not '%s'",
                                        value);
             break;
@@ -503,11 +580,11 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                 return CLI_EXIT_USAGE;
             break;
         case OPT_BLOCK_BITS:
-            if (cli_parse_count(cmd, "block-bits", value, 64, 512, &number) != 0)
+            if (cli_parse_count(cmd, "block-bits", value, 64, 1024, &number) != 0)
                 return CLI_EXIT_USAGE;
-            if (number != 64 && number != 512)
-                return cli_usage_error(cmd, "--block-bits: 64 or 512, not '%s'",
-                                       value);
+            if (number != 64 && number != 512 && number != 1024)
+                return cli_usage_error(cmd, "--block-bits: 64 or 512 (apbbf), 512 or "
+                                       "1024 (apbf-line), not '%s'", value);
             req->block_bits = (unsigned)number;
             break;
         case OPT_SURVIVAL:
@@ -533,8 +610,12 @@ static int parse_args(const cli_command *self, int argc, char **argv,
     if (timed_design && req->survival != 0.0)
         return cli_usage_error(cmd, "--survival applies to --design fpdecay "
                                "or stable");
-    if (req->block_bits != 0 && req->design != TDBF_APBBF)
-        return cli_usage_error(cmd, "--block-bits applies to --design apbbf");
+    if (req->block_bits != 0 && req->design != TDBF_APBBF && req->design != TDBF_APBF_LINE)
+        return cli_usage_error(cmd, "--block-bits applies to --design apbbf or apbf-line");
+    if ((req->block_bits == 64 && req->design == TDBF_APBF_LINE) ||
+        (req->block_bits == 1024 && req->design == TDBF_APBBF))
+        return cli_usage_error(cmd, "--block-bits: 64 or 512 for apbbf, 512 or 1024 "
+                               "for apbf-line");
     if (req->design != TDBF_APBF) {
         if (req->k != 0 || req->l != 0 || have_alts)
             return cli_usage_error(cmd, "--k, --l and --alts are APBF options");
@@ -569,6 +650,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return run_design_plan(self, &req);
     if (req.design == TDBF_APBBF)
         return run_blocked_plan(self, &req);
+    if (req.design == TDBF_APBF_LINE)
+        return run_line_plan(self, &req);
     if (req.design != TDBF_APBF)
         return run_decay_plan(self, &req);
 

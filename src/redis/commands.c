@@ -293,8 +293,9 @@ static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, in
         a->has_capacity = true;
     } else if (is_design) {
         if (!parse_design(val, &a->design)) {
-            reply_errorf(ctx, "ERR unknown design '%.40s' (apbf, apbbf, tlbf, tbf, btbf, "
-                              "clock, rotating, fpdecay, stable, bloom, exact)", text);
+            reply_errorf(ctx, "ERR unknown design '%.40s' (apbf, apbbf, apbf-line, tlbf, "
+                              "tbf, btbf, clock, rotating, fpdecay, stable, bloom, exact)",
+                         text);
             return -1;
         }
         a->has_design = true;

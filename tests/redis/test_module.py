@@ -588,7 +588,7 @@ def test_bad_module_arguments_refuse_to_load(make_server, args):
 # ---------------------------------------------------------------------------
 # Every design: usable and persistent, or refused with a clear reason
 
-DESIGNS = ["apbf", "apbbf", "tlbf", "tbf", "btbf", "clock", "rotating", "fpdecay",
+DESIGNS = ["apbf", "apbbf", "apbf-line", "tlbf", "tbf", "btbf", "clock", "rotating", "fpdecay",
            "stable", "bloom", "exact"]
 
 

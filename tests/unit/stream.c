@@ -2,6 +2,9 @@
  * stream.c — timed insert streams for time-window property tests
  * (stream.h).
  */
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "stream.h"
 
 #include <math.h>
@@ -274,6 +277,13 @@ byte_sink save_bytes(const tdbf *f)
     CHECK_RC(tdbf_save(f, byte_sink_write, &s), TDBF_OK);
     CHECK_U64_EQ(s.len, tdbf_saved_size(f));
     return s;
+}
+
+void reseal_checksum(byte_sink *s)
+{
+    uint64_t sum = XXH3_64bits(s->data, s->len - 8);
+    for (int i = 0; i < 8; i++)
+        s->data[s->len - 8 + (size_t)i] = (unsigned char)(sum >> (8 * i));
 }
 
 tdbf *reload(const tdbf *f, uint64_t *checksum)

@@ -127,6 +127,10 @@ int byte_sink_write(void *ctx, const void *buf, size_t len);
 /* f's saved bytes (the length checked against tdbf_saved_size). */
 byte_sink save_bytes(const tdbf *f);
 
+/* Rewrite the trailing XXH3-64 after a deliberate edit, so that a loader's
+ * field checks, not the checksum, must refuse it. */
+void reseal_checksum(byte_sink *s);
+
 /* f through tdbf_save and tdbf_load_buffer: the copy's saved bytes must
  * be f's, byte for byte.  *checksum (if not NULL) gets the saved form's
  * trailing XXH3-64, a fingerprint of every byte (docs/format.md). */

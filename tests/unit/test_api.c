@@ -27,7 +27,7 @@ static tdbf_config base_config(tdbf_design design, uint64_t seed)
     cfg.design = design;
     cfg.seed = seed;
     if (design == TDBF_APBF || design == TDBF_APBBF || design == TDBF_BLOOM ||
-        design == TDBF_EXACT)
+        design == TDBF_EXACT || design == TDBF_APBF_LINE)
         cfg.window_items = 1000;
     return cfg;
 }
@@ -270,6 +270,7 @@ static void test_keys_are_bytes(void **state)
     check_byte_keys(TDBF_APBF);
     check_byte_keys(TDBF_BLOOM);
     check_byte_keys(TDBF_EXACT);
+    check_byte_keys(TDBF_APBF_LINE);
 }
 
 /* ======================================================================
@@ -735,7 +736,9 @@ static void test_default_allocator(void **state)
 
 /* walk: hand every chunk to the design's interleaved batch walks
  * (ops->contains_many, add_many), which the library otherwise uses only
- * from TDBF_WALK_MIN_BYTES up, far above these test filters. */
+ * from TDBF_WALK_MIN_BYTES up, far above these test filters; the single
+ * calls then ask for their first reads ahead (APBF, APBBF), as they do
+ * from the same size up. */
 static void check_batch_twin(tdbf_config cfg, uint64_t now_step, bool walk)
 {
     tdbf *single, *batch, *quiet;
@@ -751,7 +754,7 @@ static void check_batch_twin(tdbf_config cfg, uint64_t now_step, bool walk)
     batch = drv_open(&cfg);
     quiet = drv_open(&cfg);
     if (walk)
-        batch->walk_min_bytes = quiet->walk_min_bytes = 0;
+        single->walk_min_bytes = batch->walk_min_bytes = quiet->walk_min_bytes = 0;
     for (round = 0; round < 60; round++) {
         n = 1 + (size_t)drv_below(&rng, 300);
         for (i = 0; i < n; i++) {
@@ -848,6 +851,10 @@ static void test_batch_equals_single(void **state)
     cfg.window_items = 5000;
     check_batch_twin(cfg, 0, false);
     cfg = base_config(TDBF_EXACT, 0x1237);
+    check_batch_twin(cfg, 0, false);
+    cfg = base_config(TDBF_APBF_LINE, 0x123a);
+    check_batch_twin(cfg, 0, false);
+    cfg.block_bits = 512;
     check_batch_twin(cfg, 0, false);
     cfg = base_config(TDBF_EXACT, 0x1238);
     cfg.window_items = 0;
@@ -964,6 +971,7 @@ static void test_time_backwards_count_designs(void **state)
     (void)state;
     check_time_ignored(base_config(TDBF_APBF, 0x7100));
     check_time_ignored(base_config(TDBF_EXACT, 0x7101));
+    check_time_ignored(base_config(TDBF_APBF_LINE, 0x7102));
 }
 
 static void test_advance_apbf(void **state)
@@ -1096,6 +1104,7 @@ static void test_queries_do_not_mutate(void **state)
     check_queries_read_only(base_config(TDBF_APBF, 0x40), 0);
     check_queries_read_only(base_config(TDBF_BLOOM, 0x41), 0);
     check_queries_read_only(base_config(TDBF_EXACT, 0x42), 0);
+    check_queries_read_only(base_config(TDBF_APBF_LINE, 0x44), 0);
     cfg = base_config(TDBF_EXACT, 0x43);
     cfg.window_items = 0;
     cfg.window_ns = UINT64_C(1000000000);

@@ -21,14 +21,6 @@
 
 #define SEC UINT64_C(1000000000)
 
-/* Rewrite the trailing XXH3-64 after a deliberate edit. */
-static void fix_checksum(byte_sink *s)
-{
-    uint64_t sum = XXH3_64bits(s->data, s->len - 8);
-    for (int i = 0; i < 8; i++)
-        s->data[s->len - 8 + (size_t)i] = (unsigned char)(sum >> (8 * i));
-}
-
 static void put_le(unsigned char *p, uint64_t v, int bytes)
 {
     for (int i = 0; i < bytes; i++)
@@ -74,6 +66,17 @@ static size_t make_cases(design_case *cases)
     cases[n++] = (design_case){"apbbf 512", cfg, 0};
     cfg.block_bits = TDBF_BLOCK_WORD;
     cases[n++] = (design_case){"apbbf 64", cfg, 0};
+
+    tdbf_config_init(&cfg);
+    cfg.seed = 113;
+    cfg.design = TDBF_APBF_LINE;
+    cfg.window_items = 5000;
+    cases[n++] = (design_case){"apbf-line", cfg, 0};
+    cfg.block_bits = 512;          /* 64-byte units, mid-sweep at every size */
+    cfg.k = 4;
+    cfg.l = 11;
+    cfg.block_hashes = 2;
+    cases[n++] = (design_case){"apbf-line 512 (4,11,2)", cfg, 0};
 
     tdbf_config_init(&cfg);
     cfg.seed = 104;
@@ -386,7 +389,7 @@ static void test_absurd_fields(void **state)
     for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
         memcpy(s.data, orig, s.len);
         put_le(s.data + edits[i].offset, edits[i].value, edits[i].bytes);
-        fix_checksum(&s);
+        reseal_checksum(&s);
         int rc = load_rc(&s, s.len);
         if (rc != edits[i].want)
             fail_msg("%s: load returned %d (%s), expected %d (%s)", edits[i].what, rc,
@@ -399,7 +402,7 @@ static void test_absurd_fields(void **state)
     assert_true(st.slice_bits % 64 != 0);
     size_t words = (size_t)(st.slice_bits + 63) / 64;
     s.data[104 + 8 * (words - 1) + 7] |= 0x80;
-    fix_checksum(&s);
+    reseal_checksum(&s);
     CHECK_RC(load_rc(&s, s.len), TDBF_ECORRUPT);
 
     /* A small memory cap refuses a filter that would fit the default. */
@@ -469,7 +472,7 @@ static void check_field_edits(const design_case *c, uint64_t inserts, const fiel
         else if (value & RELATIVE)
             value = get_le(p, edits[i].bytes) + (value & ~RELATIVE);
         put_le(p, value, edits[i].bytes);
-        fix_checksum(&s);
+        reseal_checksum(&s);
         int rc = load_rc(&s, s.len);
         if (rc != TDBF_ECORRUPT)
             fail_msg("%s, %s: load returned %d (%s)", c->name, edits[i].what, rc,

@@ -1,0 +1,780 @@
+/*
+ * apbf_line.c — the line-local age-partitioned filter ("apbf-line"), count
+ * window.
+ *
+ * The APBF of paper 004 (section 5) keeps k + l slices as separate bit
+ * arrays: a query walks Algorithm 1 through them, each read depending on
+ * the one before, and an insert writes k random cache lines.  apbf-line
+ * keeps the APBF's semantics — k + l age slices in a ring, an insert
+ * marks the k newest, a key is present while a run of k consecutive slices
+ * all match it, a shift every g inserts retires the oldest — but gives
+ * every key ONE unit of memory (a 64-byte cache line, or 128 bytes: two
+ * adjacent lines, which the hardware fetches as a pair), and cuts every
+ * unit into fields, one per slice: field p of every unit belongs to ring
+ * slice p.  An operation reads (and an insert writes) that one unit; the
+ * walk runs in registers.
+ *
+ *     one unit = U bits (512 or 1024), F fields of W bits, F W = U,
+ *     W = 16, 32 or 64: every field inside one 64-bit word
+ *     +--------+--------+--------+-- ... --+---------+
+ *     | field 0| field 1| field 2|         |field F-1|
+ *     +--------+--------+--------+-- ... --+---------+
+ *     field p holds bits p*W .. p*W + W - 1, within word p*W / 64
+ *
+ *     ages:  physical field (head + a) mod F has age a; ages 0 .. k-1 are
+ *            the ones an insert marks, 0 .. k+l-1 the ones a query reads,
+ *            age k+l = F-1 is the spare: being emptied for the next shift
+ *
+ * A key x hashes (hash.h, once) to its unit, and in each physical field p
+ * to b bit offsets (b = cfg.block_hashes, 1 .. 4) taken from the top bits
+ * of one remixed hash per field: the offsets must differ from field to
+ * field, or two keys colliding in one field would collide in every field
+ * they share generations in, and the run test would see correlated
+ * matches.  They form x's b-bit mask m_p for field p; the field matches x
+ * when (field & m_p) == m_p — one word read, one compare, and for a query
+ * the k + l compares become a (k+l)-bit mask whose run of k ones is found
+ * with k - 1 shifts and ANDs: no branch depends on the data.  Fields
+ * aligned in words cost some freedom (F = U / W is 8, 16, 32 or 64, so
+ * l = F - 1 - k) and save the shifts and masks of straddling fields.
+ *
+ * Insert: test (as a query), then set x's b bits in the fields of ages
+ * 0 .. k-1 of its unit.  Every g inserts the ring shifts: head moves back
+ * one field, so the spare becomes age 0 (the newest, empty) and the field
+ * of age k+l-1 becomes the spare.  The spare must be empty by the next
+ * shift, in every unit, but clearing a field in all units at once is a
+ * stop-the-world pause (10 ms at a 10^8 window).  So each insert clears
+ * the spare of the next ceil(units / g) units (a sequential sweep, about
+ * one unit per insert at the usual plans): after g inserts every unit's
+ * spare is empty, exactly when it is needed.  The sweep's position is not
+ * state of its own: it is min(units, fill * ceil(units / g)), fill the
+ * inserts in the current generation.  The spare costs one field of every
+ * unit; a sweep at the shift would not, but would pause.
+ *
+ * Window and expiry (as APBF).  A key inserted in generation G marks ages
+ * 0 .. k-1; s shifts later it sits in ages s .. s+k-1, all read by a
+ * query while s <= l.  A shift comes at the start of the add that finds
+ * the generation full, so the (l+1)-th shift after x's insert comes no
+ * sooner than l g inserts later (x the last of its generation): the
+ * window is w = l g, g = ceil(window / l), as the APBF's.  A key may be
+ * reported for up to (k + l) g inserts (the expiry bound).
+ *
+ * False positives: the model.  Just before a shift, field age a of a unit
+ * holds the keys its unit received in generations a-k+1 .. a (those that
+ * marked it); per generation a unit receives X ~ Poisson(lambda = g /
+ * units) keys.  The n b bit throws of a field's n keys must cover a
+ * never-inserted key's d distinct positions (d <= b): by inclusion-
+ * exclusion sum_i (-1)^i C(d, i) (1 - i/W)^(n b) (field_match; the usual
+ * (1 - (1 - 1/W)^(n b))^b treats the bits as independent and erred by 30 %
+ * at 10^-4).  Given the unit's loads the fields match independently (the
+ * key's offsets differ per field), so its FP is the probability of a run
+ * of k matches among ages 0 .. k+l-1, a small recursion over the run
+ * length.  But the loads of neighbouring fields are NOT independent:
+ * fields a and a+1 share k - 1 generations of the same keys, so a heavy
+ * unit is heavy in all its fields at once, and averaging each field over
+ * independent loads underestimates the FP (by 20-40 % at the usual
+ * plans).  The model therefore draws the generation loads X_0 ..
+ * X_{k+l-1} of a unit, builds each field's load as the sum of its
+ * generations, and averages the run probability over 4096 such units, with
+ * a fixed seed so that a plan is a pure function of its inputs
+ * (tdbf_apbf_line_fp).  Measured against it (tests/unit/test_apbf_line.c,
+ * FP probed just before a shift): within 3 % from 0.1 to 10^-4.
+ *
+ * Planner (tdbf_plan_apbf_line).  For every (k, l, b, unit) the fewest
+ * units meeting the error; the independent-fields FP (exact Poisson sums,
+ * microseconds) ranks all shapes, and the model sizes the few best.  Ties
+ * go to fewer fields read.
+ */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum {
+    UNIT_MAX_WORDS = 16,                  /* 128 bytes */
+    LINE_MAX_B = 4,
+    LINE_MAX_FIELDS = 64,                 /* 16-bit fields in 1024 bits */
+    LINE_MIN_FIELD_BITS = 16,
+    MODEL_SAMPLES = 4096,
+    MODEL_MAX_LOAD = 2048                 /* keys per field the model tabulates */
+};
+
+typedef struct line_filter {
+    unsigned  k, l, b;
+    unsigned  unit_bits;     /* U: 512 or 1024 */
+    unsigned  unit_words;    /* U / 64 */
+    unsigned  fields;        /* F = k + l + 1 */
+    unsigned  field_bits;    /* W = U / F: 16, 32 or 64 */
+    unsigned  field_log2;    /* log2 W */
+    unsigned  head;          /* physical field of age 0 */
+    uint64_t  units;
+    uint64_t  g;             /* inserts per generation */
+    uint64_t  fill;          /* inserts in the current generation, 0 .. g */
+    uint64_t  shifts;
+    uint64_t  sweep_per_add; /* ceil(units / g) */
+    double    fp_planned;
+    uint64_t *bits;          /* units * unit_words words, 64-byte aligned */
+} line_filter;
+
+/* ---- shape --------------------------------------------------------------- */
+
+static bool unit_ok(unsigned unit_bits)
+{
+    return unit_bits == 512 || unit_bits == 1024;
+}
+
+/* F = k + l + 1 fields of W = U / F bits, W a power of two, 16 .. 64. */
+static bool shape_ok(unsigned k, unsigned l, unsigned b, unsigned unit_bits)
+{
+    unsigned fields = k + l + 1;
+    if (k < 1 || k > TDBF_MAX_K || l < 1 || b < 1 || b > LINE_MAX_B || !unit_ok(unit_bits) ||
+        fields > LINE_MAX_FIELDS || unit_bits % fields != 0)
+        return false;
+    unsigned width = unit_bits / fields;
+    return width >= LINE_MIN_FIELD_BITS && width <= 64 && (width & (width - 1)) == 0;
+}
+
+static unsigned log2_of(unsigned power_of_two)
+{
+    unsigned n = 0;
+    while ((1u << n) < power_of_two)
+        n++;
+    return n;
+}
+
+static unsigned physical(const line_filter *t, unsigned age)
+{
+    unsigned p = t->head + age;
+    return p >= t->fields ? p - t->fields : p;
+}
+
+/* Field p: its word in the unit, its shift in the word, its ones. */
+static TDBF_ALWAYS_INLINE unsigned field_word(const line_filter *t, unsigned p)
+{
+    return (p << t->field_log2) >> 6;
+}
+
+static TDBF_ALWAYS_INLINE unsigned field_shift(const line_filter *t, unsigned p)
+{
+    return (p << t->field_log2) & 63;
+}
+
+static TDBF_ALWAYS_INLINE uint64_t field_ones(const line_filter *t)
+{
+    return t->field_bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->field_bits) - 1;
+}
+
+static uint64_t sweep_position(const line_filter *t)
+{
+    uint64_t done = t->fill * t->sweep_per_add;   /* fill <= g: no overflow */
+    return done < t->units ? done : t->units;
+}
+
+/* The guaranteed window (see the essay). */
+static uint64_t window_of(unsigned l, uint64_t g)
+{
+    return (uint64_t)l * g;
+}
+
+/* ---- a key's unit and bits ----------------------------------------------- */
+
+static TDBF_ALWAYS_INLINE uint64_t *unit_of(const line_filter *t, const tdbf_hash128 *h)
+{
+    return t->bits + tdbf_reduce(h->lo ^ (h->hi >> 1), t->units) * t->unit_words;
+}
+
+/* x's mask in physical field p (in the field's own bit positions): b
+ * offsets of log2 W bits each from the top of the key's p-th derived hash
+ * (hash.h: double hashing, remixed).  The remix matters: the top bits of
+ * (lo + p hi) C alone form an arithmetic progression over p, and with
+ * 32- and 16-bit fields the FP measured 12-43 % above the model, whose
+ * fields' offsets are independent. */
+static TDBF_ALWAYS_INLINE uint64_t key_mask(const line_filter *t, const tdbf_hash128 *h,
+                                            unsigned p)
+{
+    uint64_t v = tdbf_hash_nth(h, (uint64_t)p + 1), m = 0;
+    for (unsigned j = 0; j < t->b; j++)
+        m |= UINT64_C(1) << ((v >> (58 - 6 * j)) & (t->field_bits - 1));
+    return m;
+}
+
+/* Bit a set iff the field of age a matches x, for ages 0 .. k+l-1: every
+ * field tested, no data-dependent branch (half the fields match at the
+ * planned fills, so a branch per field would mispredict often). */
+static uint64_t match_mask(const line_filter *t, const uint64_t *unit, const tdbf_hash128 *h)
+{
+    uint64_t mask = 0;
+    unsigned p = t->head;
+    for (unsigned a = 0; a < t->k + t->l; a++) {
+        uint64_t m = key_mask(t, h, p);
+        uint64_t field = unit[field_word(t, p)] >> field_shift(t, p);
+        mask |= (uint64_t)((field & m) == m) << a;
+        p = p + 1 == t->fields ? 0 : p + 1;
+    }
+    return mask;
+}
+
+/* A run of k consecutive set bits in mask (starting at an age <= l, which
+ * every run within k + l bits does)? */
+static int has_run(uint64_t mask, unsigned k)
+{
+    uint64_t run = mask;
+    for (unsigned i = 1; i < k; i++)
+        run &= mask >> i;
+    return run != 0;
+}
+
+static int query(const line_filter *t, const tdbf_hash128 *h)
+{
+    return has_run(match_mask(t, unit_of(t, h), h), t->k);
+}
+
+/* ---- the ring ------------------------------------------------------------ */
+
+static void clear_spare(line_filter *t, uint64_t from, uint64_t to)
+{
+    unsigned p = physical(t, t->k + t->l);
+    uint64_t keep = ~(field_ones(t) << field_shift(t, p));
+    uint64_t *word = t->bits + from * t->unit_words + field_word(t, p);
+    for (uint64_t i = from; i < to; i++, word += t->unit_words)
+        *word &= keep;
+}
+
+static void shift(line_filter *t)
+{
+    /* Normally a no-op: the sweep has emptied every spare by now. */
+    clear_spare(t, sweep_position(t), t->units);
+    t->head = t->head == 0 ? t->fields - 1 : t->head - 1;
+    t->fill = 0;
+    t->shifts++;
+}
+
+static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    line_filter *t = f->impl;
+    if (t->fill == t->g)
+        shift(t);
+    uint64_t *unit = unit_of(t, &key->hash);
+    int present = has_run(match_mask(t, unit, &key->hash), t->k);
+    unsigned p = t->head;
+    for (unsigned a = 0; a < t->k; a++) {
+        unit[field_word(t, p)] |= key_mask(t, &key->hash, p) << field_shift(t, p);
+        p = p + 1 == t->fields ? 0 : p + 1;
+    }
+    uint64_t from = sweep_position(t);
+    t->fill++;
+    clear_spare(t, from, sweep_position(t));
+    return present;
+}
+
+static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    return query(f->impl, &key->hash);
+}
+
+/* The unit's lines: one, or the adjacent pair of a 128-byte unit. */
+static void line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+{
+    const line_filter *t = f->impl;
+    const uint64_t *unit = unit_of(t, &key->hash);
+    tdbf_prefetch(unit, for_add);
+    if (t->unit_words > 8)
+        tdbf_prefetch(unit + 8, for_add);
+}
+
+/* ---- the model ----------------------------------------------------------- */
+
+/* P(b uniform draws from `width` positions hit exactly d distinct ones),
+ * d = 1 .. b (one draw at a time: a new position or a repeat). */
+static void distinct_positions(unsigned b, double width, double *out)
+{
+    double p[LINE_MAX_B + 1] = {0.0, 1.0};
+    for (unsigned draw = 1; draw < b; draw++) {
+        double next[LINE_MAX_B + 1] = {0.0};
+        for (unsigned d = 1; d <= draw; d++) {
+            next[d] += p[d] * (double)d / width;
+            next[d + 1] += p[d] * (width - (double)d) / width;
+        }
+        memcpy(p, next, sizeof p);
+    }
+    memcpy(out, p, sizeof p);
+}
+
+/* P(a never-inserted key matches a field of `width` bits holding n keys):
+ * the n b throws must cover its d distinct positions (see the essay). */
+static double field_match(unsigned b, double width, unsigned n, const double *distinct)
+{
+    double throws = (double)b * (double)n, total = 0.0;
+    for (unsigned d = 1; d <= b; d++) {
+        double covered = 0.0, choose = 1.0;
+        for (unsigned i = 0; i <= d; i++) {
+            double miss = i == 0 ? 1.0 : pow(1.0 - (double)i / width, throws);
+            covered += (i % 2 ? -choose : choose) * miss;
+            choose = choose * (double)(d - i) / (double)(i + 1);
+        }
+        total += distinct[d] * (covered > 0.0 ? covered : 0.0);
+    }
+    return total;
+}
+
+/* P(a run of k matches among ages 0 .. k+l-1) for independent matches
+ * r[0 .. k+l-1]: the chance of no run yet, by current run length. */
+static double run_probability(unsigned k, unsigned l, const double *r)
+{
+    double no_run[TDBF_MAX_K] = {1.0}, hit = 0.0;
+    for (unsigned a = 0; a < k + l; a++) {
+        double carry = 0.0, miss = 0.0;
+        for (unsigned j = 0; j < k; j++) {
+            miss += no_run[j] * (1.0 - r[a]);
+            double up = no_run[j] * r[a];
+            no_run[j] = carry;
+            carry = up;
+        }
+        hit += carry;        /* a run of k - 1 met one more match */
+        no_run[0] = miss;
+    }
+    return hit;
+}
+
+/* What both estimates need: r(n) for n keys in a field, and the Poisson
+ * CDF of a unit's load per generation.  `top`: loads beyond it have
+ * probability below 10^-15.  False if the loads outgrow the table (every
+ * field is then full: FP 1). */
+typedef struct model_tables {
+    double   match[MODEL_MAX_LOAD + 1];
+    double   cdf[MODEL_MAX_LOAD + 1];
+    double   pmf[MODEL_MAX_LOAD + 1];
+    unsigned top;
+} model_tables;
+
+static bool model_tables_init(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                              double lambda, model_tables *m)
+{
+    double width = (double)(unit_bits / (k + l + 1));
+    double distinct[LINE_MAX_B + 1];
+    distinct_positions(b, width, distinct);
+    double mass = exp(-lambda), sum = 0.0;
+    unsigned n = 0;
+    for (; n <= MODEL_MAX_LOAD / k; n++) {
+        if (n > 0)
+            mass *= lambda / (double)n;
+        m->pmf[n] = mass;
+        sum += mass;
+        m->cdf[n] = sum;
+        if (sum >= 1.0 - 1e-15 && n >= lambda)
+            break;
+    }
+    if (n > MODEL_MAX_LOAD / k)
+        return false;
+    m->top = n;
+    for (unsigned keys = 0; keys <= k * n; keys++)
+        m->match[keys] = field_match(b, width, keys, distinct);
+    return true;
+}
+
+/* splitmix64: the model's fixed-seed stream of uniforms. */
+static double model_uniform(uint64_t *state)
+{
+    *state += UINT64_C(0x9e3779b97f4a7c15);
+    return (double)(tdbf_mix64(*state) >> 11) * 0x1p-53;
+}
+
+static double model_fp(unsigned k, unsigned l, const model_tables *m, unsigned samples)
+{
+    uint64_t state = UINT64_C(0x5eed11e7f00d);
+    double total = 0.0;
+    for (unsigned s = 0; s < samples; s++) {
+        unsigned load[TDBF_MAX_K + TDBF_MAX_L], field_load = 0;
+        double r[TDBF_MAX_K + TDBF_MAX_L];
+        for (unsigned a = 0; a < k + l; a++) {
+            double u = model_uniform(&state);
+            unsigned x = 0;
+            while (x < m->top && u > m->cdf[x])
+                x++;
+            load[a] = x;
+            field_load += x;
+            if (a >= k)
+                field_load -= load[a - k];
+            r[a] = m->match[field_load];
+        }
+        total += run_probability(k, l, r);
+    }
+    return total / samples;
+}
+
+/* The model's FP at a mean load of `lambda` keys per unit and generation,
+ * over `samples` simulated units. */
+static double load_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, double lambda,
+                      unsigned samples)
+{
+    model_tables m;
+    if (!model_tables_init(k, l, b, unit_bits, lambda, &m))
+        return 1.0;          /* units so loaded that every field is full */
+    return model_fp(k, l, &m, samples);
+}
+
+static double line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
+                      uint64_t generation)
+{
+    return load_fp(k, l, b, unit_bits, (double)generation / (double)units, MODEL_SAMPLES);
+}
+
+double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                         uint64_t units, uint64_t generation)
+{
+    if (!shape_ok(k, l, b, unit_bits) || units < 1 || generation < 1)
+        return -1.0;
+    return line_fp(k, l, b, unit_bits, units, generation);
+}
+
+/* ---- planning ------------------------------------------------------------
+ *
+ * The FP of a shape (k, l, b, U) depends on the window only through the
+ * load lambda = g / units, so a shape's cost is U / (lambda* l) bits per
+ * window item, lambda* the largest load meeting the error.  The shapes:
+ * W = 16, 32 or 64 (F = U / W fields, l = F - 1 - k), k = 1 .. 8, b =
+ * 1 .. 4; lambda* by bisection on log lambda with the model on 256
+ * simulated units (the same draws at every point, so costs compare
+ * smoothly); then the cheapest shape sized exactly: the fewest units
+ * whose 4096-unit model FP meets the error.  Tens of milliseconds. */
+
+enum { SEARCH_SAMPLES = 256, SEARCH_STEPS = 7 };
+
+/* The largest load meeting `error` (0 if none above 2^-20), bracketed
+ * from `start` (a neighbouring shape's answer) by doubling or halving. */
+static double max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits, double error,
+                       double start)
+{
+    double lo = start, hi;
+    if (load_fp(k, l, b, unit_bits, lo, SEARCH_SAMPLES) > error) {
+        do {
+            hi = lo;
+            lo /= 2.0;
+            if (lo < 0x1p-20)
+                return 0.0;
+        } while (load_fp(k, l, b, unit_bits, lo, SEARCH_SAMPLES) > error);
+    } else {
+        hi = 2.0 * lo;
+        while (load_fp(k, l, b, unit_bits, hi, SEARCH_SAMPLES) <= error) {
+            lo = hi;
+            hi *= 2.0;
+            if (hi > MODEL_MAX_LOAD)
+                return lo;
+        }
+    }
+    for (int step = 0; step < SEARCH_STEPS; step++) {
+        double mid = sqrt(lo * hi);
+        if (load_fp(k, l, b, unit_bits, mid, SEARCH_SAMPLES) <= error)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void fill_plan(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
+                      uint64_t g, tdbf_line_plan *out)
+{
+    out->k = k;
+    out->l = l;
+    out->b = b;
+    out->unit_bits = unit_bits;
+    out->fields = k + l + 1;
+    out->field_bits = unit_bits / (k + l + 1);
+    out->units = units;
+    out->generation = g;
+    out->window = window_of(l, g);
+    out->bytes = units * (unit_bits / 8);
+    out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
+    out->fp = line_fp(k, l, b, unit_bits, units, g);
+}
+
+/* The fewest units in lo .. hi whose model FP meets `error`, or 0; the FP
+ * falls as units grow. */
+static uint64_t fewest_units(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                             uint64_t g, double error, uint64_t lo, uint64_t hi)
+{
+    if (line_fp(k, l, b, unit_bits, hi, g) > error)
+        return 0;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (line_fp(k, l, b, unit_bits, mid, g) <= error)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return hi;
+}
+
+/* Size (k, l, b) exactly: from the search's load, the fewest units. */
+static int size_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t window,
+                      double error, uint64_t most, tdbf_line_plan *out)
+{
+    uint64_t g = window / l + (window % l != 0);
+    double lambda = max_load(k, l, b, unit_bits, error, 1.0);
+    if (lambda <= 0.0)
+        return TDBF_EINFEASIBLE;
+    double guess = ceil((double)g / lambda);
+    uint64_t lo = guess / 1.25 < 1.0 ? 1 : (uint64_t)(guess / 1.25);
+    uint64_t hi = guess * 1.25 > (double)most ? most : (uint64_t)(guess * 1.25) + 1;
+    if (lo > hi)
+        return TDBF_ETOOBIG;
+    while (hi < most && line_fp(k, l, b, unit_bits, hi, g) > error)
+        hi = hi > most / 2 ? most : 2 * hi;
+    uint64_t units = fewest_units(k, l, b, unit_bits, g, error, lo, hi);
+    if (units == 0)
+        return TDBF_ETOOBIG;
+    fill_plan(k, l, b, unit_bits, units, g, out);
+    return TDBF_OK;
+}
+
+int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
+{
+    if (!cfg || !out)
+        return TDBF_EINVAL;
+    if (!(cfg->error > 0.0 && cfg->error < 1.0))
+        return TDBF_EERROR;
+    if (cfg->window_items == 0 || cfg->window_ns != 0)
+        return TDBF_EWINDOW;
+    if ((cfg->k == 0) != (cfg->l == 0) || cfg->block_hashes > LINE_MAX_B ||
+        (cfg->block_bits && !unit_ok(cfg->block_bits)) ||
+        (cfg->k && (cfg->k > TDBF_MAX_K || cfg->k + cfg->l + 1 > LINE_MAX_FIELDS)))
+        return TDBF_EPARAM;
+    uint64_t max_memory = cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY;
+    unsigned unit_bits = cfg->block_bits ? cfg->block_bits : TDBF_LINE_DEFAULT_UNIT;
+    uint64_t most = max_memory / (unit_bits / 8);
+    if (most > (UINT64_C(1) << 40))
+        most = UINT64_C(1) << 40;
+    if (most < 1)
+        return TDBF_ETOOBIG;
+    unsigned best_k = cfg->k, best_ll = cfg->l, best_b = cfg->block_hashes;
+    if (cfg->k && !shape_ok(cfg->k, cfg->l, cfg->block_hashes ? cfg->block_hashes : 1,
+                            unit_bits))
+        return TDBF_EPARAM;
+    if (!cfg->k || !cfg->block_hashes) {
+        double least = INFINITY, start = 1.0;
+        unsigned b_lo = cfg->block_hashes ? cfg->block_hashes : 1;
+        unsigned b_hi = cfg->block_hashes ? cfg->block_hashes : LINE_MAX_B;
+        for (unsigned width = LINE_MIN_FIELD_BITS; width <= 64; width *= 2) {
+            unsigned fields = unit_bits / width;
+            if (fields > LINE_MAX_FIELDS || (cfg->k && cfg->k + cfg->l + 1 != fields))
+                continue;
+            for (unsigned k = cfg->k ? cfg->k : 1; k <= (cfg->k ? cfg->k : 8); k++) {
+                if (k + 2 > fields)
+                    break;
+                unsigned l = fields - 1 - k;
+                for (unsigned b = b_lo; b <= b_hi; b++) {
+                    double lambda = max_load(k, l, b, unit_bits, cfg->error, start);
+                    if (lambda <= 0.0)
+                        continue;
+                    start = lambda;
+                    double cost = (double)unit_bits / (lambda * (double)l);
+                    if (cost < least) {
+                        least = cost;
+                        best_k = k;
+                        best_ll = l;
+                        best_b = b;
+                    }
+                }
+            }
+        }
+        if (least == INFINITY)
+            return TDBF_EINFEASIBLE;
+    }
+    return size_shape(best_k, best_ll, best_b, unit_bits, cfg->window_items, cfg->error, most,
+                      out);
+}
+
+/* ---- open, close, stats ----------------------------------------------- */
+
+static size_t unit_array_bytes(const line_filter *t)
+{
+    return (size_t)(t->units * t->unit_words * sizeof(uint64_t));
+}
+
+/* Everything that follows from the parameters (open and load). */
+static void set_shape(line_filter *t)
+{
+    t->unit_words = t->unit_bits / 64;
+    t->fields = t->k + t->l + 1;
+    t->field_bits = t->unit_bits / t->fields;
+    t->field_log2 = log2_of(t->field_bits);
+    t->sweep_per_add = t->units / t->g + (t->units % t->g != 0);
+    t->fp_planned = line_fp(t->k, t->l, t->b, t->unit_bits, t->units, t->g);
+}
+
+static int line_open(tdbf *f, const tdbf_config *cfg)
+{
+    tdbf_line_plan plan;
+    int rc = tdbf_plan_apbf_line(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    if (!tdbf_fits((double)plan.bytes + sizeof(line_filter) + TDBF_ALIGNED_OVERHEAD,
+                   cfg->max_memory))
+        return TDBF_ETOOBIG;
+    line_filter *t = tdbf_mem_calloc(f, 1, sizeof *t);
+    if (!t)
+        return TDBF_ENOMEM;
+    t->k = plan.k;
+    t->l = plan.l;
+    t->b = plan.b;
+    t->unit_bits = plan.unit_bits;
+    t->units = plan.units;
+    t->g = plan.generation;
+    set_shape(t);
+    t->bits = tdbf_mem_calloc_aligned(f, unit_array_bytes(t));
+    if (!t->bits) {
+        tdbf_mem_free(f, t, sizeof *t);
+        return TDBF_ENOMEM;
+    }
+    f->impl = t;
+    f->error_planned = t->fp_planned;
+    return TDBF_OK;
+}
+
+static void line_close(tdbf *f)
+{
+    line_filter *t = f->impl;
+    tdbf_mem_free_aligned(f, t->bits, unit_array_bytes(t));
+    tdbf_mem_free(f, t, sizeof *t);
+}
+
+/* P(d given distinct positions of W are all among the s set): s/W (s-1)/
+ * (W-1) ... — the exact chance, for a unit's real fills. */
+static double set_covers(unsigned d, unsigned set, unsigned width)
+{
+    double p = 1.0;
+    for (unsigned i = 0; i < d; i++)
+        p *= set > i ? (double)(set - i) / (double)(width - i) : 0.0;
+    return p;
+}
+
+/* The FP of a never-inserted key in one unit, from its fields' real fills:
+ * the run probability over P(its positions are all set). */
+static double unit_fp_from_bits(const line_filter *t, const uint64_t *unit,
+                                const double *distinct)
+{
+    double r[TDBF_MAX_K + TDBF_MAX_L];
+    for (unsigned a = 0; a < t->k + t->l; a++) {
+        unsigned p = physical(t, a);
+        uint64_t field = (unit[field_word(t, p)] >> field_shift(t, p)) & field_ones(t);
+        unsigned set = (unsigned)__builtin_popcountll(field);
+        r[a] = 0.0;
+        for (unsigned d = 1; d <= t->b; d++)
+            r[a] += distinct[d] * set_covers(d, set, t->field_bits);
+    }
+    return run_probability(t->k, t->l, r);
+}
+
+/* Units read for error_estimated: all of them up to this many, else an
+ * even sample (a big filter's stats stay fast). */
+enum { STATS_UNITS = 1 << 16 };
+
+static void line_stats(const tdbf *f, tdbf_stats *st)
+{
+    const line_filter *t = f->impl;
+    double distinct[LINE_MAX_B + 1], sum = 0.0;
+    distinct_positions(t->b, (double)t->field_bits, distinct);
+    uint64_t step = t->units > STATS_UNITS ? t->units / STATS_UNITS : 1, read = 0;
+    for (uint64_t i = 0; i < t->units; i += step, read++)
+        sum += unit_fp_from_bits(t, t->bits + i * t->unit_words, distinct);
+    st->k = t->k;
+    st->l = t->l;
+    st->slices = t->fields;
+    st->slice_bits = t->field_bits;
+    st->window_items = window_of(t->l, t->g);
+    st->generation_size = t->g;
+    st->generation_fill = t->fill;
+    st->generations = t->shifts;
+    st->error_planned = t->fp_planned;
+    st->error_estimated = sum / (double)read;
+}
+
+/* ---- serialization (codec.c) ---------------------------------------------
+ * Payload: u32 k, u32 l, u32 b, u32 head, u32 unit bits (512 or 1024),
+ * u32 0, u64 units, u64 g, u64 fill, u64 shifts; then the units' words.
+ * F, W, the sweep's position and the spare's mask follow from these. */
+
+enum { LINE_FIELDS_BYTES = 56 };
+
+static uint64_t line_payload_size(const tdbf *f)
+{
+    return LINE_FIELDS_BYTES + unit_array_bytes(f->impl);
+}
+
+static void line_save(const tdbf *f, tdbf_out *out)
+{
+    const line_filter *t = f->impl;
+    tdbf_out_u32(out, t->k);
+    tdbf_out_u32(out, t->l);
+    tdbf_out_u32(out, t->b);
+    tdbf_out_u32(out, t->head);
+    tdbf_out_u32(out, t->unit_bits);
+    tdbf_out_u32(out, 0);
+    tdbf_out_u64(out, t->units);
+    tdbf_out_u64(out, t->g);
+    tdbf_out_u64(out, t->fill);
+    tdbf_out_u64(out, t->shifts);
+    tdbf_out_words(out, t->bits, t->units * t->unit_words);
+}
+
+/* The units the sweep has passed have an empty spare: anything else is
+ * not a filter this code wrote. */
+static bool units_consistent(const void *state)
+{
+    const line_filter *t = state;
+    unsigned p = physical(t, t->k + t->l);
+    uint64_t spare = field_ones(t) << field_shift(t, p);
+    const uint64_t *word = t->bits + field_word(t, p);
+    uint64_t swept = sweep_position(t);
+    for (uint64_t i = 0; i < swept; i++, word += t->unit_words)
+        if (*word & spare)
+            return false;
+    return true;
+}
+
+static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    line_filter h = {0};
+    uint32_t reserved;
+    tdbf_in_u32(in, &h.k);
+    tdbf_in_u32(in, &h.l);
+    tdbf_in_u32(in, &h.b);
+    tdbf_in_u32(in, &h.head);
+    tdbf_in_u32(in, &h.unit_bits);
+    tdbf_in_u32(in, &reserved);
+    tdbf_in_u64(in, &h.units);
+    tdbf_in_u64(in, &h.g);
+    tdbf_in_u64(in, &h.fill);
+    if (tdbf_in_u64(in, &h.shifts) != TDBF_OK)
+        return in->rc;
+    if (!shape_ok(h.k, h.l, h.b, h.unit_bits) || reserved != 0 || h.head > h.k + h.l ||
+        h.units < 1 || h.units > (UINT64_C(1) << 40) || h.g < 1 ||
+        h.g > (UINT64_C(1) << 50) || h.fill > h.g)
+        return TDBF_ECORRUPT;
+    if (in->remaining != h.units * (h.unit_bits / 8))
+        return TDBF_ECORRUPT;
+    if (!tdbf_fits((double)h.units * (h.unit_bits / 8) + sizeof h + TDBF_ALIGNED_OVERHEAD,
+                   max_memory))
+        return TDBF_ETOOBIG;
+    set_shape(&h);
+    int rc = tdbf_load_state(f, in, &h, sizeof h, offsetof(line_filter, bits),
+                             h.units * h.unit_words, units_consistent);
+    if (rc == TDBF_OK)
+        f->error_planned = h.fp_planned;
+    return rc;
+}
+
+const tdbf_ops tdbf_apbf_line_ops = {
+    .open = line_open,
+    .close = line_close,
+    .add = line_add,
+    .contains = line_contains,
+    .stats = line_stats,
+    .prefetch = line_prefetch,
+    .payload_size = line_payload_size,
+    .save = line_save,
+    .load = line_load,
+};
