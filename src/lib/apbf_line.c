@@ -126,9 +126,11 @@ static bool unit_ok(unsigned unit_bits)
 /* F = k + l + 1 fields of W = U / F bits, W a power of two, 16 .. 64. */
 static bool shape_ok(unsigned k, unsigned l, unsigned b, unsigned unit_bits)
 {
+    if (k < 1 || k > TDBF_MAX_K || l < 1 || l >= LINE_MAX_FIELDS || b < 1 || b > LINE_MAX_B ||
+        !unit_ok(unit_bits))
+        return false;                     /* (l first bounded: k + l + 1 cannot wrap) */
     unsigned fields = k + l + 1;
-    if (k < 1 || k > TDBF_MAX_K || l < 1 || b < 1 || b > LINE_MAX_B || !unit_ok(unit_bits) ||
-        fields > LINE_MAX_FIELDS || unit_bits % fields != 0)
+    if (fields > LINE_MAX_FIELDS || unit_bits % fields != 0)
         return false;
     unsigned width = unit_bits / fields;
     return width >= LINE_MIN_FIELD_BITS && width <= 64 && (width & (width - 1)) == 0;
@@ -540,7 +542,8 @@ int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
         return TDBF_EWINDOW;
     if ((cfg->k == 0) != (cfg->l == 0) || cfg->block_hashes > LINE_MAX_B ||
         (cfg->block_bits && !unit_ok(cfg->block_bits)) ||
-        (cfg->k && (cfg->k > TDBF_MAX_K || cfg->k + cfg->l + 1 > LINE_MAX_FIELDS)))
+        (cfg->k && (cfg->k > TDBF_MAX_K || cfg->l >= LINE_MAX_FIELDS ||
+                    cfg->k + cfg->l + 1 > LINE_MAX_FIELDS)))
         return TDBF_EPARAM;
     uint64_t max_memory = cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY;
     unsigned unit_bits = cfg->block_bits ? cfg->block_bits : TDBF_LINE_DEFAULT_UNIT;
