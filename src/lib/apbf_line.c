@@ -376,8 +376,9 @@ static bool model_tables_init(unsigned k, unsigned l, unsigned b, unsigned unit_
     return true;
 }
 
-/* splitmix64: the model's fixed-seed stream of uniforms. */
-static double model_uniform(uint64_t *state)
+/* splitmix64: the model's fixed-seed stream of uniforms (its counter
+ * wraps on purpose). */
+TDBF_WRAPS static double model_uniform(uint64_t *state)
 {
     *state += UINT64_C(0x9e3779b97f4a7c15);
     return (double)(tdbf_mix64(*state) >> 11) * 0x1p-53;
