@@ -1,7 +1,9 @@
 #!/bin/sh
 # Every design's batch callback that exists to overlap memory accesses
 # (ops->prefetch, ops->contains_many, ops->add_many: functions named
-# *_prefetch, *_contains_many, *_add_many in the library's objects) must
+# *_prefetch, *_contains_many, *_add_many in the library's objects), and
+# the single calls of APBF and APBBF that ask for their first reads
+# together (apbf_add, apbbf_add, apbbf_contains), must
 # still contain a prefetch instruction after optimisation.  GCC may delete a helper that only prefetches (see
 # tdbf_prefetch in src/lib/internal.h); the batch calls then lose their
 # memory-level parallelism without any test noticing, so this looks at
@@ -12,7 +14,7 @@ status=0
 checked=0
 for obj in "$@"; do
     report=$(objdump -d --no-show-raw-insn "$obj" | awk '
-        /^[0-9a-f]+ <[A-Za-z0-9_]+_(prefetch|contains_many|add_many)>:$/ {
+        /^[0-9a-f]+ <([A-Za-z0-9_]+_(prefetch|contains_many|add_many)|apbf_add|apbbf_(add|contains))>:$/ {
             if (fn != "") print fn, n
             fn = $2; n = 0; next
         }
@@ -31,5 +33,5 @@ $report
 END
 done
 [ "$checked" -gt 0 ] || { echo "check-prefetch: no batch callback found" >&2; exit 1; }
-[ "$status" -eq 0 ] && echo "check-prefetch: $checked batch callbacks keep their prefetches"
+[ "$status" -eq 0 ] && echo "check-prefetch: $checked batch callbacks and single calls keep their prefetches"
 exit "$status"

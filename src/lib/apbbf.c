@@ -88,6 +88,10 @@ typedef struct apbbf {
     double    fp_planned;   /* plan_blocked.c exact-load F(k,l,0,0) */
     uint64_t *bits;         /* segments * segment_words, 64-byte aligned,
                                right after this struct */
+    /* Single calls of a filter of many segments: those whose blocks are
+     * asked for before the walk (tdbf_run_ahead_slices). */
+    unsigned  ahead_count;
+    uint16_t  ahead[TDBF_RUN_AHEAD];
 } apbbf;
 
 /* The state and its segments are one 64-byte aligned allocation: the
@@ -139,6 +143,14 @@ static int segment_test(const void *state, unsigned logical, const tdbf_hash128 
     return segment_has(state, logical, h);
 }
 
+/* The line (B = 512) or word (B = 64) segment_test reads. */
+static const void *segment_line(const void *state, unsigned logical, const tdbf_hash128 *h)
+{
+    const apbbf *a = state;
+    tdbf_block_digits d;
+    return block_at(a, position(a, logical), h, &d);
+}
+
 static int query(const apbbf *a, const tdbf_hash128 *h)
 {
     return tdbf_find_run(a, a->k, a->l, h, segment_test);
@@ -173,27 +185,104 @@ static int add_one(void *state, const tdbf_hash128 *h)
     return present;
 }
 
+/* ---- single calls ------------------------------------------------------
+ * Each segment's block comes from the key's hash alone, so a single call
+ * need not read one block, test it, then read the next.  With few
+ * segments (k + l <= TDBF_RUN_AHEAD: the default plans at 0.01, k = 1,
+ * l = 4, B = 512) it computes every segment's block once, asks for all
+ * of them, then walks Algorithm 1 over the computed blocks, and an add
+ * sets its k blocks from the same computation: the reads overlap, nothing
+ * is computed twice.  With more segments it asks for the blocks of the
+ * walk's first candidates (tdbf_run_ahead), and for an add the k blocks
+ * it sets, then walks as before; that costs recomputing their addresses,
+ * which pays only once the filter is out of the caches (f->walk_min_bytes,
+ * as the batch walks).  Measured at w = 10^7, error 0.01, best of 6
+ * rounds of 10^5 single calls, ns per add / query: B = 512 (k = 1, l = 4)
+ * 485-515 / 367-399 before, 242 / 219-222 after; B = 64 (k = 5, l = 13,
+ * the tree) 368-380 / 351-353 before, 257-269 / 322-327 after. */
+
+/* A key's block and digits in each logical segment, for few segments. */
+typedef struct apbbf_probe {
+    const apbbf       *a;
+    uint64_t          *block[TDBF_RUN_AHEAD];
+    tdbf_block_digits  digits[TDBF_RUN_AHEAD];
+} apbbf_probe;
+
+static int probe_test(const void *state, unsigned logical, const tdbf_hash128 *h)
+{
+    (void)h;
+    const apbbf_probe *p = state;
+    tdbf_block_digits d = p->digits[logical];
+    return tdbf_block_has(&p->a->layout, p->block[logical], &d);
+}
+
+/* Every segment's block of the key, each asked for as it is computed
+ * (for writing in s_0 .. s_{k-1} when for_add). */
+static TDBF_ALWAYS_INLINE void probe_fill(apbbf_probe *p, const apbbf *a,
+                                          const tdbf_hash128 *h, bool for_add)
+{
+    p->a = a;
+    for (unsigned i = 0; i < a->segments; i++) {
+        p->block[i] = block_at(a, position(a, i), h, &p->digits[i]);
+        tdbf_prefetch(p->block[i], for_add && i < a->k);
+    }
+}
+
+static bool few_segments(const apbbf *a)
+{
+    return a->segments <= TDBF_RUN_AHEAD;
+}
+
+static bool far(const tdbf *f)
+{
+    return f->memory_bytes >= f->walk_min_bytes;
+}
+
 static int apbbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return add_one(f->impl, &key->hash);
+    apbbf *a = f->impl;
+    const tdbf_hash128 *h = &key->hash;
+    if (few_segments(a)) {
+        apbbf_probe p;
+        probe_fill(&p, a, h, true);
+        int present = tdbf_find_run(&p, a->k, a->l, h, probe_test);
+        if (a->fill == a->g) { /* the shift moves s_0: set as usual */
+            shift(a);
+            set_key(a, h);
+            return present;
+        }
+        for (unsigned i = 0; i < a->k; i++) {
+            tdbf_block_digits d = p.digits[i];
+            tdbf_block_set(&a->layout, p.block[i], &d);
+        }
+        a->fill++;
+        return present;
+    }
+    if (far(f)) {
+        for (unsigned i = 0; i < a->k; i++)
+            tdbf_prefetch(segment_line(a, i, h), 1);
+        tdbf_run_ahead(a, a->ahead, a->ahead_count, h, segment_line);
+    }
+    return add_one(a, h);
 }
 
 static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return query(f->impl, &key->hash);
+    const apbbf *a = f->impl;
+    const tdbf_hash128 *h = &key->hash;
+    if (few_segments(a)) {
+        apbbf_probe p;
+        probe_fill(&p, a, h, false);
+        return tdbf_find_run(&p, a->k, a->l, h, probe_test);
+    }
+    if (far(f))
+        tdbf_run_ahead(a, a->ahead, a->ahead_count, h, segment_line);
+    return query(a, h);
 }
 
 /* ---- batch calls ----------------------------------------------------- */
-
-/* The line (B = 512) or word (B = 64) segment_test reads. */
-static const void *segment_line(const void *state, unsigned logical, const tdbf_hash128 *h)
-{
-    const apbbf *a = state;
-    tdbf_block_digits d;
-    return block_at(a, position(a, logical), h, &d);
-}
 
 static uint64_t room(const void *state)
 {
@@ -229,6 +318,12 @@ static void apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
+
+/* The segments a single call of a filter of many asks for first. */
+static void plan_ahead(apbbf *a)
+{
+    a->ahead_count = tdbf_run_ahead_slices(a->k, a->l, a->ahead);
+}
 
 static int apbbf_open(tdbf *f, const tdbf_config *cfg)
 {
@@ -267,6 +362,7 @@ static int apbbf_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_ENOMEM;
     *a = layout;
     a->bits = (uint64_t *)((unsigned char *)a + header_bytes());
+    plan_ahead(a);
     f->impl = a;
     f->error_planned = a->fp_planned;
     return TDBF_OK;
@@ -401,6 +497,7 @@ static int apbbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         tdbf_mem_free_aligned(f, a, allocation_bytes(a));
         return rc;
     }
+    plan_ahead(a);
     f->impl = a;
     f->error_planned = a->fp_planned;
     return TDBF_OK;

@@ -19,6 +19,14 @@
  * segment match E[(1 - (1 - k/B)^X)^k] (plan_blocked.c); k and the block
  * count are the pair with the fewest bits that meets the error.
  *
+ * Single calls.  An add derives each of the k indices once, tests all k
+ * bits, then sets them; a query reads all k with no early exit (see
+ * classic_query_k).  For the k of the common errors (3, 4, 5, 7, 10) open
+ * and load point the shell's f->add and f->contains at copies with k a
+ * constant, whose loops unroll.  At w = 10^6, error 0.01 an add went from
+ * 43 to 22 ns and a query from 26 to 17.5 through the public API, against
+ * 17.5 / 19 ns for the same filter written inline (tdbf bench).
+ *
  * Current error (tdbf_current_error).  Nothing is ever forgotten, so the
  * FP follows from the adds since open: (1 - (1 - 1/m)^(k n))^k, or the
  * blocked model at mean load n / blocks, which climbs past the target once
@@ -57,29 +65,76 @@ static uint64_t *block_of(const bloom *b, const tdbf_hash128 *h, tdbf_block_digi
     return b->bits + tdbf_block_pick(&b->layout, h, 0, 1, d) * b->layout.block_words;
 }
 
-static int query(const bloom *b, const tdbf_hash128 *h)
+/* The classic filter's query: all k bits read, none skipped.  An early
+ * exit at the first clear bit is a branch that goes either way for the
+ * queries of a stream (a fresh key's first clear bit is anywhere among
+ * the k), and its mispredictions cost more than the k reads, which the
+ * core issues in parallel (measured at w = 10^6, error 0.01: 25 ns with
+ * the exit, 17.5 ns without).  The hash and the array are copied to
+ * locals: the compiler cannot keep them in registers across stores it
+ * cannot prove apart.  With k a constant (bloom_contains_k*) the loop
+ * unrolls. */
+static TDBF_ALWAYS_INLINE int classic_query_k(const bloom *b, const tdbf_hash128 *key_hash,
+                                              unsigned k)
+{
+    const tdbf_hash128 h = *key_hash;
+    const uint64_t *bits = b->bits;
+    const uint64_t m = b->m;
+    uint64_t all = 1;
+#pragma GCC unroll 16
+    for (unsigned i = 0; i < k; i++) {
+        uint64_t index = tdbf_reduce(tdbf_hash_nth(&h, i), m);
+        all &= bits[index >> 6] >> (index & 63);
+    }
+    return (int)(all & 1);
+}
+
+/* The classic filter's test-and-set: each of the k indices is derived
+ * once, all k bits are tested, then set.  Testing every bit before any is
+ * set keeps the answer exactly the query's (two indices of one key may
+ * coincide).  With k a constant (bloom_add_k*) the loops unroll and the
+ * indices stay in registers. */
+static TDBF_ALWAYS_INLINE int classic_add_k(bloom *b, const tdbf_hash128 *key_hash,
+                                            unsigned k)
+{
+    const tdbf_hash128 h = *key_hash;
+    uint64_t *bits = b->bits;
+    const uint64_t m = b->m;
+    uint64_t index[TDBF_MAX_K];
+    uint64_t all = 1;
+#pragma GCC unroll 16
+    for (unsigned i = 0; i < k; i++) {
+        index[i] = tdbf_reduce(tdbf_hash_nth(&h, i), m);
+        all &= bits[index[i] >> 6] >> (index[i] & 63);
+    }
+#pragma GCC unroll 16
+    for (unsigned i = 0; i < k; i++)
+        tdbf_bit_set(bits, index[i]);
+    return (int)(all & 1);
+}
+
+static inline int query(const bloom *b, const tdbf_hash128 *h)
 {
     if (b->blocked) {
         tdbf_block_digits d;
         const uint64_t *block = block_of(b, h, &d);
         return tdbf_block_has(&b->layout, block, &d);
     }
-    for (unsigned i = 0; i < b->k; i++)
-        if (!tdbf_bit_get(b->bits, tdbf_reduce(tdbf_hash_nth(h, i), b->m)))
-            return 0;
-    return 1;
+    return classic_query_k(b, h, b->k);
 }
 
-static void insert(bloom *b, const tdbf_hash128 *h)
+/* Test-and-set: the query's answer, then the key's bits set. */
+static inline int test_and_set(bloom *b, const tdbf_hash128 *h)
 {
     if (b->blocked) {
         tdbf_block_digits d;
         uint64_t *block = block_of(b, h, &d);
-        tdbf_block_set(&b->layout, block, &d);
-        return;
+        tdbf_block_digits again = d;
+        int present = tdbf_block_has(&b->layout, block, &d);
+        tdbf_block_set(&b->layout, block, &again);
+        return present;
     }
-    for (unsigned i = 0; i < b->k; i++)
-        tdbf_bit_set(b->bits, tdbf_reduce(tdbf_hash_nth(h, i), b->m));
+    return classic_add_k(b, h, b->k);
 }
 
 /* The FP after `adds` adds (the essay). */
@@ -100,18 +155,68 @@ static void keep_fp(bloom *b, uint64_t adds)
     b->fp_kept = fp_after(b, b->fp_until);
 }
 
-static int bloom_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+/* The add, for a classic filter of k indices when k is not 0 (then a
+ * constant: bloom_add_k*), else for any filter. */
+static TDBF_ALWAYS_INLINE int add_with(tdbf *f, const tdbf_key *key, unsigned k)
 {
-    (void)now_ns;
     bloom *b = f->impl;
-    int present = query(b, &key->hash);
-    insert(b, &key->hash);
+    int present = k ? classic_add_k(b, &key->hash, k) : test_and_set(b, &key->hash);
     /* the shell counts this add after it returns */
     uint64_t adds = atomic_load_explicit(&f->items, memory_order_relaxed);
     adds += adds < UINT64_MAX;
     if (adds > b->fp_until)
         keep_fp(b, adds);
     return present;
+}
+
+static int bloom_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    return add_with(f, key, 0);
+}
+
+static int bloom_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    return query(f->impl, &key->hash);
+}
+
+/* The single-key calls specialised for the k of the common errors: 7 and
+ * 10 are the textbook k of 0.01 and 0.001, 3 .. 5 of 0.1 .. 0.03.  Their
+ * loops unroll and the k indices stay in registers (w = 10^6, error
+ * 0.01: an add 24 -> 22 ns).  Open and load point f->add and f->contains
+ * at the pair that fits (use_specialised); answers are the same. */
+#define BLOOM_CALLS_K(K)                                                         \
+    static int bloom_add_k##K(tdbf *f, const tdbf_key *key, uint64_t now_ns)      \
+    {                                                                            \
+        (void)now_ns;                                                            \
+        return add_with(f, key, K);                                              \
+    }                                                                            \
+    static int bloom_contains_k##K(const tdbf *f, const tdbf_key *key,           \
+                                   uint64_t now_ns)                              \
+    {                                                                            \
+        (void)now_ns;                                                            \
+        return classic_query_k(f->impl, &key->hash, K);                          \
+    }
+BLOOM_CALLS_K(3)
+BLOOM_CALLS_K(4)
+BLOOM_CALLS_K(5)
+BLOOM_CALLS_K(7)
+BLOOM_CALLS_K(10)
+#undef BLOOM_CALLS_K
+
+static void use_specialised(tdbf *f, const bloom *b)
+{
+    if (b->blocked)
+        return;
+    switch (b->k) {
+    case 3:  f->add = bloom_add_k3;  f->contains = bloom_contains_k3;  break;
+    case 4:  f->add = bloom_add_k4;  f->contains = bloom_contains_k4;  break;
+    case 5:  f->add = bloom_add_k5;  f->contains = bloom_contains_k5;  break;
+    case 7:  f->add = bloom_add_k7;  f->contains = bloom_contains_k7;  break;
+    case 10: f->add = bloom_add_k10; f->contains = bloom_contains_k10; break;
+    default: break;
+    }
 }
 
 static double bloom_current_error(const tdbf *f, uint64_t now_ns)
@@ -132,12 +237,6 @@ static void bloom_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
     }
     for (unsigned i = 0; i < b->k; i++)
         tdbf_prefetch(b->bits + (tdbf_reduce(tdbf_hash_nth(&key->hash, i), b->m) >> 6), for_add);
-}
-
-static int bloom_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
-{
-    (void)now_ns;
-    return query(f->impl, &key->hash);
 }
 
 /* Classic sizing: m = -n ln e / ln^2 2, k = round(m/n ln 2). */
@@ -220,6 +319,7 @@ static int bloom_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_ENOMEM;
     }
     f->impl = b;
+    use_specialised(f, b);
     return TDBF_OK;
 }
 
@@ -315,8 +415,11 @@ static int bloom_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     if (!tdbf_fits((double)bloom_bytes(&h) + sizeof(bloom), max_memory))
         return TDBF_ETOOBIG;
     keep_fp(&h, f->items);
-    return tdbf_load_state(f, in, &h, sizeof h, offsetof(bloom, bits),
-                           tdbf_words_for_bits(h.m), tail_clear);
+    rc = tdbf_load_state(f, in, &h, sizeof h, offsetof(bloom, bits),
+                         tdbf_words_for_bits(h.m), tail_clear);
+    if (rc == TDBF_OK)
+        use_specialised(f, f->impl);
+    return rc;
 }
 
 const tdbf_ops tdbf_bloom_ops = {

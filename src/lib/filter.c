@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "hash_key.h"
 
 /* ---- version and errors --------------------------------------------- */
 
@@ -129,6 +130,9 @@ tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
     f->memory_bytes = sizeof *f;
     f->walk_min_bytes = TDBF_WALK_MIN_BYTES;
     f->ops = design_ops[design];
+    f->add = f->ops->add;
+    f->contains = f->ops->contains;
+    f->concurrent = f->ops->concurrent;
     f->design = design;
     f->error = error;
     f->seed = seed;
@@ -197,17 +201,17 @@ void tdbf_close(tdbf *f)
  * (FPDECAY) has adds from many threads at once, so its clock is raised by
  * compare-and-swap and its count by an atomic add.  Relaxed is enough:
  * they must not tear or lose updates, they order nothing else. */
-static uint64_t clamp_now(const tdbf *f, uint64_t now_ns)
+static TDBF_ALWAYS_INLINE uint64_t clamp_now(const tdbf *f, uint64_t now_ns)
 {
     uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
     return now_ns > seen ? now_ns : seen;
 }
 
 /* Raise the clock to now_ns (never lower it); returns the clamped time. */
-static uint64_t raise_clock(tdbf *f, uint64_t now_ns)
+static TDBF_ALWAYS_INLINE uint64_t raise_clock(tdbf *f, uint64_t now_ns)
 {
     uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
-    if (!f->ops->concurrent) {
+    if (!f->concurrent) {
         if (now_ns > seen)
             atomic_store_explicit(&f->now_ns, now_ns, memory_order_relaxed);
     } else {
@@ -221,9 +225,9 @@ static uint64_t raise_clock(tdbf *f, uint64_t now_ns)
     return now_ns > seen ? now_ns : seen;
 }
 
-static void count_adds(tdbf *f, uint64_t adds)
+static TDBF_ALWAYS_INLINE void count_adds(tdbf *f, uint64_t adds)
 {
-    if (f->ops->concurrent)
+    if (f->concurrent)
         atomic_fetch_add_explicit(&f->items, adds, memory_order_relaxed);
     else
         atomic_store_explicit(&f->items,
@@ -231,32 +235,34 @@ static void count_adds(tdbf *f, uint64_t adds)
                               memory_order_relaxed);
 }
 
-static void make_key(const tdbf *f, const void *bytes, size_t len, tdbf_key *key)
+static TDBF_ALWAYS_INLINE void make_key(const tdbf *f, const void *bytes, size_t len,
+                                         tdbf_key *key)
 {
     key->bytes = bytes;
     key->len = len;
-    key->hash = tdbf_hash_key(f->seed, bytes, len);
+    key->hash = tdbf_hash_key_inline(f->seed, bytes, len);
 }
 
-int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns)
+TDBF_HASH_INLINED int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns)
 {
     if (!f || (!key && len))
         return TDBF_EINVAL;
     tdbf_key k;
     make_key(f, key, len, &k);
-    int rc = f->ops->add(f, &k, raise_clock(f, now_ns));
+    int rc = f->add(f, &k, raise_clock(f, now_ns));
     if (rc >= 0)
         count_adds(f, 1);
     return rc;
 }
 
-int tdbf_contains(const tdbf *f, const void *key, size_t len, uint64_t now_ns)
+TDBF_HASH_INLINED int tdbf_contains(const tdbf *f, const void *key, size_t len,
+                                    uint64_t now_ns)
 {
     if (!f || (!key && len))
         return TDBF_EINVAL;
     tdbf_key k;
     make_key(f, key, len, &k);
-    return f->ops->contains(f, &k, clamp_now(f, now_ns));
+    return f->contains(f, &k, clamp_now(f, now_ns));
 }
 
 int tdbf_advance(tdbf *f, uint64_t now_ns)
@@ -295,9 +301,9 @@ static bool walks(const tdbf *f)
     return f->memory_bytes >= f->walk_min_bytes;
 }
 
-static size_t hash_chunk(const tdbf *f, size_t from, size_t n,
-                         const void *const *keys, const size_t *lens,
-                         tdbf_key *chunk)
+static TDBF_HASH_INLINED size_t hash_chunk(const tdbf *f, size_t from, size_t n,
+                                           const void *const *keys, const size_t *lens,
+                                           tdbf_key *chunk)
 {
     size_t count = n - from < BATCH_CHUNK ? n - from : BATCH_CHUNK;
     for (size_t i = 0; i < count; i++)
@@ -339,7 +345,7 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
         prefetch_first(f, chunk, count, 1);
         for (size_t i = 0; i < count; i++) {
             prefetch_ahead(f, chunk, i, count, 1);
-            int rc = f->ops->add(f, &chunk[i], now);
+            int rc = f->add(f, &chunk[i], now);
             if (rc < 0)
                 return rc;
             count_adds(f, 1);
@@ -366,7 +372,7 @@ int tdbf_contains_batch(const tdbf *f, size_t n, const void *const *keys,
             prefetch_first(f, chunk, count, 0);
             for (size_t i = 0; i < count; i++) {
                 prefetch_ahead(f, chunk, i, count, 0);
-                results[done + i] = (uint8_t)f->ops->contains(f, &chunk[i], now);
+                results[done + i] = (uint8_t)f->contains(f, &chunk[i], now);
             }
         }
         done += count;

@@ -154,6 +154,13 @@ typedef struct tdbf_ops {
 
 struct tdbf {
     const tdbf_ops *ops;
+    /* The single-key entry points, copied from ops by tdbf_shell_new so a
+     * call loads one pointer, not two; a design's open or load may point
+     * them at a variant specialised for its parameters (bloom.c: its k).
+     * `concurrent` is ops->concurrent, for the same reason. */
+    int  (*add)(tdbf *f, const tdbf_key *key, uint64_t now_ns);
+    int  (*contains)(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
+    bool            concurrent;
     tdbf_allocator  alloc;      /* copied at open: frees go back to it */
     tdbf_design     design;
     double          error;      /* cfg.error */
@@ -167,8 +174,10 @@ struct tdbf {
     /* stats.error_planned, for tdbf_current_error of the designs without
      * ops->current_error: their open and load set it (EXACT leaves 0). */
     double          error_planned;
-    /* Batch calls hand whole chunks to ops->contains_many / add_many only
-     * from this filter size up (TDBF_WALK_MIN_BYTES; tests set 0). */
+    /* Batch calls hand whole chunks to ops->contains_many / add_many, and
+     * single APBF adds and APBBF calls (many segments) ask for their
+     * first reads ahead, only from this filter size up
+     * (TDBF_WALK_MIN_BYTES; tests set 0). */
     uint64_t        walk_min_bytes;
     void           *impl;       /* the design's state */
 };
@@ -334,6 +343,54 @@ static TDBF_ALWAYS_INLINE int tdbf_find_run(const void *state, unsigned k, unsig
         found = tdbf_run_step(&w, k, has(state, (unsigned)w.i, h));
     while (found < 0);
     return found;
+}
+
+/* Algorithm 1's first reads for one key, asked for together.  Which
+ * slice a walk reads next depends on what it read, but its first few
+ * candidates do not: s_start, then s_{start+1} (a match) or s_{start-k} (a
+ * miss), and so on down the tree of outcomes.  A single call that
+ * prefetches the lines of the first TDBF_RUN_AHEAD distinct slices of that
+ * tree (breadth first) before testing has those reads in flight at once
+ * instead of one after another.  With k = 1 the tree is a chain through
+ * s_start .. s_0, every slice a query can read: APBBF's k = 1, l = 4
+ * plans are covered whole.  The slices depend on (k, start) alone, so a
+ * filter lists them once at open (tdbf_run_ahead_slices).  8: a negative
+ * APBBF-512 query at w = 10^7 reads ~4.3 blocks, APBF's ~5.6 slices
+ * (about 3 of them among its first 8). */
+enum { TDBF_RUN_AHEAD = 8 };
+
+/* The first up to TDBF_RUN_AHEAD distinct slices of Algorithm 1's tree of
+ * outcomes from s_start, breadth first, into slices[]; returns how many. */
+static inline unsigned tdbf_run_ahead_slices(unsigned k, unsigned start,
+                                             uint16_t slices[TDBF_RUN_AHEAD])
+{
+    tdbf_run_walk queue[2 * TDBF_RUN_AHEAD];
+    unsigned head = 0, tail = 0, count = 0;
+    queue[tail++] = (tdbf_run_walk){ .i = (int)start };
+    while (head < tail && count < TDBF_RUN_AHEAD) {
+        tdbf_run_walk w = queue[head++];
+        bool seen = false;
+        for (unsigned j = 0; j < count; j++)
+            seen |= slices[j] == (unsigned)w.i;
+        if (!seen)
+            slices[count++] = (uint16_t)w.i;
+        for (int match = 1; match >= 0; match--) {
+            tdbf_run_walk next = w;
+            if (tdbf_run_step(&next, k, match) < 0 && tail < 2 * TDBF_RUN_AHEAD)
+                queue[tail++] = next;
+        }
+    }
+    return count;
+}
+
+/* Prefetch the lines of slices[0 .. count-1] of the key (always inline:
+ * a helper that only prefetches is deleted by GCC, see tdbf_prefetch). */
+static TDBF_ALWAYS_INLINE void tdbf_run_ahead(
+    const void *state, const uint16_t *slices, unsigned count, const tdbf_hash128 *h,
+    const void *(*line)(const void *state, unsigned slice, const tdbf_hash128 *h))
+{
+    for (unsigned j = 0; j < count; j++)
+        tdbf_prefetch(line(state, slices[j], h), 0);
 }
 
 /* Algorithm 1 for n keys at once, exactly tdbf_find_run per key.  Which
