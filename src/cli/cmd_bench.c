@@ -1,7 +1,7 @@
 /*
  * cmd_bench.c — `tdbf bench`: nanoseconds per insert and per query of the
  * count-window designs, each set against a classic Bloom filter measured
- * in the same run (issue 5), both the library's and one written inline.
+ * in the same run, both the library's and one written inline.
  *
  * What is compared.  At each window W (default 10^4, in cache, and 10^6;
  * 10^8 with --large) and each target error (0.01 and 0.001), these filters
@@ -13,6 +13,8 @@
  *     apbf       Age-Partitioned Bloom filter            TDBF_APBF
  *     apbbf-512  blocked APBF, one cache line per block  TDBF_APBBF, B = 512
  *     apbbf-64   blocked APBF, one word per block        TDBF_APBBF, B = 64
+ *     apbf-line  line-local APBF, 128-byte units         TDBF_APBF_LINE
+ *     apbf-line-64  the same, 64-byte units              TDBF_APBF_LINE, U = 512
  *
  * each through the single-key calls (tdbf_add, tdbf_contains) and the batch
  * calls (tdbf_add_batch, tdbf_contains_batch, 64 keys a call).  A design
@@ -137,7 +139,7 @@ typedef struct bench_design {
  * costs.  apbf-fast: the fewest-reads APBF within 50 % more memory than
  * the least (cfg.plan_tolerance 0.5): what speed costs in memory. */
 enum { D_INLINE, D_BLOOM, D_BLOOM_BLOCKED, D_APBF, D_APBBF_LINE, D_APBBF_WORD,
-       D_APBF_FAST, D_COUNT };
+       D_APBF_FAST, D_APBF_LINE, D_APBF_LINE_64, D_COUNT };
 
 static const bench_design designs[D_COUNT] = {
     [D_INLINE]        = {"inline-bloom", TDBF_BLOOM, 0, 0, 1},
@@ -147,6 +149,8 @@ static const bench_design designs[D_COUNT] = {
     [D_APBBF_LINE]    = {"apbbf-512", TDBF_APBBF, TDBF_BLOCK_LINE},
     [D_APBBF_WORD]    = {"apbbf-64", TDBF_APBBF, TDBF_BLOCK_WORD},
     [D_APBF_FAST]     = {"apbf-fast", TDBF_APBF, 0, 0.5},
+    [D_APBF_LINE]     = {"apbf-line", TDBF_APBF_LINE, 0},
+    [D_APBF_LINE_64]  = {"apbf-line-64", TDBF_APBF_LINE, 512},
 };
 
 enum { SINGLE, BATCH, VARIANTS };
@@ -174,7 +178,8 @@ static const cli_option bench_options[] = {
                                   "keys, half an hour)"},
     [OPT_ERRORS]  = {"errors", "LIST", "target FP rates, comma-separated (default 0.01,0.001)"},
     [OPT_DESIGNS] = {"designs", "LIST", "subset of inline-bloom,bloom,bloom-512,apbf,"
-                                        "apbbf-512,apbbf-64,apbf-fast"},
+                                        "apbbf-512,apbbf-64,apbf-fast,apbf-line,"
+                                        "apbf-line-64"},
     [OPT_BATCH]   = {"batch", "N", "keys per batch call (default 64)"},
     [OPT_OPS]     = {"ops", "N", "operations per measurement at most (default "
                                  "max(1M, window), capped at 8Mi)"},
