@@ -394,7 +394,7 @@ def plot_compare(rows, out):
                        title_fontsize=8)
     window = int(shown[0]["window_items"])
     fig.suptitle("All designs at one setting: window %s keys or 60 s, "
-                 "error 0.01 and 0.001 (issue 11; papers 000-004)"
+                 "error 0.01 and 0.001 (papers 000-004)"
                  % format(window, ","))
     exact = [r["bits_per_element"] for r in rows
              if r["design"].startswith("exact")]

@@ -65,7 +65,7 @@
  * cache-line reads over a buffer of the filter's size (plain malloc, like
  * the filter's): (a) dependent, each read giving the next address (pointer
  * chasing through one random cycle of all lines: latency); (b) 16 such
- * chains advanced together, 16 independent reads in flight.  The issue's
+ * chains advanced together, 16 independent reads in flight.  The
  * target for batched APBBF is (blocks touched per operation) x (b), with
  * the planner's expected reads (tdbf_plan_apbbf_eval, paper Table 3):
  *
@@ -220,7 +220,7 @@ typedef struct bench_cell {
     uint64_t   insert_ops[VARIANTS], query_ops[VARIANTS];
     double     fp;              /* measured on the single-key queries */
     uint64_t   false_negatives; /* present keys answered no (a bug) */
-    /* APBBF: the cost model for the batch calls */
+    /* APBBF: the memory-cost model of the batch calls */
     int        has_model;
     unsigned   block_hashes;    /* b, from the planner */
     double     blocks_insert, blocks_query;  /* touched per operation */
@@ -637,7 +637,7 @@ static int line_read_costs(const bench_run *run, uint64_t bytes,
     return 0;
 }
 
-/* The issue's cost model of a batched APBBF: blocks per insert (k) and
+/* The memory-cost model of a batched APBBF: blocks per insert (k) and
  * per query (the planner's expected reads over the 50/50 mix), and the
  * cost of one random line read over the filter's memory. */
 static void apbbf_model(const bench_run *run, const bench_design *d,

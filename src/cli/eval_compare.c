@@ -1,6 +1,6 @@
 /*
  * eval_compare.c — `tdbf eval compare`: every windowed design at one
- * setting, side by side, on a synthetic and on a real stream (issue 11).
+ * setting, side by side, on a synthetic and on a real stream.
  *
  * The setting.  A window of w = 10^6 keys (--quick: 10^4): the count
  * designs remember the last w insertions; the time designs (TLBF, CLOCK)

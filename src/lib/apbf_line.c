@@ -79,10 +79,10 @@
  * (tdbf_apbf_line_fp).  Measured against it (tests/unit/test_apbf_line.c,
  * FP probed just before a shift): within 3 % from 0.1 to 10^-4.
  *
- * Planner (tdbf_plan_apbf_line).  For every (k, l, b, unit) the fewest
- * units meeting the error; the independent-fields FP (exact Poisson sums,
- * microseconds) ranks all shapes, and the model sizes the few best.  Ties
- * go to fewer fields read.
+ * Planner (tdbf_plan_apbf_line).  Over W = 16, 32, 64 (l = F - 1 - k),
+ * k and b, the shape of least memory by the model on 256 simulated units;
+ * then the fewest units whose 4096-unit model FP meets the error (see
+ * "planning" below).
  */
 #include <math.h>
 #include <stddef.h>
@@ -606,7 +606,6 @@ static void set_shape(line_filter *t)
     t->field_bits = t->unit_bits / t->fields;
     t->field_log2 = log2_of(t->field_bits);
     t->sweep_per_add = t->units / t->g + (t->units % t->g != 0);
-    t->fp_planned = line_fp(t->k, t->l, t->b, t->unit_bits, t->units, t->g);
 }
 
 static int line_open(tdbf *f, const tdbf_config *cfg)
@@ -628,6 +627,7 @@ static int line_open(tdbf *f, const tdbf_config *cfg)
     t->units = plan.units;
     t->g = plan.generation;
     set_shape(t);
+    t->fp_planned = plan.fp;          /* the model, as the planner evaluated it */
     t->bits = tdbf_mem_calloc_aligned(f, unit_array_bytes(t));
     if (!t->bits) {
         tdbf_mem_free(f, t, sizeof *t);
@@ -764,6 +764,7 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
                    max_memory))
         return TDBF_ETOOBIG;
     set_shape(&h);
+    h.fp_planned = line_fp(h.k, h.l, h.b, h.unit_bits, h.units, h.g);
     int rc = tdbf_load_state(f, in, &h, sizeof h, offsetof(line_filter, bits),
                              h.units * h.unit_words, units_consistent);
     if (rc == TDBF_OK)
