@@ -158,6 +158,14 @@ struct tdbf_allocator;
 
 /* Filter configuration.  Always start from tdbf_config_init(), then set the
  * fields you need: new fields get sane defaults that way. */
+/* Vector instruction paths (section 14). */
+typedef enum tdbf_simd {
+    TDBF_SIMD_AUTO = 0,      /* the widest path the CPU supports (default) */
+    TDBF_SIMD_PORTABLE = 1,  /* plain C */
+    TDBF_SIMD_AVX2 = 2,      /* x86-64 AVX2 */
+    TDBF_SIMD_AVX512 = 3     /* x86-64 AVX-512 F, DQ, BW and VL */
+} tdbf_simd;
+
 typedef struct tdbf_config {
     tdbf_design design;     /* default TDBF_APBF */
     double      error;      /* target false-positive rate, 0 < error < 1; default 0.01 */
@@ -359,6 +367,9 @@ typedef struct tdbf_stats {
     unsigned cell_bits;       /* TBF, BTBF: bits per timer cell */
     uint64_t padding;         /* TBF, BTBF: P = T_Omega - (ceil(w/B) + 1) */
     uint64_t scan_per_insert; /* TBF, BTBF: cells checked for expiry per add */
+    tdbf_simd simd;           /* the vector path the filter's operations take
+                                 (section 14; TDBF_SIMD_PORTABLE for designs
+                                 without one) */
 } tdbf_stats;
 
 /* Fill *out with the filter's statistics.  Cost: O(memory) for designs
@@ -983,6 +994,34 @@ typedef struct tdbf_design_plan {
  * (as tdbf_open), or TDBF_ETOOBIG (over cfg.max_memory, 0 = 4 GiB, or
  * more than 2^52 cells).  Thread-safe; at most a few milliseconds. */
 TDBF_API int tdbf_plan_design(const tdbf_config *cfg, tdbf_design_plan *out);
+
+/* ======================================================================
+ * 14. Vector instructions
+ *
+ * The default build is plain C11.  Where a design has a vector path
+ * (APBF_LINE: AVX2 and AVX-512 on x86-64), it is compiled in beside the
+ * portable one and chosen at run time from what the CPU reports; both give
+ * the same answers bit for bit (the unit tests compare them on every
+ * shape).  A filter takes its path when it is opened or loaded.
+ * ====================================================================== */
+
+
+/* (tdbf_simd is declared in section 3.) */
+
+/* Choose the path for filters opened or loaded from now on, process-wide
+ * (TDBF_SIMD_AUTO: back to the default).  Returns TDBF_OK, TDBF_EINVAL
+ * (not a tdbf_simd) or TDBF_ENOTSUP (this CPU or build lacks it).  Filters
+ * already open keep theirs.  Thread-safe. */
+TDBF_API int tdbf_set_simd(tdbf_simd path);
+
+/* The path tdbf_open would give a filter now (never TDBF_SIMD_AUTO). */
+TDBF_API tdbf_simd tdbf_simd_in_use(void);
+
+/* 1 if this CPU and build can run `path` (TDBF_SIMD_PORTABLE: always), else 0. */
+TDBF_API int tdbf_simd_available(tdbf_simd path);
+
+/* "auto", "portable", "avx2", "avx512"; "unknown" otherwise. */
+TDBF_API const char *tdbf_simd_name(tdbf_simd path);
 
 #ifdef __cplusplus
 }

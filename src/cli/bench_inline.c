@@ -21,7 +21,15 @@
  * The batch loop hashes a group of keys first, then handles them in order
  * with the words of the key PREFETCH_AHEAD places ahead requested — what
  * the library's batch calls do for its classic `bloom` design.
+ *
+ * Its bit array gets the same transparent-huge-page advice the library
+ * gives its filters (alloc.c), so neither side pays page walks the other
+ * does not.
  */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE
+#include <sys/mman.h>
+#endif
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
@@ -108,11 +116,17 @@ inline_bloom *inline_bloom_new(uint64_t window, double error, uint64_t seed)
     b->k = k < 1 ? 1u : k > INLINE_MAX_K ? (unsigned)INLINE_MAX_K : (unsigned)k;
     b->seed = seed;
     size_t bytes = (size_t)((b->m + 511) / 512 * 64);
-    b->words = aligned_alloc(64, bytes);
+    size_t huge = (size_t)2 << 20;
+    bytes = bytes >= 4 * huge ? (bytes + huge - 1) / huge * huge : bytes;
+    b->words = aligned_alloc(bytes >= 4 * huge ? huge : 64, bytes);
     if (b->words == NULL) {
         free(b);
         return NULL;
     }
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= 4 * huge)
+        (void)madvise(b->words, bytes, MADV_HUGEPAGE);
+#endif
     memset(b->words, 0, bytes);
     return b;
 }

@@ -88,11 +88,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "line.h"
 
 enum {
-    UNIT_MAX_WORDS = 16,                  /* 128 bytes */
-    LINE_MAX_B = 4,
     LINE_MAX_FIELDS = 64,                 /* 16-bit fields in 1024 bits */
     LINE_MIN_FIELD_BITS = 16,
     MODEL_SAMPLES = 4096,
@@ -112,6 +110,12 @@ typedef struct line_filter {
     uint64_t  fill;          /* inserts in the current generation, 0 .. g */
     uint64_t  shifts;
     uint64_t  sweep_per_add; /* ceil(units / g) */
+    /* What an insert marks at the current head (place_ring): the fields of
+     * ages 0 .. k-1, in set_count words from set_first (modulo the unit). */
+    uint64_t  set_mask[LINE_MAX_WORDS];
+    unsigned  set_first, set_count;
+    tdbf_line_probe probe;   /* this shape's, on the chosen path (choose_probe) */
+    tdbf_simd path;
     double    fp_planned;
     uint64_t *bits;          /* units * unit_words words, 64-byte aligned */
 } line_filter;
@@ -178,60 +182,27 @@ static uint64_t window_of(unsigned l, uint64_t g)
     return (uint64_t)l * g;
 }
 
-/* ---- a key's unit and bits ----------------------------------------------- */
+/* ---- a key's unit, and the operations ------------------------------------ */
 
 static TDBF_ALWAYS_INLINE uint64_t *unit_of(const line_filter *t, const tdbf_hash128 *h)
 {
     return t->bits + tdbf_reduce(h->lo ^ (h->hi >> 1), t->units) * t->unit_words;
 }
 
-/* x's mask in physical field p (in the field's own bit positions): b
- * offsets of log2 W bits each from the top of the key's p-th derived hash
- * (hash.h: double hashing, remixed).  The remix matters: the top bits of
- * (lo + p hi) C alone form an arithmetic progression over p, and with
- * 32- and 16-bit fields the FP measured 12-43 % above the model, whose
- * fields' offsets are independent. */
-static TDBF_ALWAYS_INLINE uint64_t key_mask(const line_filter *t, const tdbf_hash128 *h,
-                                            unsigned p)
+/* The ring's placement for the current head: the words, and the fields in
+ * them, that an insert marks (ages 0 .. k-1, contiguous modulo F). */
+static void place_ring(line_filter *t)
 {
-    uint64_t v = tdbf_hash_nth(h, (uint64_t)p + 1), m = 0;
-    for (unsigned j = 0; j < t->b; j++)
-        m |= UINT64_C(1) << ((v >> (58 - 6 * j)) & (t->field_bits - 1));
-    return m;
-}
-
-/* Bit a set iff the field of age a matches x, for ages 0 .. k+l-1: every
- * field tested, no data-dependent branch (half the fields match at the
- * planned fills, so a branch per field would mispredict often). */
-static uint64_t match_mask(const line_filter *t, const uint64_t *unit, const tdbf_hash128 *h)
-{
-    uint64_t mask = 0;
-    unsigned p = t->head;
-    for (unsigned a = 0; a < t->k + t->l; a++) {
-        uint64_t m = key_mask(t, h, p);
-        uint64_t field = unit[field_word(t, p)] >> field_shift(t, p);
-        mask |= (uint64_t)((field & m) == m) << a;
-        p = p + 1 == t->fields ? 0 : p + 1;
+    unsigned per_word = 64 / t->field_bits;
+    memset(t->set_mask, 0, sizeof t->set_mask);
+    for (unsigned a = 0; a < t->k; a++) {
+        unsigned p = physical(t, a);
+        t->set_mask[p / per_word] |= field_ones(t) << (p % per_word * t->field_bits);
     }
-    return mask;
+    unsigned last = physical(t, t->k - 1) / per_word;
+    t->set_first = physical(t, 0) / per_word;
+    t->set_count = (last + t->unit_words - t->set_first) % t->unit_words + 1;
 }
-
-/* A run of k consecutive set bits in mask (starting at an age <= l, which
- * every run within k + l bits does)? */
-static int has_run(uint64_t mask, unsigned k)
-{
-    uint64_t run = mask;
-    for (unsigned i = 1; i < k; i++)
-        run &= mask >> i;
-    return run != 0;
-}
-
-static int query(const line_filter *t, const tdbf_hash128 *h)
-{
-    return has_run(match_mask(t, unit_of(t, h), h), t->k);
-}
-
-/* ---- the ring ------------------------------------------------------------ */
 
 static void clear_spare(line_filter *t, uint64_t from, uint64_t to)
 {
@@ -249,20 +220,72 @@ static void shift(line_filter *t)
     t->head = t->head == 0 ? t->fields - 1 : t->head - 1;
     t->fill = 0;
     t->shifts++;
+    place_ring(t);
 }
 
+/* ---- probes: a key's masks and the unit's matching fields -------------- */
+
+/* The portable probe of each shape (line.h), the shape's numbers constants
+ * in it; line_simd.c has the vector ones.  [unit words 8, 16][width 16,
+ * 32, 64][b - 1]. */
+#define PORTABLE_PROBE(W, B, WORDS)                                                        \
+    static uint64_t probe_##W##_##B##_##WORDS(const uint64_t *unit, const tdbf_hash128 *h, \
+                                              uint64_t *mask)                              \
+    {                                                                                       \
+        line_key_masks(h, W, B, WORDS, mask);                                               \
+        return line_matches(unit, mask, W, WORDS);                                          \
+    }
+#define PORTABLE_PROBES_OF_WIDTH(W, WORDS)                                  \
+    PORTABLE_PROBE(W, 1, WORDS) PORTABLE_PROBE(W, 2, WORDS)                 \
+    PORTABLE_PROBE(W, 3, WORDS) PORTABLE_PROBE(W, 4, WORDS)
+PORTABLE_PROBES_OF_WIDTH(16, 8)
+PORTABLE_PROBES_OF_WIDTH(32, 8)
+PORTABLE_PROBES_OF_WIDTH(64, 8)
+PORTABLE_PROBES_OF_WIDTH(16, 16)
+PORTABLE_PROBES_OF_WIDTH(32, 16)
+PORTABLE_PROBES_OF_WIDTH(64, 16)
+
+#define PORTABLE_ROW(W, WORDS) \
+    {probe_##W##_1_##WORDS, probe_##W##_2_##WORDS, probe_##W##_3_##WORDS, probe_##W##_4_##WORDS}
+static const tdbf_line_probe portable_probes[2][3][LINE_MAX_B] = {
+    {PORTABLE_ROW(16, 8), PORTABLE_ROW(32, 8), PORTABLE_ROW(64, 8)},
+    {PORTABLE_ROW(16, 16), PORTABLE_ROW(32, 16), PORTABLE_ROW(64, 16)},
+};
+
+/* The probe of the filter's shape on the path tdbf_simd_in_use names. */
+static void choose_probe(line_filter *t)
+{
+    unsigned size = t->unit_words == 16, wide = t->field_log2 - 4;
+    t->path = tdbf_simd_in_use();
+    t->probe = tdbf_line_simd_probe(t->path, t->unit_words, t->field_bits, t->b);
+    if (!t->probe) {
+        t->path = TDBF_SIMD_PORTABLE;
+        t->probe = portable_probes[size][wide][t->b - 1];
+    }
+}
+
+/* A run of k matching fields among ages 0 .. k+l-1? */
+static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, uint64_t physical_match)
+{
+    return line_has_run(line_by_age(physical_match, t->head, t->fields), t->k, t->k + t->l);
+}
+
+/* Test, then set the key's bits in the fields of ages 0 .. k-1, then sweep
+ * the next units' spares.  The unit's address is computed before the
+ * probe builds the masks, the read comes after: the arithmetic does not
+ * wait for memory. */
 static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     line_filter *t = f->impl;
     if (t->fill == t->g)
         shift(t);
+    uint64_t mask[LINE_MAX_WORDS];
     uint64_t *unit = unit_of(t, &key->hash);
-    int present = has_run(match_mask(t, unit, &key->hash), t->k);
-    unsigned p = t->head;
-    for (unsigned a = 0; a < t->k; a++) {
-        unit[field_word(t, p)] |= key_mask(t, &key->hash, p) << field_shift(t, p);
-        p = p + 1 == t->fields ? 0 : p + 1;
+    int present = run_in(t, t->probe(unit, &key->hash, mask));
+    for (unsigned c = 0; c < t->set_count; c++) {
+        unsigned w = (t->set_first + c) & (t->unit_words - 1);
+        unit[w] |= mask[w] & t->set_mask[w];
     }
     uint64_t from = sweep_position(t);
     t->fill++;
@@ -273,7 +296,9 @@ static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return query(f->impl, &key->hash);
+    const line_filter *t = f->impl;
+    uint64_t mask[LINE_MAX_WORDS];
+    return run_in(t, t->probe(unit_of(t, &key->hash), &key->hash, mask));
 }
 
 /* The unit's lines: one, or the adjacent pair of a 128-byte unit. */
@@ -606,6 +631,7 @@ static void set_shape(line_filter *t)
     t->field_bits = t->unit_bits / t->fields;
     t->field_log2 = log2_of(t->field_bits);
     t->sweep_per_add = t->units / t->g + (t->units % t->g != 0);
+    place_ring(t);
 }
 
 static int line_open(tdbf *f, const tdbf_config *cfg)
@@ -635,6 +661,7 @@ static int line_open(tdbf *f, const tdbf_config *cfg)
     }
     f->impl = t;
     f->error_planned = t->fp_planned;
+    choose_probe(t);
     return TDBF_OK;
 }
 
@@ -694,14 +721,16 @@ static void line_stats(const tdbf *f, tdbf_stats *st)
     st->generations = t->shifts;
     st->error_planned = t->fp_planned;
     st->error_estimated = sum / (double)read;
+    st->simd = t->path;
 }
 
 /* ---- serialization (codec.c) ---------------------------------------------
  * Payload: u32 k, u32 l, u32 b, u32 head, u32 unit bits (512 or 1024),
- * u32 0, u64 units, u64 g, u64 fill, u64 shifts; then the units' words.
+ * u32 key layout (1: line.h's derivation of a key's positions), u64 units,
+ * u64 g, u64 fill, u64 shifts; then the units' words.
  * F, W, the sweep's position and the spare's mask follow from these. */
 
-enum { LINE_FIELDS_BYTES = 56 };
+enum { LINE_FIELDS_BYTES = 56, KEY_LAYOUT = 1 };
 
 static uint64_t line_payload_size(const tdbf *f)
 {
@@ -716,7 +745,7 @@ static void line_save(const tdbf *f, tdbf_out *out)
     tdbf_out_u32(out, t->b);
     tdbf_out_u32(out, t->head);
     tdbf_out_u32(out, t->unit_bits);
-    tdbf_out_u32(out, 0);
+    tdbf_out_u32(out, KEY_LAYOUT);
     tdbf_out_u64(out, t->units);
     tdbf_out_u64(out, t->g);
     tdbf_out_u64(out, t->fill);
@@ -742,19 +771,21 @@ static bool units_consistent(const void *state)
 static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 {
     line_filter h = {0};
-    uint32_t reserved;
+    uint32_t layout;
     tdbf_in_u32(in, &h.k);
     tdbf_in_u32(in, &h.l);
     tdbf_in_u32(in, &h.b);
     tdbf_in_u32(in, &h.head);
     tdbf_in_u32(in, &h.unit_bits);
-    tdbf_in_u32(in, &reserved);
+    tdbf_in_u32(in, &layout);
     tdbf_in_u64(in, &h.units);
     tdbf_in_u64(in, &h.g);
     tdbf_in_u64(in, &h.fill);
     if (tdbf_in_u64(in, &h.shifts) != TDBF_OK)
         return in->rc;
-    if (!shape_ok(h.k, h.l, h.b, h.unit_bits) || reserved != 0 || h.head > h.k + h.l ||
+    if (layout != KEY_LAYOUT)
+        return TDBF_EVERSION;   /* positions derived otherwise: answers would differ */
+    if (!shape_ok(h.k, h.l, h.b, h.unit_bits) || h.head > h.k + h.l ||
         h.units < 1 || h.units > (UINT64_C(1) << 40) || h.g < 1 ||
         h.g > (UINT64_C(1) << 50) || h.fill > h.g)
         return TDBF_ECORRUPT;
@@ -767,8 +798,10 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     h.fp_planned = line_fp(h.k, h.l, h.b, h.unit_bits, h.units, h.g);
     int rc = tdbf_load_state(f, in, &h, sizeof h, offsetof(line_filter, bits),
                              h.units * h.unit_words, units_consistent);
-    if (rc == TDBF_OK)
+    if (rc == TDBF_OK) {
         f->error_planned = h.fp_planned;
+        choose_probe(f->impl);
+    }
     return rc;
 }
 

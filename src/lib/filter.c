@@ -388,6 +388,7 @@ int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
         return TDBF_EINVAL;
     memset(out, 0, sizeof *out);
     out->design = f->design;
+    out->simd = TDBF_SIMD_PORTABLE;     /* a design with vector paths says which */
     out->items = atomic_load_explicit(&f->items, memory_order_relaxed);
     out->seed = f->seed;
     out->now_ns = atomic_load_explicit(&f->now_ns, memory_order_relaxed);

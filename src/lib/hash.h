@@ -36,11 +36,14 @@ uint64_t tdbf_mix64(uint64_t x);
 #define TDBF_WRAPS
 #endif
 
+/* The remix's multiplier (line_simd.c repeats the round in vector lanes). */
+#define TDBF_REMIX_MULTIPLIER UINT64_C(0xd6e8feb86659fd93)
+
 TDBF_WRAPS static inline uint64_t tdbf_hash_nth(const tdbf_hash128 *h, uint64_t j)
 {
     uint64_t x = h->lo + j * h->hi;
     x ^= x >> 32;
-    x *= UINT64_C(0xd6e8feb86659fd93);
+    x *= TDBF_REMIX_MULTIPLIER;
     x ^= x >> 32;
     return x;
 }

@@ -13,7 +13,10 @@
  *   - keys past the expiry bound, (k + l) g inserts, answer at the FP rate;
  *   - the planner: fixed shapes respected, errors for bad parameters, and
  *     its memory against the least-memory APBF plan printed;
- *   - forged files refused.
+ *   - forged files refused;
+ *   - every vector path this CPU runs (AVX2, AVX-512) gives the portable
+ *     path's answers on every shape, add by add and query by query, and
+ *     leaves the same bytes behind.
  */
 #include "driver.h"
 #include "stream.h"
@@ -275,17 +278,20 @@ static void test_forged_files(void **state)
         unsigned bytes;
         uint64_t value;
         const char *what;
+        int rc;
     } edits[] = {
-        {payload + 0, 4, 0, "k = 0"},
-        {payload + 4, 4, 70, "l too large"},
-        {payload + 8, 4, 5, "b = 5"},
-        {payload + 12, 4, 16, "head past the fields"},
-        {payload + 4, 4, 11, "14 fields: no power-of-two width"},
-        {payload + 16, 4, 768, "unit of 768 bits"},
-        {payload + 20, 4, 1, "reserved not 0"},
-        {payload + 24, 8, 0, "no units"},
-        {payload + 32, 8, 0, "g = 0"},
-        {payload + 40, 8, UINT64_C(1) << 40, "fill above g"},
+        {payload + 0, 4, 0, "k = 0", TDBF_ECORRUPT},
+        {payload + 4, 4, 70, "l too large", TDBF_ECORRUPT},
+        {payload + 8, 4, 5, "b = 5", TDBF_ECORRUPT},
+        {payload + 12, 4, 16, "head past the fields", TDBF_ECORRUPT},
+        {payload + 4, 4, 11, "14 fields: no power-of-two width", TDBF_ECORRUPT},
+        {payload + 16, 4, 768, "unit of 768 bits", TDBF_ECORRUPT},
+        {payload + 20, 4, 0, "key layout 0 (before positions came one hash a word)",
+         TDBF_EVERSION},
+        {payload + 20, 4, 2, "unknown key layout 2", TDBF_EVERSION},
+        {payload + 24, 8, 0, "no units", TDBF_ECORRUPT},
+        {payload + 32, 8, 0, "g = 0", TDBF_ECORRUPT},
+        {payload + 40, 8, UINT64_C(1) << 40, "fill above g", TDBF_ECORRUPT},
     };
     unsigned char *orig = malloc(s.len);
     assert_non_null(orig);
@@ -300,7 +306,7 @@ static void test_forged_files(void **state)
         reseal_checksum(&s);
         g = NULL;
         int rc = tdbf_load_buffer(&g, s.data, s.len, NULL);
-        if (rc != TDBF_ECORRUPT)
+        if (rc != edits[i].rc)
             fail_msg("%s: load returned %d (%s)", edits[i].what, rc, tdbf_strerror(rc));
         assert_null(g);
     }
@@ -317,6 +323,86 @@ static void test_forged_files(void **state)
     tdbf_close(f);
 }
 
+/* ---- vector paths = portable ---------------------------------------------- */
+
+/* A filter of one shape on one path (the path is taken at open). */
+static tdbf *open_on_path(tdbf_simd path, unsigned unit_bits, unsigned width, unsigned b,
+                          unsigned k)
+{
+    CHECK_RC(tdbf_set_simd(path), TDBF_OK);
+    tdbf_config cfg = line_config(3000, 0.01, unit_bits, 0x5e1d);
+    cfg.k = k;
+    cfg.l = unit_bits / width - 1 - k;
+    cfg.block_hashes = b;
+    tdbf *f = drv_open(&cfg);
+    CHECK_RC(tdbf_set_simd(TDBF_SIMD_AUTO), TDBF_OK);
+    tdbf_stats st;
+    CHECK_RC(tdbf_get_stats(f, &st), TDBF_OK);
+    assert_int_equal(st.simd, path);
+    return f;
+}
+
+/* Same adds into both, every answer compared, then queries of old, recent
+ * and never-added keys, then the saved bytes.  Returns the yes answers:
+ * the last window's keys (>= 3000) and false positives. */
+static unsigned compare_paths(tdbf *portable, tdbf *vector, const char *what)
+{
+    unsigned yes = 0;
+    for (uint64_t i = 0; i < 20000; i++) {
+        int a = drv_add_index(portable, 0x77, i), b = drv_add_index(vector, 0x77, i);
+        if (a != b)
+            fail_msg("%s: add %llu answered %d portable, %d vector", what,
+                     (unsigned long long)i, a, b);
+        yes += (unsigned)a;
+    }
+    for (uint64_t i = 0; i < 40000; i++) {
+        int a = drv_contains_index(portable, 0x77, i), b = drv_contains_index(vector, 0x77, i);
+        if (a != b)
+            fail_msg("%s: query %llu answered %d portable, %d vector", what,
+                     (unsigned long long)i, a, b);
+        yes += (unsigned)a;
+    }
+    byte_sink x = save_bytes(portable), y = save_bytes(vector);
+    if (x.len != y.len || memcmp(x.data, y.data, x.len) != 0)
+        fail_msg("%s: the saved filters differ", what);
+    free(x.data);
+    free(y.data);
+    return yes;
+}
+
+static void test_vector_paths_match_portable(void **state)
+{
+    (void)state;
+    const tdbf_simd paths[] = {TDBF_SIMD_AVX2, TDBF_SIMD_AVX512};
+    assert_int_equal(tdbf_set_simd((tdbf_simd)9), TDBF_EINVAL);
+    assert_true(tdbf_simd_available(TDBF_SIMD_PORTABLE));
+    for (size_t p = 0; p < 2; p++) {
+        if (!tdbf_simd_available(paths[p])) {
+            assert_int_equal(tdbf_set_simd(paths[p]), TDBF_ENOTSUP);
+            printf("  %s: not on this CPU, skipped\n", tdbf_simd_name(paths[p]));
+            continue;
+        }
+        unsigned shapes = 0;
+        for (unsigned unit_bits = 512; unit_bits <= 1024; unit_bits *= 2)
+            for (unsigned width = 16; width <= 64; width *= 2)
+                for (unsigned b = 1; b <= 4; b++) {
+                    unsigned k = unit_bits / width >= 16 ? 3 : 2;
+                    char what[96];
+                    snprintf(what, sizeof what, "%s U %u W %u b %u", tdbf_simd_name(paths[p]),
+                             unit_bits, width, b);
+                    tdbf *portable = open_on_path(TDBF_SIMD_PORTABLE, unit_bits, width, b, k);
+                    tdbf *vector = open_on_path(paths[p], unit_bits, width, b, k);
+                    unsigned yes = compare_paths(portable, vector, what);
+                    assert_true(yes >= 3000 && yes < 30000);   /* both answers seen */
+                    tdbf_close(portable);
+                    tdbf_close(vector);
+                    shapes++;
+                }
+        printf("  %s: %u shapes, answers and bytes identical to portable\n",
+               tdbf_simd_name(paths[p]), shapes);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_expired_keys_look_new),
         cmocka_unit_test(test_planner),
         cmocka_unit_test(test_forged_files),
+        cmocka_unit_test(test_vector_paths_match_portable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,134 @@
+/*
+ * line.h — one unit of a line-local filter: a key's masks, the match test
+ * and the mark (private; apbf_line.c).
+ *
+ * A unit is `words` 64-bit words (8: one 64-byte cache line, 16: an
+ * adjacent pair) cut into fields of `width` bits (16, 32 or 64), so a
+ * field never straddles a word and a word holds 64 / width fields.  A key
+ * owns b bit positions in every field; its masks are built for all the
+ * unit's fields at once, one word per unit word, before the unit is read:
+ * the arithmetic does not wait for memory, and the test that does wait is
+ * a handful of word operations.
+ *
+ * Every function here takes the shape (width, b, words) as arguments and
+ * is always inlined: a caller that passes constants gets the loops
+ * unrolled and the shifts folded (apbf_line.c instantiates one add and one
+ * query per shape).
+ */
+#ifndef TDBF_LINE_H
+#define TDBF_LINE_H
+
+#include "internal.h"
+
+enum { LINE_MAX_WORDS = 16, LINE_MAX_B = 4 };
+
+/* log2 of a field width (16, 32, 64). */
+static TDBF_ALWAYS_INLINE unsigned line_width_log2(unsigned width)
+{
+    return width == 16 ? 4 : width == 32 ? 5 : 6;
+}
+
+/* The key's b positions in every field, as masks over the unit's words.
+ *
+ * Word w of the unit draws on one derived hash of the key, z_w =
+ * tdbf_hash_nth(h, w + 1) (hash.h: a multiply-xorshift remix of double
+ * hashing), and field i of the word takes its b offsets (log2 width bits
+ * each) from the bits of z_w where the field itself sits: offset j at bit
+ * i*width + j*log2(width) (b log2 width <= width for every allowed shape).
+ * The offsets are independent from field to field, as they must be: a key
+ * colliding with another in one field must not collide in the next
+ * fields, which hold the same generations' keys (the model, apbf_line.c,
+ * assumes independent offsets).  And every word's arithmetic is the same
+ * on its own data, so vector units do a whole unit at once (line_simd.c
+ * computes exactly these masks). */
+static TDBF_ALWAYS_INLINE uint64_t line_word_mask(const tdbf_hash128 *h, unsigned width,
+                                                  unsigned b, unsigned w)
+{
+    const unsigned s = line_width_log2(width);
+    uint64_t z = tdbf_hash_nth(h, (uint64_t)w + 1), mask = 0;
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < 64 / width; i++) {
+        uint64_t base = UINT64_C(1) << (i * width);
+#pragma GCC unroll 4
+        for (unsigned j = 0; j < b; j++)
+            mask |= base << ((z >> (i * width + j * s)) & (width - 1));
+    }
+    return mask;
+}
+
+static TDBF_ALWAYS_INLINE void line_key_masks(const tdbf_hash128 *h, unsigned width,
+                                              unsigned b, unsigned words, uint64_t *mask)
+{
+#pragma GCC unroll 16
+    for (unsigned w = 0; w < words; w++)
+        mask[w] = line_word_mask(h, width, b, w);
+}
+
+/* Bit i set iff field i of the word `miss` is all zero. */
+static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, unsigned width)
+{
+    if (width == 64)
+        return miss == 0;
+    if (width == 32)
+        return (uint64_t)((uint32_t)miss == 0) | (uint64_t)((miss >> 32) == 0) << 1;
+    /* 16-bit fields, SWAR: a field's top bit after the add is set iff its
+     * low 15 bits are not all zero; or-ed with the field, inverted, the
+     * top bit says "all zero".  The multiply gathers the four top bits
+     * (at 0, 16, 32, 48 after the shift) into bits 45 .. 48: the products'
+     * other bits fall elsewhere, none overlapping (no carries). */
+    const uint64_t low = UINT64_C(0x7fff7fff7fff7fff), top = UINT64_C(0x8000800080008000);
+    uint64_t zero = ~(((miss & low) + low) | miss) & top;
+    return ((zero >> 15) * UINT64_C(0x0000200040008001)) >> 45 & 0xf;
+}
+
+/* Bit p set iff field p of the unit holds all of the key's positions. */
+static TDBF_ALWAYS_INLINE uint64_t line_matches(const uint64_t *unit, const uint64_t *mask,
+                                                unsigned width, unsigned words)
+{
+    const unsigned per_word = 64 / width;
+    uint64_t match = 0;
+#pragma GCC unroll 16
+    for (unsigned w = 0; w < words; w++)
+        match |= line_fields_clear(mask[w] & ~unit[w], width) << (w * per_word);
+    return match;
+}
+
+/* Physical field bits to age bits: field (head + a) mod fields has age a. */
+static TDBF_ALWAYS_INLINE uint64_t line_by_age(uint64_t physical, unsigned head, unsigned fields)
+{
+    if (head == 0)
+        return physical;
+    if (fields == 64)
+        return physical >> head | physical << (64 - head);
+    uint64_t doubled = physical | physical << fields;     /* fields <= 32 */
+    return doubled >> head;
+}
+
+/* A run of k consecutive set bits among the low `span` bits of ages?  A
+ * run of n ones starting at i, and-ed with itself shifted by s <= n,
+ * becomes one of n + s: log2 k steps. */
+static TDBF_ALWAYS_INLINE int line_has_run(uint64_t ages, unsigned k, unsigned span)
+{
+    uint64_t run = span == 64 ? ages : ages & ((UINT64_C(1) << span) - 1);
+    for (unsigned n = 1; n < k;) {
+        unsigned s = n < k - n ? n : k - n;
+        run &= run >> s;
+        n += s;
+    }
+    return run != 0;
+}
+
+/* A probe: the key's masks into mask[0 .. words-1], and the unit's
+ * physical match bits (bit p: field p holds all the key's positions) —
+ * line_key_masks then line_matches, for one shape.  The portable probes
+ * are apbf_line.c's; vector ones come from line_simd.c, identical in
+ * every bit. */
+typedef uint64_t (*tdbf_line_probe)(const uint64_t *unit, const tdbf_hash128 *h,
+                                    uint64_t *mask);
+
+/* The vector probe of a shape on `path` (TDBF_SIMD_AVX2 or _AVX512), or
+ * NULL where this build has none; the caller checks the CPU first
+ * (tdbf_simd_in_use). */
+tdbf_line_probe tdbf_line_simd_probe(tdbf_simd path, unsigned words, unsigned width, unsigned b);
+
+#endif
