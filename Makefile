@@ -179,14 +179,14 @@ $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsa
 	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
 
 .PHONY: tsan
-tsan: $(BUILD)/tsan/tests/test_fpdecay ## run the lock-free FPDECAY test under ThreadSanitizer
-	@TSAN_OPTIONS=halt_on_error=1:exitcode=66 sh tests/run-unit.sh $(BUILD)/tsan/tests/test_fpdecay
+tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## run the lock-free FPDECAY and concurrent apbf-line tests under ThreadSanitizer
+	@TSAN_OPTIONS=halt_on_error=1:exitcode=66 sh tests/run-unit.sh $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads
 
 demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo
 
 .PHONY: bench
-bench: $(CLI) ## time Bloom, APBF, APBBF (windows 1e4, 1e6); CSV in bench/results.csv
+bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call latency (windows 1e4, 1e6); CSV in bench/results.csv
 	@mkdir -p bench
 	$(CLI) bench --csv bench/results.csv
 

@@ -35,8 +35,9 @@
  *     threads may call the const functions (contains, stats) concurrently,
  *     as long as no thread is calling a mutating function (add, advance,
  *     close) on the same handle at that time.  Distinct handles are
- *     independent.  TDBF_FPDECAY is the exception: its adds and queries
- *     may all run at once, from any number of threads (section 12).
+ *     independent.  TDBF_FPDECAY, and TDBF_APBF_LINE opened with
+ *     cfg.concurrent, are the exceptions: their adds and queries may all
+ *     run at once, from any number of threads (sections 12 and 12b).
  *
  * Minimal use:
  *
@@ -216,6 +217,13 @@ typedef struct tdbf_config {
                                tdbf_plan_apbbf_fast); 0 = default (APBF and
                                APBBF 0.05, TLBF least memory: its bursts
                                need the larger l), negative = least memory */
+    int         concurrent; /* APBF_LINE: nonzero = tdbf_add and
+                               tdbf_contains (single and batch) may run from
+                               many threads at once on this filter, no lock
+                               needed (atomic updates of the touched line;
+                               slower single-threaded).  0 (default): one
+                               writer at a time.  FPDECAY is always
+                               concurrent; other designs: TDBF_ENOTSUP */
 } tdbf_config;
 
 /* Fill *cfg with defaults: design APBF, error 0.01, no window (one must be
@@ -271,6 +279,8 @@ TDBF_API int tdbf_set_allocator(const tdbf_allocator *allocator);
  *                  of range (see tdbf_plan_decay)
  *   TDBF_EINFEASIBLE the planner found no (k, l) meeting the error rate
  *   TDBF_ETOOBIG   the planned memory exceeds cfg.max_memory
+ *   TDBF_ENOTSUP   cfg.concurrent set for a design without a concurrent
+ *                  mode (all but APBF_LINE and FPDECAY)
  *   TDBF_ENOMEM    allocation failed
  * All memory is allocated here: add/contains never allocate for APBF,
  * APBBF, TBF, BTBF and Bloom. */
@@ -587,6 +597,8 @@ typedef int (*tdbf_read_fn)(void *ctx, void *buf, size_t len);
 typedef struct tdbf_load_options {
     uint64_t max_memory;  /* refuse filters needing more bytes; 0 = 4 GiB */
     const struct tdbf_allocator *allocator; /* NULL = the process default */
+    int      concurrent;  /* as tdbf_config.concurrent (APBF_LINE; FPDECAY
+                             always is); other designs: TDBF_ENOTSUP */
 } tdbf_load_options;
 
 /* Exact number of bytes tdbf_save writes for f (0 if f is NULL or its
@@ -915,6 +927,15 @@ TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
  * unit, and a query reads that one unit.  The FP is that of a run of k
  * matching fields, averaged over the loads a unit's generations bring
  * (Poisson), which neighbouring fields share (src/lib/apbf_line.c).
+ *
+ * Concurrency (cfg.concurrent).  Adds take a ticket from one atomic
+ * counter (their generation follows from it), set their bits with atomic
+ * ORs and read the unit with atomic loads; the sweep empties a spare with
+ * compare-and-swap and backs off once the next generation has begun, so a
+ * late sweep never erases a newer key (it can leave old bits: FP, never a
+ * false negative).  A key whose add returned is found by every query
+ * until window_items further adds have been counted.  tdbf_get_stats,
+ * tdbf_save and tdbf_close need the adds to have stopped.
  * ====================================================================== */
 
 /* Unit sizes in bits: cfg.block_bits = 512 or 1024 (0: the default). */

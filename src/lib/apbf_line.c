@@ -116,6 +116,15 @@ typedef struct line_filter {
     unsigned  set_first, set_count;
     tdbf_line_probe probe;   /* this shape's, on the chosen path (choose_probe) */
     tdbf_simd path;
+    /* Concurrent mode (see "many threads at once"): head, fill and shifts
+     * above stay at the base (open or load) and the tickets say the rest. */
+    bool      concurrent;
+    /* The ticket counter: fill at the base + adds since, atomic, alone in
+     * a cache line somewhere in here (tickets_of), so the adds of other
+     * threads that bump it do not also evict the fields every operation
+     * reads. */
+    uint64_t  ticket_line[16];
+    uint64_t  items_at_base; /* the shell's adds since open, at the base */
     double    fp_planned;
     uint64_t *bits;          /* units * unit_words words, 64-byte aligned */
 } line_filter;
@@ -264,10 +273,11 @@ static void choose_probe(line_filter *t)
     }
 }
 
-/* A run of k matching fields among ages 0 .. k+l-1? */
-static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, uint64_t physical_match)
+/* A run of k matching fields among ages 0 .. k+l-1, age 0 at `head`? */
+static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
+                                     uint64_t physical_match)
 {
-    return line_has_run(line_by_age(physical_match, t->head, t->fields), t->k, t->k + t->l);
+    return line_has_run(line_by_age(physical_match, head, t->fields), t->k, t->k + t->l);
 }
 
 /* Test, then set the key's bits in the fields of ages 0 .. k-1, then sweep
@@ -282,7 +292,7 @@ static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
         shift(t);
     uint64_t mask[LINE_MAX_WORDS];
     uint64_t *unit = unit_of(t, &key->hash);
-    int present = run_in(t, t->probe(unit, &key->hash, mask));
+    int present = run_in(t, t->head, t->probe(unit, &key->hash, mask));
     for (unsigned c = 0; c < t->set_count; c++) {
         unsigned w = (t->set_first + c) & (t->unit_words - 1);
         unit[w] |= mask[w] & t->set_mask[w];
@@ -298,7 +308,162 @@ static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     (void)now_ns;
     const line_filter *t = f->impl;
     uint64_t mask[LINE_MAX_WORDS];
-    return run_in(t, t->probe(unit_of(t, &key->hash), &key->hash, mask));
+    return run_in(t, t->head, t->probe(unit_of(t, &key->hash), &key->hash, mask));
+}
+
+/* ---- many threads at once (cfg.concurrent) ---------------------------------
+ *
+ * One counter orders the adds: an add takes ticket v (atomic fetch-add;
+ * v counts from the base's fill), and its generation, r = v / g after the
+ * base, follows from it as the sequential filter's would (the shift is
+ * the ticket that crosses a multiple of g), so nobody has to take the
+ * shift: the ring's head for generation r is a function of r.  The add
+ * reads its unit with atomic loads (into a copy the probe tests), sets its
+ * bits in the fields of generation r with atomic ORs, and sweeps its share
+ * of generation r's spare (fill * ceil(units / g) onward, as the
+ * sequential sweep) with compare-and-swap.
+ *
+ * The one hazard is a late sweep: a thread stalled in generation r could
+ * clear its share of the spare after generation r + 1 has begun writing
+ * new keys into that very field.  So the sweep reads the tickets between
+ * loading a word and swapping it: once a ticket of generation r + 1 has
+ * been drawn it leaves the rest of its share alone (old bits stay: false
+ * positives, never a false negative), and a swap fails if a new key's
+ * bits arrived after the load.  (A new key's ticket is drawn before its
+ * OR, so a sweep that sees the OR's bits sees the ticket.)
+ *
+ * A query reads the tickets once and tests the ring of the generation
+ * they name.  Adds that finish during the query may move the ring on; the
+ * query's answer is then the one it would have had at some point during
+ * the call, and a key whose add had returned before the query began is in
+ * its window at every such point as long as fewer than l g adds were
+ * counted after its own (the guarantee of the sequential filter).
+ *
+ * The GNU __atomic builtins act on the plain words of the unit array, so
+ * the sequential mode keeps its plain accesses (no atomics, no fences). */
+
+static uint64_t *tickets_of(const line_filter *t)
+{
+    uintptr_t line = ((uintptr_t)t->ticket_line + 63) & ~(uintptr_t)63;
+    return (uint64_t *)line;
+}
+
+/* Head of the ring in generation base + r. */
+static unsigned head_after(const line_filter *t, uint64_t r)
+{
+    return (unsigned)((t->head + t->fields - r % t->fields) % t->fields);
+}
+
+static void copy_unit(const line_filter *t, const uint64_t *unit, uint64_t *copy)
+{
+    for (unsigned w = 0; w < t->unit_words; w++)
+        copy[w] = __atomic_load_n(&unit[w], __ATOMIC_ACQUIRE);
+}
+
+/* The key's bits into the fields of ages 0 .. k-1 of the ring at head. */
+static void mark_atomic(const line_filter *t, uint64_t *unit, const uint64_t *mask,
+                        unsigned head)
+{
+    unsigned per_word = 64 / t->field_bits;
+    for (unsigned a = 0; a < t->k; a++) {
+        unsigned p = (head + a) % t->fields;
+        unsigned w = p / per_word;
+        uint64_t bits = mask[w] & field_ones(t) << (p % per_word * t->field_bits);
+        __atomic_fetch_or(&unit[w], bits, __ATOMIC_RELEASE);
+    }
+}
+
+/* Empty the spare of generation r in the share of the add with this fill,
+ * unless generation r + 1 has begun (see above). */
+static void sweep_atomic(line_filter *t, uint64_t r, uint64_t fill)
+{
+    uint64_t from = fill * t->sweep_per_add;      /* fill < g: no overflow */
+    if (from >= t->units)
+        return;
+    uint64_t to = t->units - from < t->sweep_per_add ? t->units : from + t->sweep_per_add;
+    unsigned p = (head_after(t, r) + t->fields - 1) % t->fields;
+    uint64_t spare = field_ones(t) << field_shift(t, p), next = (r + 1) * t->g;
+    uint64_t *word = t->bits + from * t->unit_words + field_word(t, p);
+    for (uint64_t i = from; i < to; i++, word += t->unit_words) {
+        uint64_t old = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+        while (old & spare) {
+            if (__atomic_load_n(tickets_of(t), __ATOMIC_SEQ_CST) > next)
+                return;
+            if (__atomic_compare_exchange_n(word, &old, old & ~spare, true, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE))
+                break;
+        }
+    }
+}
+
+static int line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    line_filter *t = f->impl;
+    uint64_t *unit = unit_of(t, &key->hash);
+    uint64_t v = __atomic_fetch_add(tickets_of(t), 1, __ATOMIC_SEQ_CST);
+    uint64_t r = v / t->g;
+    unsigned head = head_after(t, r);
+    uint64_t copy[LINE_MAX_WORDS], mask[LINE_MAX_WORDS];
+    copy_unit(t, unit, copy);
+    int present = run_in(t, head, t->probe(copy, &key->hash, mask));
+    mark_atomic(t, unit, mask, head);
+    sweep_atomic(t, r, v - r * t->g);
+    return present;
+}
+
+/* The generation a query sees after v tickets: the last add's (a full
+ * generation shifts at the next add, as in the sequential filter). */
+static uint64_t query_generation(const line_filter *t, uint64_t v)
+{
+    return v == 0 ? 0 : (v - 1) / t->g;
+}
+
+static int line_contains_concurrent(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    const line_filter *t = f->impl;
+    const uint64_t *unit = unit_of(t, &key->hash);
+    uint64_t v = __atomic_load_n(tickets_of(t), __ATOMIC_ACQUIRE);
+    uint64_t copy[LINE_MAX_WORDS], mask[LINE_MAX_WORDS];
+    copy_unit(t, unit, copy);
+    return run_in(t, head_after(t, query_generation(t, v)), t->probe(copy, &key->hash, mask));
+}
+
+/* The filter as the sequential fields describe it (head, fill, shifts,
+ * the ring's placement), for stats and save: a concurrent filter's
+ * state follows from its tickets.  Needs the adds to have stopped. */
+static line_filter settled(const line_filter *t)
+{
+    line_filter now = *t;
+    if (t->concurrent) {
+        uint64_t v = __atomic_load_n(tickets_of(t), __ATOMIC_ACQUIRE);
+        uint64_t r = query_generation(t, v);
+        now.head = head_after(t, r);
+        now.fill = v - r * t->g;
+        now.shifts = t->shifts + r;
+        place_ring(&now);
+    }
+    return now;
+}
+
+/* Sequential or concurrent entry points, by the shell's flag (set from
+ * cfg.concurrent or the load options). */
+static void choose_mode(tdbf *f, line_filter *t)
+{
+    t->concurrent = f->concurrent;
+    *tickets_of(t) = t->fill;
+    t->items_at_base = atomic_load_explicit(&f->items, memory_order_relaxed);
+    f->own_items = t->concurrent;       /* the tickets count the adds */
+    f->add = t->concurrent ? line_add_concurrent : line_add;
+    f->contains = t->concurrent ? line_contains_concurrent : line_contains;
+}
+
+/* Adds since open of a concurrent filter (ops->items). */
+static uint64_t line_items(const tdbf *f)
+{
+    const line_filter *t = f->impl;
+    return t->items_at_base + __atomic_load_n(tickets_of(t), __ATOMIC_ACQUIRE) - t->fill;
 }
 
 /* The unit's lines: one, or the adjacent pair of a 128-byte unit. */
@@ -662,6 +827,7 @@ static int line_open(tdbf *f, const tdbf_config *cfg)
     f->impl = t;
     f->error_planned = t->fp_planned;
     choose_probe(t);
+    choose_mode(f, t);
     return TDBF_OK;
 }
 
@@ -705,7 +871,8 @@ enum { STATS_UNITS = 1 << 16 };
 
 static void line_stats(const tdbf *f, tdbf_stats *st)
 {
-    const line_filter *t = f->impl;
+    line_filter now = settled(f->impl);
+    const line_filter *t = &now;
     double distinct[LINE_MAX_B + 1], sum = 0.0;
     distinct_positions(t->b, (double)t->field_bits, distinct);
     uint64_t step = t->units > STATS_UNITS ? t->units / STATS_UNITS : 1, read = 0;
@@ -739,7 +906,8 @@ static uint64_t line_payload_size(const tdbf *f)
 
 static void line_save(const tdbf *f, tdbf_out *out)
 {
-    const line_filter *t = f->impl;
+    line_filter now = settled(f->impl);
+    const line_filter *t = &now;
     tdbf_out_u32(out, t->k);
     tdbf_out_u32(out, t->l);
     tdbf_out_u32(out, t->b);
@@ -801,6 +969,7 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     if (rc == TDBF_OK) {
         f->error_planned = h.fp_planned;
         choose_probe(f->impl);
+        choose_mode(f, f->impl);
     }
     return rc;
 }
@@ -815,4 +984,6 @@ const tdbf_ops tdbf_apbf_line_ops = {
     .payload_size = line_payload_size,
     .save = line_save,
     .load = line_load,
+    .concurrent_on_request = true,
+    .items = line_items,
 };

@@ -214,7 +214,7 @@ int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx)
     tdbf_out_u32(&out, FORMAT_VERSION);
     tdbf_out_u32(&out, (uint32_t)f->design);
     tdbf_out_u64(&out, f->seed);
-    tdbf_out_u64(&out, f->items);
+    tdbf_out_u64(&out, tdbf_items(f));
     tdbf_out_u64(&out, f->now_ns);
     tdbf_out_f64(&out, f->error);
     tdbf_out_u64(&out, f->ops->payload_size(f));
@@ -292,6 +292,9 @@ int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx, const tdbf_load_options 
     const tdbf_ops *ops = tdbf_design_ops((tdbf_design)h.design);
     if (!ops->load)
         return TDBF_ENOTSUP;
+    bool concurrent = opts && opts->concurrent;
+    if (concurrent && !ops->concurrent && !ops->concurrent_on_request)
+        return TDBF_ENOTSUP;
     /* The payload is the filter's memory, give or take its bookkeeping. */
     if (!tdbf_fits((double)h.payload, max_memory))
         return TDBF_ETOOBIG;
@@ -301,6 +304,7 @@ int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx, const tdbf_load_options 
         return TDBF_ENOMEM;
     f->items = h.items;
     f->now_ns = h.now_ns;
+    f->concurrent = f->concurrent || concurrent;
     in.remaining = h.payload;
     rc = ops->load(f, &in, max_memory);
     if (rc == TDBF_OK && in.rc != TDBF_OK)

@@ -173,10 +173,14 @@ int tdbf_open(tdbf **out, const tdbf_config *cfg)
     if (!alloc->alloc || !alloc->calloc || !alloc->free)
         return TDBF_EINVAL;
 
+    const tdbf_ops *ops = design_ops[cfg->design];
+    if (cfg->concurrent && !ops->concurrent && !ops->concurrent_on_request)
+        return TDBF_ENOTSUP;
     tdbf *f = tdbf_shell_new(alloc, cfg->design, cfg->error,
                              cfg->seed ? cfg->seed : random_seed());
     if (!f)
         return TDBF_ENOMEM;
+    f->concurrent = f->concurrent || cfg->concurrent;
     int rc = f->ops->open(f, &local);
     if (rc != TDBF_OK) {
         tdbf_shell_free(f);
@@ -227,6 +231,8 @@ static TDBF_ALWAYS_INLINE uint64_t raise_clock(tdbf *f, uint64_t now_ns)
 
 static TDBF_ALWAYS_INLINE void count_adds(tdbf *f, uint64_t adds)
 {
+    if (f->own_items)
+        return;
     if (f->concurrent)
         atomic_fetch_add_explicit(&f->items, adds, memory_order_relaxed);
     else
@@ -382,6 +388,11 @@ int tdbf_contains_batch(const tdbf *f, size_t n, const void *const *keys,
 
 /* ---- introspection -------------------------------------------------- */
 
+uint64_t tdbf_items(const tdbf *f)
+{
+    return f->own_items ? f->ops->items(f) : atomic_load_explicit(&f->items, memory_order_relaxed);
+}
+
 int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
 {
     if (!f || !out)
@@ -389,7 +400,7 @@ int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
     memset(out, 0, sizeof *out);
     out->design = f->design;
     out->simd = TDBF_SIMD_PORTABLE;     /* a design with vector paths says which */
-    out->items = atomic_load_explicit(&f->items, memory_order_relaxed);
+    out->items = tdbf_items(f);
     out->seed = f->seed;
     out->now_ns = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
     out->error_configured = f->error;

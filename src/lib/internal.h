@@ -150,6 +150,15 @@ typedef struct tdbf_ops {
      * design's cells are atomics); the shell then counts adds and raises
      * its clock with atomic read-modify-writes.  (FPDECAY) */
     bool concurrent;
+    /* true: the design has a concurrent mode, taken on request
+     * (cfg.concurrent, load options): open and load find f->concurrent
+     * set and choose it.  (APBF_LINE) */
+    bool concurrent_on_request;
+    /* Optional: adds since open, for a filter whose design counts them
+     * itself (f->own_items set by its open or load): a concurrent design
+     * with a ticket counter spares the shell a second shared counter per
+     * add.  Needs the adds to have stopped, as stats and save do. */
+    uint64_t (*items)(const tdbf *f);
 } tdbf_ops;
 
 struct tdbf {
@@ -161,6 +170,7 @@ struct tdbf {
     int  (*add)(tdbf *f, const tdbf_key *key, uint64_t now_ns);
     int  (*contains)(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
     bool            concurrent;
+    bool            own_items;  /* ops->items counts the adds, not `items` */
     tdbf_allocator  alloc;      /* copied at open: frees go back to it */
     tdbf_design     design;
     double          error;      /* cfg.error */
@@ -191,6 +201,9 @@ struct tdbf {
 
 /* Per-design operation tables (NULL entries in filter.c's table are
  * designs not built yet). */
+/* Adds since open: the shell's count, or the design's own (ops->items). */
+uint64_t tdbf_items(const tdbf *f);
+
 extern const tdbf_ops tdbf_apbf_ops;
 extern const tdbf_ops tdbf_apbbf_ops;
 extern const tdbf_ops tdbf_tlbf_ops;
