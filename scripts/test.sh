@@ -2,8 +2,9 @@
 # The whole test suite: install what is missing, build, run the unit,
 # property and statistical tests, an install smoke test (pkg-config + a
 # program built against the installed library), valgrind memcheck of the
-# quick tests, the CLI's end-to-end tests, a short fuzzing run, and last
-# the same unit tests built with ASan+UBSan.
+# quick tests, the CLI's end-to-end tests, a short fuzzing run, the
+# lock-free designs' thread tests under ThreadSanitizer, and last the same
+# unit tests built with ASan+UBSan.
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh test
@@ -21,5 +22,7 @@ echo "== tdbf dedup and tdbf info, end to end (valgrind included)"
 make -s test-cli
 echo "== fuzzing: loader and dedup parsing, 30 s each (libFuzzer)"
 make -s -j"$jobs" fuzz FUZZ_SECONDS=30
+echo "== ThreadSanitizer: FPDECAY and concurrent apbf-line, several threads"
+make -s tsan
 echo "== ASan+UBSan build of the tests"
 make -s -j"$jobs" san
