@@ -154,6 +154,18 @@ unsigned inline_bloom_hashes(const inline_bloom *b)
     return b->k;
 }
 
+int inline_bloom_add(inline_bloom *b, const void *key, size_t len)
+{
+    key_hash h = hash_key(b, key, len);
+    return test_and_set(b, &h);
+}
+
+int inline_bloom_contains(const inline_bloom *b, const void *key, size_t len)
+{
+    key_hash h = hash_key(b, key, len);
+    return query(b, &h);
+}
+
 static uint64_t run_single(inline_bloom *b, int insert, const void *const *keys,
                            size_t n, size_t len)
 {

@@ -28,6 +28,13 @@ void inline_bloom_clear(inline_bloom *b);
 uint64_t inline_bloom_bits(const inline_bloom *b);   /* m */
 unsigned inline_bloom_hashes(const inline_bloom *b); /* k */
 
+/* One key, one call: the add (returns 1 if the key was already there,
+ * else 0) and the query (1 yes, 0 no) a program would call per key.
+ * Out of line on purpose, like tdbf_add and tdbf_contains, so that timing
+ * each call compares call with call. */
+int inline_bloom_add(inline_bloom *b, const void *key, size_t len);
+int inline_bloom_contains(const inline_bloom *b, const void *key, size_t len);
+
 /* Test-and-set add (insert != 0) or query of keys[0 .. n-1], each `len`
  * bytes, one call per key (batch == 0) or `batch` keys at a time (hashed
  * first, then their words prefetched a few keys ahead, like the
