@@ -179,9 +179,14 @@ static TDBF_ALWAYS_INLINE uint64_t field_ones(const line_filter *t)
     return t->field_bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->field_bits) - 1;
 }
 
+/* min(units, fill * ceil(units / g)); fill may pass g in a ring whose
+ * owner shifts it (tdbf_line_ring_add), so the product is not formed once
+ * it would pass units. */
 static uint64_t sweep_position(const line_filter *t)
 {
-    uint64_t done = t->fill * t->sweep_per_add;   /* fill <= g: no overflow */
+    if (t->fill >= t->units / t->sweep_per_add + 1)
+        return t->units;
+    uint64_t done = t->fill * t->sweep_per_add;
     return done < t->units ? done : t->units;
 }
 
@@ -284,15 +289,11 @@ static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
  * the next units' spares.  The unit's address is computed before the
  * probe builds the masks, the read comes after: the arithmetic does not
  * wait for memory. */
-static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+static TDBF_ALWAYS_INLINE int add_in_generation(line_filter *t, const tdbf_hash128 *h)
 {
-    (void)now_ns;
-    line_filter *t = f->impl;
-    if (t->fill == t->g)
-        shift(t);
     uint64_t mask[LINE_MAX_WORDS];
-    uint64_t *unit = unit_of(t, &key->hash);
-    int present = run_in(t, t->head, t->probe(unit, &key->hash, mask));
+    uint64_t *unit = unit_of(t, h);
+    int present = run_in(t, t->head, t->probe(unit, h, mask));
     for (unsigned c = 0; c < t->set_count; c++) {
         unsigned w = (t->set_first + c) & (t->unit_words - 1);
         unit[w] |= mask[w] & t->set_mask[w];
@@ -301,6 +302,15 @@ static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     t->fill++;
     clear_spare(t, from, sweep_position(t));
     return present;
+}
+
+static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    line_filter *t = f->impl;
+    if (t->fill == t->g)
+        shift(t);
+    return add_in_generation(t, &key->hash);
 }
 
 static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
@@ -723,6 +733,124 @@ static int size_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, ui
     return TDBF_OK;
 }
 
+/* The search (see above), for a shape request: k, l, b fixed or 0.  A
+ * shape's cost depends on the error and the unit alone, not the window,
+ * so the answer is kept: a few recent searches per thread (a planner
+ * call is then the final sizing only, ~1 ms instead of ~0.1 s). */
+typedef struct shape_request {
+    double   error;
+    unsigned unit_bits, k, l, b;
+} shape_request;
+
+typedef struct shape_answer {
+    shape_request request;
+    unsigned      k, l, b;
+    int           rc;
+} shape_answer;
+
+enum { SHAPE_CACHE = 8 };
+
+static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out, unsigned *b_out)
+{
+    double least = INFINITY, start = 1.0;
+    unsigned b_lo = q->b ? q->b : 1, b_hi = q->b ? q->b : LINE_MAX_B;
+    for (unsigned width = LINE_MIN_FIELD_BITS; width <= 64; width *= 2) {
+        unsigned fields = q->unit_bits / width;
+        if (fields > LINE_MAX_FIELDS || (q->k && q->k + q->l + 1 != fields))
+            continue;
+        for (unsigned k = q->k ? q->k : 1; k <= (q->k ? q->k : 8); k++) {
+            if (k + 2 > fields)
+                break;
+            unsigned l = fields - 1 - k;
+            for (unsigned b = b_lo; b <= b_hi; b++) {
+                double lambda = max_load(k, l, b, q->unit_bits, q->error, start);
+                if (lambda <= 0.0)
+                    continue;
+                start = lambda;
+                double cost = (double)q->unit_bits / (lambda * (double)l);
+                if (cost < least) {
+                    least = cost;
+                    *k_out = k;
+                    *l_out = l;
+                    *b_out = b;
+                }
+            }
+        }
+    }
+    return least == INFINITY ? TDBF_EINFEASIBLE : TDBF_OK;
+}
+
+static int cached_shape(const shape_request *q, unsigned *k, unsigned *l, unsigned *b)
+{
+    static _Thread_local shape_answer cache[SHAPE_CACHE];
+    static _Thread_local unsigned next;
+    for (unsigned i = 0; i < SHAPE_CACHE; i++)
+        if (cache[i].request.unit_bits && memcmp(&cache[i].request, q, sizeof *q) == 0) {
+            *k = cache[i].k;
+            *l = cache[i].l;
+            *b = cache[i].b;
+            return cache[i].rc;
+        }
+    shape_answer a = {.request = *q};
+    a.rc = search_shape(q, &a.k, &a.l, &a.b);
+    cache[next++ % SHAPE_CACHE] = a;
+    *k = a.k;
+    *l = a.l;
+    *b = a.b;
+    return a.rc;
+}
+
+/* The checks of tdbf_plan_apbf_line that do not concern the window; fills
+ * the shape request and the unit budget. */
+static int line_request(const tdbf_config *cfg, shape_request *q, uint64_t *most)
+{
+    if (!(cfg->error > 0.0 && cfg->error < 1.0))
+        return TDBF_EERROR;
+    if ((cfg->k == 0) != (cfg->l == 0) || cfg->block_hashes > LINE_MAX_B ||
+        (cfg->block_bits && !unit_ok(cfg->block_bits)) ||
+        (cfg->k && (cfg->k > TDBF_MAX_K || cfg->l >= LINE_MAX_FIELDS ||
+                    cfg->k + cfg->l + 1 > LINE_MAX_FIELDS)))
+        return TDBF_EPARAM;
+    uint64_t max_memory = cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY;
+    unsigned unit_bits = cfg->block_bits ? cfg->block_bits : TDBF_LINE_DEFAULT_UNIT;
+    *most = max_memory / (unit_bits / 8);
+    if (*most > (UINT64_C(1) << 40))
+        *most = UINT64_C(1) << 40;
+    if (*most < 1)
+        return TDBF_ETOOBIG;
+    if (cfg->k && !shape_ok(cfg->k, cfg->l, cfg->block_hashes ? cfg->block_hashes : 1,
+                            unit_bits))
+        return TDBF_EPARAM;
+    memset(q, 0, sizeof *q);     /* padding too: the cache compares bytes */
+    q->error = cfg->error;
+    q->unit_bits = unit_bits;
+    q->k = cfg->k;
+    q->l = cfg->l;
+    q->b = cfg->block_hashes;
+    return TDBF_OK;
+}
+
+/* Size the shape for `window` (l g >= window). */
+static int plan_window(const tdbf_config *cfg, uint64_t window, tdbf_line_plan *out)
+{
+    shape_request q;
+    uint64_t most;
+    int rc = line_request(cfg, &q, &most);
+    if (rc != TDBF_OK)
+        return rc;
+    unsigned k = q.k, l = q.l, b = q.b;
+    if (!q.k || !q.b) {
+        rc = cached_shape(&q, &k, &l, &b);
+        if (rc != TDBF_OK)
+            return rc;
+    }
+    if (window == 0) {          /* one generation of cfg->capacity keys */
+        uint64_t g = cfg->capacity ? cfg->capacity : 1;
+        window = g > UINT64_MAX / l ? UINT64_MAX : g * l;
+    }
+    return size_shape(k, l, b, q.unit_bits, window, q.error, most, out);
+}
+
 int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
 {
     if (!cfg || !out)
@@ -731,54 +859,15 @@ int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
         return TDBF_EERROR;
     if (cfg->window_items == 0 || cfg->window_ns != 0)
         return TDBF_EWINDOW;
-    if ((cfg->k == 0) != (cfg->l == 0) || cfg->block_hashes > LINE_MAX_B ||
-        (cfg->block_bits && !unit_ok(cfg->block_bits)) ||
-        (cfg->k && (cfg->k > TDBF_MAX_K || cfg->l >= LINE_MAX_FIELDS ||
-                    cfg->k + cfg->l + 1 > LINE_MAX_FIELDS)))
-        return TDBF_EPARAM;
-    uint64_t max_memory = cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY;
-    unsigned unit_bits = cfg->block_bits ? cfg->block_bits : TDBF_LINE_DEFAULT_UNIT;
-    uint64_t most = max_memory / (unit_bits / 8);
-    if (most > (UINT64_C(1) << 40))
-        most = UINT64_C(1) << 40;
-    if (most < 1)
-        return TDBF_ETOOBIG;
-    unsigned best_k = cfg->k, best_ll = cfg->l, best_b = cfg->block_hashes;
-    if (cfg->k && !shape_ok(cfg->k, cfg->l, cfg->block_hashes ? cfg->block_hashes : 1,
-                            unit_bits))
-        return TDBF_EPARAM;
-    if (!cfg->k || !cfg->block_hashes) {
-        double least = INFINITY, start = 1.0;
-        unsigned b_lo = cfg->block_hashes ? cfg->block_hashes : 1;
-        unsigned b_hi = cfg->block_hashes ? cfg->block_hashes : LINE_MAX_B;
-        for (unsigned width = LINE_MIN_FIELD_BITS; width <= 64; width *= 2) {
-            unsigned fields = unit_bits / width;
-            if (fields > LINE_MAX_FIELDS || (cfg->k && cfg->k + cfg->l + 1 != fields))
-                continue;
-            for (unsigned k = cfg->k ? cfg->k : 1; k <= (cfg->k ? cfg->k : 8); k++) {
-                if (k + 2 > fields)
-                    break;
-                unsigned l = fields - 1 - k;
-                for (unsigned b = b_lo; b <= b_hi; b++) {
-                    double lambda = max_load(k, l, b, unit_bits, cfg->error, start);
-                    if (lambda <= 0.0)
-                        continue;
-                    start = lambda;
-                    double cost = (double)unit_bits / (lambda * (double)l);
-                    if (cost < least) {
-                        least = cost;
-                        best_k = k;
-                        best_ll = l;
-                        best_b = b;
-                    }
-                }
-            }
-        }
-        if (least == INFINITY)
-            return TDBF_EINFEASIBLE;
-    }
-    return size_shape(best_k, best_ll, best_b, unit_bits, cfg->window_items, cfg->error, most,
-                      out);
+    return plan_window(cfg, cfg->window_items, out);
+}
+
+int tdbf_line_plan_generation(const tdbf_config *cfg, uint64_t generation,
+                              tdbf_line_plan *out)
+{
+    tdbf_config c = *cfg;
+    c.capacity = generation ? generation : 1;
+    return plan_window(&c, 0, out);
 }
 
 /* ---- open, close, stats ----------------------------------------------- */
@@ -799,6 +888,40 @@ static void set_shape(line_filter *t)
     place_ring(t);
 }
 
+int tdbf_line_ring_open(tdbf *f, const tdbf_line_plan *plan, tdbf_line_ring **out)
+{
+    line_filter *t = tdbf_mem_calloc(f, 1, sizeof *t);
+    if (!t)
+        return TDBF_ENOMEM;
+    t->k = plan->k;
+    t->l = plan->l;
+    t->b = plan->b;
+    t->unit_bits = plan->unit_bits;
+    t->units = plan->units;
+    t->g = plan->generation;
+    set_shape(t);
+    t->fp_planned = plan->fp;          /* the model, as the planner evaluated it */
+    t->bits = tdbf_mem_calloc_aligned(f, unit_array_bytes(t));
+    if (!t->bits) {
+        tdbf_mem_free(f, t, sizeof *t);
+        return TDBF_ENOMEM;
+    }
+    choose_probe(t);
+    *out = t;
+    return TDBF_OK;
+}
+
+void tdbf_line_ring_close(tdbf *f, tdbf_line_ring *t)
+{
+    tdbf_mem_free_aligned(f, t->bits, unit_array_bytes(t));
+    tdbf_mem_free(f, t, sizeof *t);
+}
+
+uint64_t tdbf_line_ring_bytes(const tdbf_line_ring *t)
+{
+    return unit_array_bytes(t) + TDBF_ALIGNED_OVERHEAD + sizeof *t;
+}
+
 static int line_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_line_plan plan;
@@ -808,34 +931,19 @@ static int line_open(tdbf *f, const tdbf_config *cfg)
     if (!tdbf_fits((double)plan.bytes + sizeof(line_filter) + TDBF_ALIGNED_OVERHEAD,
                    cfg->max_memory))
         return TDBF_ETOOBIG;
-    line_filter *t = tdbf_mem_calloc(f, 1, sizeof *t);
-    if (!t)
-        return TDBF_ENOMEM;
-    t->k = plan.k;
-    t->l = plan.l;
-    t->b = plan.b;
-    t->unit_bits = plan.unit_bits;
-    t->units = plan.units;
-    t->g = plan.generation;
-    set_shape(t);
-    t->fp_planned = plan.fp;          /* the model, as the planner evaluated it */
-    t->bits = tdbf_mem_calloc_aligned(f, unit_array_bytes(t));
-    if (!t->bits) {
-        tdbf_mem_free(f, t, sizeof *t);
-        return TDBF_ENOMEM;
-    }
+    line_filter *t;
+    rc = tdbf_line_ring_open(f, &plan, &t);
+    if (rc != TDBF_OK)
+        return rc;
     f->impl = t;
     f->error_planned = t->fp_planned;
-    choose_probe(t);
     choose_mode(f, t);
     return TDBF_OK;
 }
 
 static void line_close(tdbf *f)
 {
-    line_filter *t = f->impl;
-    tdbf_mem_free_aligned(f, t->bits, unit_array_bytes(t));
-    tdbf_mem_free(f, t, sizeof *t);
+    tdbf_line_ring_close(f, f->impl);
 }
 
 /* P(d given distinct positions of W are all among the s set): s/W (s-1)/
@@ -869,15 +977,20 @@ static double unit_fp_from_bits(const line_filter *t, const uint64_t *unit,
  * even sample (a big filter's stats stay fast). */
 enum { STATS_UNITS = 1 << 16 };
 
-static void line_stats(const tdbf *f, tdbf_stats *st)
+double tdbf_line_ring_estimated(const tdbf_line_ring *t)
 {
-    line_filter now = settled(f->impl);
-    const line_filter *t = &now;
     double distinct[LINE_MAX_B + 1], sum = 0.0;
     distinct_positions(t->b, (double)t->field_bits, distinct);
     uint64_t step = t->units > STATS_UNITS ? t->units / STATS_UNITS : 1, read = 0;
     for (uint64_t i = 0; i < t->units; i += step, read++)
         sum += unit_fp_from_bits(t, t->bits + i * t->unit_words, distinct);
+    return sum / (double)read;
+}
+
+static void line_stats(const tdbf *f, tdbf_stats *st)
+{
+    line_filter now = settled(f->impl);
+    const line_filter *t = &now;
     st->k = t->k;
     st->l = t->l;
     st->slices = t->fields;
@@ -887,7 +1000,7 @@ static void line_stats(const tdbf *f, tdbf_stats *st)
     st->generation_fill = t->fill;
     st->generations = t->shifts;
     st->error_planned = t->fp_planned;
-    st->error_estimated = sum / (double)read;
+    st->error_estimated = tdbf_line_ring_estimated(t);
     st->simd = t->path;
 }
 
@@ -899,15 +1012,24 @@ static void line_stats(const tdbf *f, tdbf_stats *st)
 
 enum { LINE_FIELDS_BYTES = 56, KEY_LAYOUT = 1 };
 
+uint64_t tdbf_line_ring_payload_size(const tdbf_line_ring *t)
+{
+    return LINE_FIELDS_BYTES + unit_array_bytes(t);
+}
+
 static uint64_t line_payload_size(const tdbf *f)
 {
-    return LINE_FIELDS_BYTES + unit_array_bytes(f->impl);
+    return tdbf_line_ring_payload_size(f->impl);
 }
 
 static void line_save(const tdbf *f, tdbf_out *out)
 {
     line_filter now = settled(f->impl);
-    const line_filter *t = &now;
+    tdbf_line_ring_save(&now, out);
+}
+
+void tdbf_line_ring_save(const tdbf_line_ring *t, tdbf_out *out)
+{
     tdbf_out_u32(out, t->k);
     tdbf_out_u32(out, t->l);
     tdbf_out_u32(out, t->b);
@@ -936,7 +1058,7 @@ static bool units_consistent(const void *state)
     return true;
 }
 
-static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+int tdbf_line_ring_load(tdbf *f, tdbf_in *in, uint64_t max_memory, tdbf_line_ring **out)
 {
     line_filter h = {0};
     uint32_t layout;
@@ -964,14 +1086,74 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return TDBF_ETOOBIG;
     set_shape(&h);
     h.fp_planned = line_fp(h.k, h.l, h.b, h.unit_bits, h.units, h.g);
-    int rc = tdbf_load_state(f, in, &h, sizeof h, offsetof(line_filter, bits),
-                             h.units * h.unit_words, units_consistent);
-    if (rc == TDBF_OK) {
-        f->error_planned = h.fp_planned;
-        choose_probe(f->impl);
-        choose_mode(f, f->impl);
-    }
-    return rc;
+    void *state;
+    int rc = tdbf_load_part(f, in, &h, sizeof h, offsetof(line_filter, bits),
+                            h.units * h.unit_words, units_consistent, &state);
+    if (rc != TDBF_OK)
+        return rc;
+    choose_probe(state);
+    *out = state;
+    return TDBF_OK;
+}
+
+static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    line_filter *t;
+    int rc = tdbf_line_ring_load(f, in, max_memory, &t);
+    if (rc != TDBF_OK)
+        return rc;
+    f->impl = t;
+    f->error_planned = t->fp_planned;
+    choose_mode(f, t);
+    return TDBF_OK;
+}
+
+/* ---- the rest of the ring interface (line.h) ---------------------------- */
+
+int tdbf_line_ring_add(tdbf_line_ring *t, const tdbf_hash128 *h)
+{
+    return add_in_generation(t, h);
+}
+
+uint64_t tdbf_line_ring_ages(const tdbf_line_ring *t, const tdbf_hash128 *h)
+{
+    uint64_t mask[LINE_MAX_WORDS];
+    uint64_t ages = line_by_age(t->probe(unit_of(t, h), h, mask), t->head, t->fields);
+    return ages & ((UINT64_C(1) << (t->k + t->l)) - 1);     /* k + l < 64 */
+}
+
+void tdbf_line_ring_shift(tdbf_line_ring *t)
+{
+    shift(t);
+}
+
+void tdbf_line_ring_prefetch(const tdbf_line_ring *t, const tdbf_hash128 *h, int for_add)
+{
+    const uint64_t *unit = unit_of(t, h);
+    tdbf_prefetch(unit, for_add);
+    if (t->unit_words > 8)
+        tdbf_prefetch(unit + 8, for_add);
+}
+
+uint64_t tdbf_line_ring_fill(const tdbf_line_ring *t)
+{
+    return t->fill;
+}
+
+void tdbf_line_ring_plan(const tdbf_line_ring *t, tdbf_line_plan *out)
+{
+    out->k = t->k;
+    out->l = t->l;
+    out->b = t->b;
+    out->unit_bits = t->unit_bits;
+    out->fields = t->fields;
+    out->field_bits = t->field_bits;
+    out->units = t->units;
+    out->generation = t->g;
+    out->window = window_of(t->l, t->g);
+    out->bytes = unit_array_bytes(t);
+    out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
+    out->fp = t->fp_planned;
 }
 
 const tdbf_ops tdbf_apbf_line_ops = {

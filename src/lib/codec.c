@@ -174,6 +174,16 @@ bool tdbf_tail_clear(const uint64_t *words, uint64_t bits)
 int tdbf_load_state(tdbf *f, tdbf_in *in, const void *fields, size_t size,
                     size_t member, uint64_t words, bool (*check)(const void *state))
 {
+    void *state;
+    int rc = tdbf_load_part(f, in, fields, size, member, words, check, &state);
+    if (rc == TDBF_OK)
+        f->impl = state;
+    return rc;
+}
+
+int tdbf_load_part(tdbf *f, tdbf_in *in, const void *fields, size_t size, size_t member,
+                   uint64_t words, bool (*check)(const void *state), void **out)
+{
     size_t bytes = (size_t)words * sizeof(uint64_t);
     unsigned char *state = tdbf_mem_calloc(f, 1, size);
     uint64_t *array = state ? tdbf_mem_calloc_aligned(f, bytes) : NULL;
@@ -189,7 +199,7 @@ int tdbf_load_state(tdbf *f, tdbf_in *in, const void *fields, size_t size,
         tdbf_mem_free(f, state, size);
         return rc;
     }
-    f->impl = state;
+    *out = state;
     return TDBF_OK;
 }
 

@@ -68,6 +68,10 @@ bool tdbf_tail_clear(const uint64_t *words, uint64_t bits);
  * and the memory cap allows the allocation. */
 int tdbf_load_state(tdbf *f, tdbf_in *in, const void *fields, size_t size,
                     size_t member, uint64_t words, bool (*check)(const void *state));
+/* The same for one part of a design's state (a ring of several): the new
+ * state in *out instead of f->impl. */
+int tdbf_load_part(tdbf *f, tdbf_in *in, const void *fields, size_t size, size_t member,
+                   uint64_t words, bool (*check)(const void *state), void **out);
 
 /* What an inferential query answers (infer.c). */
 typedef struct tdbf_inference {

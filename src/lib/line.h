@@ -131,4 +131,46 @@ typedef uint64_t (*tdbf_line_probe)(const uint64_t *unit, const tdbf_hash128 *h,
  * (tdbf_simd_in_use). */
 tdbf_line_probe tdbf_line_simd_probe(tdbf_simd path, unsigned words, unsigned width, unsigned b);
 
+/* ---- rings: apbf-line's ring of fields, shifted by its owner -------------
+ *
+ * A design that moves generations by something other than a count (the
+ * time-window tlbf_line.c) keeps one or more rings of apbf_line.c, each
+ * the whole of an APBF_LINE filter's state: units, fields, ring head, the
+ * sweep of the spare.  The owner decides when a ring shifts; a ring's
+ * adds sweep ceil(units / g) units each, g the generation it was planned
+ * for, and a shift first empties what the sweep has not reached. */
+typedef struct line_filter tdbf_line_ring;
+
+/* The ring apbf-line would open for cfg (shape, unit, error, max_memory)
+ * and `generation` keys per generation (window l * generation). */
+int tdbf_line_plan_generation(const tdbf_config *cfg, uint64_t generation,
+                              tdbf_line_plan *out);
+
+/* A ring of plan's shape and size, empty, head at field 0, on the vector
+ * path in use; memory from f's allocator.  TDBF_OK or TDBF_ENOMEM. */
+int  tdbf_line_ring_open(tdbf *f, const tdbf_line_plan *plan, tdbf_line_ring **out);
+void tdbf_line_ring_close(tdbf *f, tdbf_line_ring *r);
+/* Test, then mark the key in the ring's newest k fields; sweep. */
+int  tdbf_line_ring_add(tdbf_line_ring *r, const tdbf_hash128 *h);
+/* Bit a set iff the key matches the field of age a, a < k + l. */
+uint64_t tdbf_line_ring_ages(const tdbf_line_ring *r, const tdbf_hash128 *h);
+/* One generation on: the spare emptied (the rest of the sweep), made the
+ * newest field; the inserts of the generation start again at 0. */
+void tdbf_line_ring_shift(tdbf_line_ring *r);
+void tdbf_line_ring_prefetch(const tdbf_line_ring *r, const tdbf_hash128 *h, int for_add);
+/* The ring's shape and size as a plan (fp: the model at its g), and the
+ * inserts of its current generation. */
+void tdbf_line_ring_plan(const tdbf_line_ring *r, tdbf_line_plan *out);
+uint64_t tdbf_line_ring_fill(const tdbf_line_ring *r);
+/* Bytes allocated for the ring, its struct included. */
+uint64_t tdbf_line_ring_bytes(const tdbf_line_ring *r);
+/* The FP of a never-added key from the ring's bits (stats), sampled. */
+double tdbf_line_ring_estimated(const tdbf_line_ring *r);
+/* Serialized as APBF_LINE's payload (docs/format.md). */
+uint64_t tdbf_line_ring_payload_size(const tdbf_line_ring *r);
+void tdbf_line_ring_save(const tdbf_line_ring *r, tdbf_out *out);
+/* Reads one ring's payload, all of it checked; TDBF_OK, TDBF_ECORRUPT,
+ * TDBF_EVERSION, TDBF_ETOOBIG, TDBF_ENOMEM or the read's error. */
+int  tdbf_line_ring_load(tdbf *f, tdbf_in *in, uint64_t max_memory, tdbf_line_ring **out);
+
 #endif
