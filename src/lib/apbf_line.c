@@ -643,33 +643,37 @@ double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
  * smoothly); then the cheapest shape sized exactly: the fewest units
  * whose 4096-unit model FP meets the error.  Tens of milliseconds. */
 
-enum { SEARCH_SAMPLES = 256, SEARCH_STEPS = 7 };
+enum { SEARCH_SAMPLES = 256, SEARCH_STEPS = 7, SIZING_STEPS = 17 };
 
-/* The largest load meeting `error` (0 if none above 2^-20), bracketed
- * from `start` (a neighbouring shape's answer) by doubling or halving. */
+/* The largest load meeting `error` on `samples` simulated units (0 if
+ * none above 2^-20), bracketed from `start` (a neighbouring shape's
+ * answer) by doubling or halving, then `steps` bisections of log load:
+ * the bracket's ratio ends at 2^(2^-steps).  The model's FP rises with
+ * the load (every sampled unit's loads do, with the same uniforms), so
+ * any load below the answer meets the error too. */
 static double max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits, double error,
-                       double start)
+                       double start, unsigned samples, int steps)
 {
     double lo = start, hi;
-    if (load_fp(k, l, b, unit_bits, lo, SEARCH_SAMPLES) > error) {
+    if (load_fp(k, l, b, unit_bits, lo, samples) > error) {
         do {
             hi = lo;
             lo /= 2.0;
             if (lo < 0x1p-20)
                 return 0.0;
-        } while (load_fp(k, l, b, unit_bits, lo, SEARCH_SAMPLES) > error);
+        } while (load_fp(k, l, b, unit_bits, lo, samples) > error);
     } else {
         hi = 2.0 * lo;
-        while (load_fp(k, l, b, unit_bits, hi, SEARCH_SAMPLES) <= error) {
+        while (load_fp(k, l, b, unit_bits, hi, samples) <= error) {
             lo = hi;
             hi *= 2.0;
             if (hi > MODEL_MAX_LOAD)
                 return lo;
         }
     }
-    for (int step = 0; step < SEARCH_STEPS; step++) {
+    for (int step = 0; step < steps; step++) {
         double mid = sqrt(lo * hi);
-        if (load_fp(k, l, b, unit_bits, mid, SEARCH_SAMPLES) <= error)
+        if (load_fp(k, l, b, unit_bits, mid, samples) <= error)
             lo = mid;
         else
             hi = mid;
@@ -694,42 +698,27 @@ static void fill_plan(unsigned k, unsigned l, unsigned b, unsigned unit_bits, ui
     out->fp = line_fp(k, l, b, unit_bits, units, g);
 }
 
-/* The fewest units in lo .. hi whose model FP meets `error`, or 0; the FP
- * falls as units grow. */
-static uint64_t fewest_units(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
-                             uint64_t g, double error, uint64_t lo, uint64_t hi)
-{
-    if (line_fp(k, l, b, unit_bits, hi, g) > error)
-        return 0;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (line_fp(k, l, b, unit_bits, mid, g) <= error)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return hi;
-}
-
-/* Size (k, l, b) exactly: from the search's load, the fewest units. */
+/* Size (k, l, b) for a window: units = ceil(g / lambda*), lambda* the
+ * shape's largest load meeting the error on the full model (its FP is a
+ * function of g / units alone), within 2^(2^-17) - 1 = 5 10^-6 of the
+ * exact bound: so within one unit per 190 000 of the fewest.  A rounding
+ * of g / units above lambda* is caught by evaluating the plan itself. */
 static int size_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t window,
-                      double error, uint64_t most, tdbf_line_plan *out)
+                      double error, uint64_t most, double lambda, tdbf_line_plan *out)
 {
     uint64_t g = window / l + (window % l != 0);
-    double lambda = max_load(k, l, b, unit_bits, error, 1.0);
     if (lambda <= 0.0)
         return TDBF_EINFEASIBLE;
-    double guess = ceil((double)g / lambda);
-    uint64_t lo = guess / 1.25 < 1.0 ? 1 : (uint64_t)(guess / 1.25);
-    uint64_t hi = guess * 1.25 > (double)most ? most : (uint64_t)(guess * 1.25) + 1;
-    if (lo > hi)
+    double need = ceil((double)g / lambda);
+    if (need > (double)most)
         return TDBF_ETOOBIG;
-    while (hi < most && line_fp(k, l, b, unit_bits, hi, g) > error)
-        hi = hi > most / 2 ? most : 2 * hi;
-    uint64_t units = fewest_units(k, l, b, unit_bits, g, error, lo, hi);
-    if (units == 0)
-        return TDBF_ETOOBIG;
+    uint64_t units = need < 1.0 ? 1 : (uint64_t)need;
     fill_plan(k, l, b, unit_bits, units, g, out);
+    while (out->fp > error) {
+        if (units >= most)
+            return TDBF_ETOOBIG;
+        fill_plan(k, l, b, unit_bits, ++units, g, out);
+    }
     return TDBF_OK;
 }
 
@@ -745,6 +734,7 @@ typedef struct shape_request {
 typedef struct shape_answer {
     shape_request request;
     unsigned      k, l, b;
+    double        lambda;    /* the shape's largest load on the full model */
     int           rc;
 } shape_answer;
 
@@ -758,12 +748,19 @@ static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out
         unsigned fields = q->unit_bits / width;
         if (fields > LINE_MAX_FIELDS || (q->k && q->k + q->l + 1 != fields))
             continue;
+        /* 16-bit fields: 32 or 64 per unit, 2-4x the model's work per
+         * shape, and never the least memory from 10^-1 to 10^-5 (their
+         * loads per field are too small for b bits to pay); searched
+         * only when asked for by k and l. */
+        if (width == 16 && !q->k)
+            continue;
         for (unsigned k = q->k ? q->k : 1; k <= (q->k ? q->k : 8); k++) {
             if (k + 2 > fields)
                 break;
             unsigned l = fields - 1 - k;
             for (unsigned b = b_lo; b <= b_hi; b++) {
-                double lambda = max_load(k, l, b, q->unit_bits, q->error, start);
+                double lambda = max_load(k, l, b, q->unit_bits, q->error, start,
+                                         SEARCH_SAMPLES, SEARCH_STEPS);
                 if (lambda <= 0.0)
                     continue;
                 start = lambda;
@@ -780,24 +777,26 @@ static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out
     return least == INFINITY ? TDBF_EINFEASIBLE : TDBF_OK;
 }
 
-static int cached_shape(const shape_request *q, unsigned *k, unsigned *l, unsigned *b)
+/* The shape for a request (searched unless k, l and b are all given)
+ * and its lambda*, from the cache when this thread asked before. */
+static shape_answer cached_shape(const shape_request *q)
 {
     static _Thread_local shape_answer cache[SHAPE_CACHE];
     static _Thread_local unsigned next;
     for (unsigned i = 0; i < SHAPE_CACHE; i++)
-        if (cache[i].request.unit_bits && memcmp(&cache[i].request, q, sizeof *q) == 0) {
-            *k = cache[i].k;
-            *l = cache[i].l;
-            *b = cache[i].b;
-            return cache[i].rc;
-        }
-    shape_answer a = {.request = *q};
-    a.rc = search_shape(q, &a.k, &a.l, &a.b);
+        if (cache[i].request.unit_bits && memcmp(&cache[i].request, q, sizeof *q) == 0)
+            return cache[i];
+    shape_answer a = {.request = *q, .k = q->k, .l = q->l, .b = q->b, .rc = TDBF_OK};
+    if (!q->k || !q->b)
+        a.rc = search_shape(q, &a.k, &a.l, &a.b);
+    if (a.rc == TDBF_OK) {
+        double rough = max_load(a.k, a.l, a.b, q->unit_bits, q->error, 1.0, SEARCH_SAMPLES,
+                                SEARCH_STEPS);
+        a.lambda = max_load(a.k, a.l, a.b, q->unit_bits, q->error, rough > 0.0 ? rough : 1.0,
+                            MODEL_SAMPLES, SIZING_STEPS);
+    }
     cache[next++ % SHAPE_CACHE] = a;
-    *k = a.k;
-    *l = a.l;
-    *b = a.b;
-    return a.rc;
+    return a;
 }
 
 /* The checks of tdbf_plan_apbf_line that do not concern the window; fills
@@ -838,17 +837,14 @@ static int plan_window(const tdbf_config *cfg, uint64_t window, tdbf_line_plan *
     int rc = line_request(cfg, &q, &most);
     if (rc != TDBF_OK)
         return rc;
-    unsigned k = q.k, l = q.l, b = q.b;
-    if (!q.k || !q.b) {
-        rc = cached_shape(&q, &k, &l, &b);
-        if (rc != TDBF_OK)
-            return rc;
-    }
+    shape_answer a = cached_shape(&q);
+    if (a.rc != TDBF_OK)
+        return a.rc;
     if (window == 0) {          /* one generation of cfg->capacity keys */
         uint64_t g = cfg->capacity ? cfg->capacity : 1;
-        window = g > UINT64_MAX / l ? UINT64_MAX : g * l;
+        window = g > UINT64_MAX / a.l ? UINT64_MAX : g * a.l;
     }
-    return size_shape(k, l, b, q.unit_bits, window, q.error, most, out);
+    return size_shape(a.k, a.l, a.b, q.unit_bits, window, q.error, most, a.lambda, out);
 }
 
 int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
