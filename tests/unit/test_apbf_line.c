@@ -94,12 +94,29 @@ static void test_fp_matches_the_model(void **state)
         {100000, 0.01, 1024, 400000},  {100000, 0.001, 1024, 2000000},
         {100000, 0.01, 512, 400000},   {100000, 0.001, 512, 2000000},
         {300000, 0.0001, 1024, 4000000}, {1000000, 0.01, 1024, 400000},
+        {10000, 0.0001, 1024, 4000000},  {1000000, 0.001, 1024, 2000000},
+        {10000000, 0.01, 1024, 400000},  /* last: left out of the sanitizer build */
     };
-    for (size_t i = 0; i < sizeof grid / sizeof grid[0]; i++) {
-        tdbf_config cfg = line_config(grid[i].window, grid[i].error, grid[i].unit, 0xf9 + i);
-        tdbf *f = drv_open(&cfg);
-        tdbf_stats st = stats_of(f);
-        fp_point p = measure(f, 0x5eed + i, 2 * (st.l + st.k), grid[i].probes);
+    size_t points = sizeof grid / sizeof grid[0] - DRV_PICK(0, 1);
+    for (size_t i = 0; i < points; i++) {
+        /* A small filter's FP is that of its few hundred units' loads,
+         * whatever the probes: the model's mean is met over several
+         * filters (seeds), so small windows average 8. */
+        unsigned filters = grid[i].window < 100000 ? 8 : 1;
+        fp_point p = {0};
+        tdbf_stats st;
+        for (unsigned r = 0; r < filters; r++) {
+            tdbf_config cfg =
+                line_config(grid[i].window, grid[i].error, grid[i].unit, 0xf9 + i + 1000 * r);
+            tdbf *f = drv_open(&cfg);
+            st = stats_of(f);
+            fp_point one = measure(f, 0x5eed + i + 1000 * r, 2 * (st.l + st.k),
+                                   grid[i].probes / filters);
+            p.predicted += one.predicted / filters;
+            p.measured += one.measured / filters;
+            p.probes += one.probes;
+            tdbf_close(f);
+        }
         double band = drv_band(p.predicted, (double)p.probes, 0.0) + 0.10 * p.predicted;
         print_message("  w %-8llu error %-7g U %-4u (k %u, l %u, W %llu) %5.2f bits/item: "
                       "predicted %.6f measured %.6f (%+.1f %%)\n",
@@ -112,7 +129,6 @@ static void test_fp_matches_the_model(void **state)
                      p.predicted, band);
         if (!(p.predicted <= grid[i].error))
             fail_msg("planned FP %.6f above the target %g", p.predicted, grid[i].error);
-        tdbf_close(f);
     }
 }
 
