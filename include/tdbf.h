@@ -130,7 +130,7 @@ typedef enum {
     TDBF_STABLE = 8,   /* Stable Bloom filter (Deng & Rafiei 2006) */
     TDBF_BLOOM = 9,    /* classic Bloom filter: no window; capacity = window_items */
     TDBF_EXACT = 10,   /* exact sliding-window set (ground truth, big) */
-    TDBF_APBF_LINE = 11 /* line-local APBF: one 64-byte line per key, count window */
+    TDBF_APBF_LINE = 11 /* line-local APBF: one 128- or 64-byte unit per key, count window */
 } tdbf_design;
 
 /* Number of design identifiers (for iteration: 0 .. TDBF_DESIGN_COUNT-1). */
@@ -168,7 +168,7 @@ typedef enum tdbf_simd {
 } tdbf_simd;
 
 typedef struct tdbf_config {
-    tdbf_design design;     /* default TDBF_APBF */
+    tdbf_design design;     /* default TDBF_APBF_LINE */
     double      error;      /* target false-positive rate, 0 < error < 1; default 0.01 */
     uint64_t    window_items; /* count window in insertions (0 = none) */
     uint64_t    window_ns;  /* time window in ns (0 = none) */
@@ -226,7 +226,7 @@ typedef struct tdbf_config {
                                concurrent; other designs: TDBF_ENOTSUP */
 } tdbf_config;
 
-/* Fill *cfg with defaults: design APBF, error 0.01, no window (one must be
+/* Fill *cfg with defaults: design APBF_LINE, error 0.01, no window (one must be
  * set), random seed, planner-chosen k and l (and APBBF b; B = 512), 4 GiB
  * cap, default allocator.
  * cfg may be NULL (no-op). */
@@ -493,7 +493,8 @@ TDBF_API double tdbf_prior_rank_probability(const tdbf_prior *prior,
  * 0 exactly when the standard query says no (no false negatives); near 1
  * for a key added just now.  Returns TDBF_OK, TDBF_EINVAL (NULL argument,
  * NULL key with len > 0, invalid prior: see tdbf_prior) or TDBF_ENOTSUP
- * (the design has no inference: only TBF, BTBF, APBF and APBBF do).  For
+ * (the design has no inference: only TBF, BTBF, APBF, APBBF and APBF_LINE
+ * do).  For
  * the APBF and APBBF: P(I_x < l g | the slices that match), near 1 for a
  * key added just now (less so with one slice per insert, k = 1, when a
  * chance match of s_0 is not rare: 0.98 in docs/apbf_posterior.md's

@@ -8,7 +8,7 @@
  *                --state seen.tdbf events.log
  *
  * It is `awk '!seen[$0]++'` with a memory that forgets: a time window
- * (--window T, design TLBF by default) or a count window (--last N, APBF)
+ * (--window T, design TLBF by default) or a count window (--last N, APBF_LINE)
  * held in a filter of a few bits per key instead of the keys themselves.
  * Every line is one tdbf_add (test-and-insert); a line is printed when the
  * filter says its key is new.  So a repeat inside the window is always
@@ -482,7 +482,7 @@ static void config_from_args(const dedup_args *a, uint64_t seed,
 {
     tdbf_config_init(cfg);
     cfg->design = a->design_given ? a->design
-                : a->window_ns != 0 ? TDBF_TLBF : TDBF_APBF;
+                : a->window_ns != 0 ? TDBF_TLBF : TDBF_APBF_LINE;
     if (a->error > 0.0)
         cfg->error = a->error;
     cfg->window_ns = a->window_ns;
@@ -839,7 +839,7 @@ const cli_command cli_cmd_dedup = {
         "delimiter write the T, not a space.  A missing or bad time stops the\n"
         "run with its line number (exit 1) unless --skip-bad.\n"
         "\n"
-        "Designs: --window uses tlbf by default, --last apbf; any design with\n"
+        "Designs: --window uses tlbf by default, --last apbf-line; any design with\n"
         "that kind of window works (exact keeps the keys: exact, and big).\n"
         "\n"
         "State: --state FILE loads FILE if it exists -- options given must\n"

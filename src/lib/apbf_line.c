@@ -1104,6 +1104,39 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     return TDBF_OK;
 }
 
+/* ---- inference ------------------------------------------------------------
+ *
+ * The APBF posterior (infer_apbf.c) over the key's fields: logical slice
+ * j is the field of age j, and a field is matched by other keys as a
+ * block of an APBBF segment is (a W-bit block, b bits a key, the unit's
+ * keys Poisson over the units: the same match model).  The correlation
+ * of neighbouring fields' loads, which the planner's model keeps, is left
+ * out here, as the APBBF's posterior leaves out its segments'. */
+
+typedef struct line_evidence {
+    uint64_t ages;           /* bit j: the field of age j matches */
+} line_evidence;
+
+static int age_matches(const void *state, unsigned slice, const tdbf_hash128 *h)
+{
+    (void)h;
+    return (int)(((const line_evidence *)state)->ages >> slice & 1);
+}
+
+static int line_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
+                      const tdbf_prior *prior, tdbf_inference *out)
+{
+    (void)now_ns;
+    line_filter now = settled(f->impl);
+    uint64_t copy[LINE_MAX_WORDS];
+    copy_unit(&now, unit_of(&now, &key->hash), copy);
+    uint64_t mask[LINE_MAX_WORDS];
+    line_evidence e = {line_by_age(now.probe(copy, &key->hash, mask), now.head, now.fields)};
+    tdbf_slice_view view = {now.k, now.l, now.g, now.fill, now.shifts, now.units,
+                            now.field_bits, now.b};
+    return tdbf_slice_infer(&view, &e, age_matches, &key->hash, prior, out);
+}
+
 /* ---- the rest of the ring interface (line.h) ---------------------------- */
 
 int tdbf_line_ring_add(tdbf_line_ring *t, const tdbf_hash128 *h)
@@ -1162,6 +1195,7 @@ const tdbf_ops tdbf_apbf_line_ops = {
     .payload_size = line_payload_size,
     .save = line_save,
     .load = line_load,
+    .infer = line_infer,
     .concurrent_on_request = true,
     .items = line_items,
 };

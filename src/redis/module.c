@@ -2,7 +2,7 @@
  * module.c — the tdbf Redis module's entry point.
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
- *       [DEFAULT_DESIGN apbf] [DEFAULT_TIME_DESIGN tlbf] [MAX_MEMORY bytes]
+ *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf] [MAX_MEMORY bytes]
  *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  *
@@ -354,7 +354,7 @@ static void info_section(RedisModuleInfoCtx *ctx, int for_crash_report)
 RedisModuleType *tdbf_type = NULL;
 tdbf_module_config tdbf_settings = {
     .default_error = 0.01,
-    .default_count_design = TDBF_APBF,
+    .default_count_design = TDBF_APBF_LINE,
     .default_time_design = TDBF_TLBF,
     .max_memory = 0,
     .allow_addat = false,

@@ -64,7 +64,7 @@ typedef struct tdbf_value {
 /* Module-wide settings (module arguments). */
 typedef struct tdbf_module_config {
     double      default_error;        /* DEFAULT_ERROR, 0.01 */
-    tdbf_design default_count_design; /* DEFAULT_DESIGN, apbf */
+    tdbf_design default_count_design; /* DEFAULT_DESIGN, apbf-line */
     tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf */
     uint64_t    max_memory;           /* MAX_MEMORY bytes per filter, 0 = 4 GiB */
     bool        allow_addat;          /* ALLOW_ADDAT: clients may send TDBF.ADDAT */

@@ -438,7 +438,7 @@ def test_state_mismatch():
     cases = [
         (["--last", "5000"], b"window"),
         (["--window", "1m"], b"count-window"),
-        (["--design", "exact"], b"apbf filter"),
+        (["--design", "exact"], b"apbf-line filter"),
         (["--error", "0.001"], b"--error"),
         (["--seed", "99"], b"seed"),
     ]
@@ -567,7 +567,7 @@ def test_info_describes():
     for word in ("apbf", "window", "k, l", "memory", "hidden"):
         check(word in text, "info lacks %r:\n%s" % (word, text))
     doc = json.loads(run(["info", "--json", path]).stdout)
-    check(doc["design"] == "apbf" and doc["items"] == 2, "json %r" % doc)
+    check(doc["design"] == "apbf-line" and doc["items"] == 2, "json %r" % doc)
     check(doc["window_items"] >= 1000, "window %d" % doc["window_items"])
     check(doc["file_bytes"] == os.path.getsize(path), "file size")
     path = saved_filter("info-t.tdbf", ["--window", "90s"], b"a\n")

@@ -38,7 +38,7 @@ logging.getLogger("redis.cluster").setLevel(logging.CRITICAL)
 # Designs without false negatives inside their window. APBBF is left to
 # the load test: planning it for a window of 200 takes about 0.1 s per
 # TDBF.RESERVE (its planner searches longer for small windows).
-SPREAD_DESIGNS = ["apbf", "tbf", "btbf", "rotating", "bloom"]
+SPREAD_DESIGNS = ["apbf", "apbf-line", "tbf", "btbf", "rotating", "bloom"]
 SPREAD_FILTERS = 1000
 SPREAD_WINDOW = 200        # items added per filter: exactly one window
 NEVER_PER_FILTER = 100     # never-added items queried per filter

@@ -41,10 +41,10 @@ def info(c, key):
 # ---------------------------------------------------------------------------
 # TDBF.RESERVE
 
-def test_reserve_count_window_defaults_to_apbf(r):
+def test_reserve_count_window_defaults_to_apbf_line(r):
     assert r.execute_command("TDBF.RESERVE", "f", "0.01", "WINDOW", "1000") == b"OK"
     i = info(r, "f")
-    assert i["design"] == b"apbf"
+    assert i["design"] == b"apbf-line"
     assert float(i["error"]) == 0.01
     assert i["window_items"] >= 1000
     assert i["window_ms"] == 0
@@ -159,7 +159,7 @@ def test_insert_creates_and_adds(r):
     assert r.execute_command("TDBF.INSERT", "f", "ERROR", "0.001", "WINDOW", "500",
                              "SEED", "9", "ITEMS", "a", "b", "a") == [1, 1, 0]
     i = info(r, "f")
-    assert i["design"] == b"apbf" and float(i["error"]) == 0.001
+    assert i["design"] == b"apbf-line" and float(i["error"]) == 0.001
     # Existing filter: creation options are ignored, items added.
     assert r.execute_command("TDBF.INSERT", "f", "WINDOW", "7", "ITEMS", "c", "a") == [1, 0]
     assert r.execute_command("TDBF.INSERT", "f", "NOCREATE", "ITEMS", "d") == [1]
@@ -675,7 +675,8 @@ def test_prob_errors(r, args, message):
 
 
 def test_prob_answers_apbf_refuses_time_windows(r):
-    # APBF and APBBF answer (docs/apbf_posterior.md); time windows do not.
+    # APBF, APBBF and apbf-line (the default here) answer
+    # (docs/apbf_posterior.md); time windows do not.
     r.execute_command("TDBF.RESERVE", "a", "0.01", "WINDOW", "1000")
     r.execute_command("TDBF.ADD", "a", "x")
     assert float(r.execute_command("TDBF.PROB", "a", "x")) > 0.9

@@ -66,7 +66,7 @@ static void test_config_defaults(void **state)
     (void)state;
     memset(&cfg, 0xa5, sizeof cfg);
     tdbf_config_init(&cfg);
-    CHECK_U64_EQ(cfg.design, TDBF_APBF);
+    CHECK_U64_EQ(cfg.design, TDBF_APBF_LINE);
     CHECK_NEAR(cfg.error, 0.01, 0.0);
     CHECK_U64_EQ(cfg.window_items, 0);
     CHECK_U64_EQ(cfg.window_ns, 0);

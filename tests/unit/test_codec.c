@@ -43,6 +43,7 @@ static size_t make_cases(design_case *cases)
     tdbf_config cfg;
 
     tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF;
     cfg.seed = 101;
     cfg.window_items = 5000;
     cases[n++] = (design_case){"apbf", cfg, 0};
@@ -345,6 +346,7 @@ static void test_absurd_fields(void **state)
     (void)state;
     tdbf_config cfg;
     tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF;
     cfg.window_items = 2000;
     cfg.k = 5;
     cfg.l = 7;

@@ -197,9 +197,9 @@ static void test_sanity_on_stream(void **state)
      * p_x = 1/8000 is older than the slices, so a just-added key's
      * posterior is about 0.98 there, as it should be
      * (docs/apbf_posterior.md, section 7). */
-    static const tdbf_design designs[] = {TDBF_APBF, TDBF_APBBF};
-    static const double fresh_least[] = {0.99, 0.95};
-    for (size_t d = 0; d < 2; d++) {
+    static const tdbf_design designs[] = {TDBF_APBF, TDBF_APBBF, TDBF_APBF_LINE};
+    static const double fresh_least[] = {0.99, 0.95, 0.95};
+    for (size_t d = 0; d < 3; d++) {
         tdbf_config cfg = slices_config(designs[d], 2000, 0, 0, 0x5b + d);
         tdbf *f = drv_open(&cfg);
         tdbf_prior prior;
@@ -294,10 +294,16 @@ static void test_calibration_and_penalty(void **state)
          DRV_PICK(1 << 19, 1 << 15), 0xca2, 6, 10},
         {"uniform |U|=w=2^14", TDBF_APBBF, 16384, 16384, 1 << 17,
          DRV_PICK(1 << 19, 1 << 15), 0xca3, 3, 5},
+        {"uniform |U|=w=2^14", TDBF_APBF_LINE, 16384, 16384, 1 << 17,
+         DRV_PICK(1 << 19, 1 << 15), 0xca4, 3, 12},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         infer_result res;
-        check_calibration(&runs[i], DRV_PICK(20u, 1u), &res);
+        /* apbf-line's fields rarely match by chance at its planned fill,
+         * so its posteriors sit near 0 or 1: fewer bins fill up, and
+         * those that do are held to the same calibration test. */
+        unsigned bins = runs[i].design == TDBF_APBF_LINE ? DRV_PICK(5u, 1u) : DRV_PICK(20u, 1u);
+        check_calibration(&runs[i], bins, &res);
         print_message("  mean true age %.1f, mean E[I|M] %.1f (over queried keys)\n",
                       res.mean_true_age, res.mean_expected_age);
         if (res.penalty_inferential > res.penalty_standard)
