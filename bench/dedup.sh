@@ -10,9 +10,9 @@
 #   awk '!seen[$0]++'    exact, keeps every key (the baseline of the ratios)
 #   sort -u              exact, keeps every key, does not keep the order
 #                        (LC_ALL=C: byte order, its fastest)
-#   tdbf dedup ...       count windows of 10^6 lines (APBF, APBBF), a time
-#                        window of 10 minutes (TLBF: here every line is inside
-#                        it), and the exact design
+#   tdbf dedup ...       count windows of 10^6 lines (the default apbf-line,
+#                        APBF, APBBF), a time window of 10 minutes (TLBF:
+#                        here every line is inside it), and the exact design
 # Reports wall seconds, lines/s, the ratio to awk and the lines printed: a
 # report, not a test.  The machine's other load shows in the wall times;
 # compare ratios from one run.
@@ -52,7 +52,8 @@ measure() {
 
 measure "awk '!seen[\$0]++'" awk '!seen[$0]++'
 measure "LC_ALL=C sort -u" env LC_ALL=C sort -u
-measure "tdbf dedup --last 1M (apbf)" "$tdbf" dedup --quiet --last 1M
+measure "tdbf dedup --last 1M (apbf-line)" "$tdbf" dedup --quiet --last 1M
+measure "tdbf dedup --last 1M --design apbf" "$tdbf" dedup --quiet --last 1M --design apbf
 measure "tdbf dedup --last 1M --design apbbf" "$tdbf" dedup --quiet --last 1M --design apbbf
 measure "tdbf dedup --window 10m (tlbf)" "$tdbf" dedup --quiet --window 10m
 measure "tdbf dedup --last 1M --design exact" "$tdbf" dedup --quiet --last 1M --design exact
