@@ -64,8 +64,9 @@ static TDBF_ALWAYS_INLINE void line_key_masks(const tdbf_hash128 *h, unsigned wi
         mask[w] = line_word_mask(h, width, b, w);
 }
 
-/* Bit i set iff field i of the word `miss` is all zero. */
-static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, unsigned width)
+/* Bit i set iff field i of the word `miss` is all zero.  (The gathering
+ * multiply's high products fall off the top on purpose: TDBF_WRAPS.) */
+TDBF_WRAPS static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, unsigned width)
 {
     if (width == 64)
         return miss == 0;
