@@ -162,8 +162,17 @@ void tdbf_line_ring_prefetch(const tdbf_line_ring *r, const tdbf_hash128 *h, int
  * inserts of its current generation. */
 void tdbf_line_ring_plan(const tdbf_line_ring *r, tdbf_line_plan *out);
 uint64_t tdbf_line_ring_fill(const tdbf_line_ring *r);
-/* Bytes allocated for the ring, its struct included. */
+/* Bytes allocated for the ring, its struct included; and what a ring of
+ * `plan` would take, before opening it (a memory cap's check). */
 uint64_t tdbf_line_ring_bytes(const tdbf_line_ring *r);
+double   tdbf_line_ring_bytes_planned(const tdbf_line_plan *plan);
+/* The first word of the key's unit (unit_bits / 64 words), for an owner's
+ * prefetch; the vector path the ring's probes take. */
+const uint64_t *tdbf_line_ring_unit(const tdbf_line_ring *r, const tdbf_hash128 *h);
+tdbf_simd tdbf_line_ring_simd(const tdbf_line_ring *r);
+/* P(a run of k matches among ages 0 .. k+l-1) when age a matches with
+ * probability r[a], independently (the model's inner step). */
+double tdbf_line_run_probability(unsigned k, unsigned l, const double *r);
 /* The FP of a never-added key from the ring's bits (stats), sampled. */
 double tdbf_line_ring_estimated(const tdbf_line_ring *r);
 /* Serialized as APBF_LINE's payload (docs/format.md). */
