@@ -64,6 +64,13 @@ static TDBF_ALWAYS_INLINE void line_key_masks(const tdbf_hash128 *h, unsigned wi
         mask[w] = line_word_mask(h, width, b, w);
 }
 
+/* line_fields_clear's gathering multiply: the products it does not keep
+ * pass the top of the word, on purpose. */
+TDBF_WRAPS static inline uint64_t line_gather_tops(uint64_t tops)
+{
+    return tops * UINT64_C(0x0000200040008001);
+}
+
 /* Bit i set iff field i of the word `miss` is all zero. */
 static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, unsigned width)
 {
@@ -78,7 +85,7 @@ static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, unsigned wid
      * other bits fall elsewhere, none overlapping (no carries). */
     const uint64_t low = UINT64_C(0x7fff7fff7fff7fff), top = UINT64_C(0x8000800080008000);
     uint64_t zero = ~(((miss & low) + low) | miss) & top;
-    return ((zero >> 15) * UINT64_C(0x0000200040008001)) >> 45 & 0xf;
+    return line_gather_tops(zero >> 15) >> 45 & 0xf;
 }
 
 /* Bit p set iff field p of the unit holds all of the key's positions. */

@@ -530,6 +530,24 @@ static void test_ring_cap(void **state)
     stream_end(&s);
 }
 
+/* The ring open makes is the one the first add uses, whenever it comes
+ * (the clock is far past its generation 0 then), and advance leaves it. */
+static void test_first_add_keeps_the_planned_ring(void **state)
+{
+    (void)state;
+    tdbf *f = open_line(0.01, 60 * SEC, 100000, 45);
+    tdbf_stats open = stats_of(f);
+    CHECK_RC(tdbf_advance(f, UINT64_C(1700000000) * SEC), TDBF_OK);
+    tdbf_close(reload(f, NULL));            /* saved as it stands, and loaded */
+    CHECK_RC(tdbf_add(f, "first", 5, UINT64_C(1700000000) * SEC + 7), 0);
+    tdbf_stats added = stats_of(f);
+    CHECK_U64_EQ(added.generation_size, open.generation_size);
+    CHECK_U64_EQ(added.memory_bytes, open.memory_bytes);
+    CHECK_U64_EQ(added.generation_fill, 1);
+    assert_int_equal(tdbf_contains(f, "first", 5, UINT64_C(1700000000) * SEC + 7), 1);
+    tdbf_close(f);
+}
+
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -664,6 +682,7 @@ int main(void)
         cmocka_unit_test(test_expired_keys_at_fp_rate),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_ring_cap),
+        cmocka_unit_test(test_first_add_keeps_the_planned_ring),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_forged_files),
     };
