@@ -53,8 +53,8 @@
  *   - More generations on (an idle gap): shifting costs a pass over every
  *     unit per generation, so the ring is retired (the masking above
  *     covers the generations it missed) and a fresh one opens, sized from
- *     the last generations' rate.  A small ring (d units within 4096) is
- *     shifted through instead: cheaper than a new one.  A ring left
+ *     the last generations' rate.  A small ring (units times generations
+ *     missed within 4096) is shifted through instead: cheaper than a new one.  A ring left
  *     behind by more than l generations is freed (advance does that too).
  *   - Full (its g inserts taken in the current generation): growth.  The
  *     rate is projected from this generation's keys over its elapsed part;
@@ -782,7 +782,8 @@ static int load_fields(tdbf_in *in, tlbf_line *h, uint64_t now_ns)
     h->generations = fields[8];
     h->cap_hits = fields[9];
     h->max_memory = fields[10];
-    if (h->k < 1 || h->l < 1 || h->k + h->l >= COUNTS || header[7] != 0 ||
+    if (h->k < 1 || h->l < 1 || h->k >= COUNTS || h->l >= COUNTS ||   /* (then k + l) */
+        h->k + h->l >= COUNTS || header[7] != 0 ||
         h->max_rings < 1 || h->max_rings > RING_LIMIT || h->count > h->max_rings ||
         h->slots_allocated < 1 || h->slots_allocated > h->max_rings ||
         h->slots_allocated < h->count || h->window_ns == 0 || h->home_g < 1 ||
