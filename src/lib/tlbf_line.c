@@ -80,13 +80,13 @@
  * Measured (tests/unit/test_tlbf_line.c, T = 60 s, 60 000 keys a window):
  * at a steady rate 0.0089 for a target of 0.01 (model 0.00998) and
  * 0.00098 for 0.001; through a 10x jump at most 0.0099, falling to 0.001
- * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0103.
+ * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0083.
  *
  * Memory.  At a steady rate one ring: 22.3 and 33.0 bits per key of the
  * window at 0.01 and 0.001, 1.08x and 1.21x TLBF's (tlbf.c, same error
  * and capacity).  A burst inside one generation is dear: a ring sized for
  * it has all its k + l + 1 fields at the burst's width, about l times the
- * steady bits per key (that burst: 414 bits per key, 1.7x one ring of
+ * steady bits per key (that burst: 431 bits per key, 1.7x one ring of
  * exactly its size) until its rings age out a window later.
  *
  * The current error (tdbf_current_error) is computed from counts, not
