@@ -20,6 +20,7 @@
  *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
  *  12. Designs that forget at random: FPDECAY and STABLE (sizing, rates,
  *      lock-free FPDECAY)
+ *  12b. Planning APBF_LINE; 12c. TLBF_LINE, its time-window twin
  *  13. Planning CLOCK and ROTATING without allocating
  *
  * Conventions that hold for every function:
@@ -130,11 +131,12 @@ typedef enum {
     TDBF_STABLE = 8,   /* Stable Bloom filter (Deng & Rafiei 2006) */
     TDBF_BLOOM = 9,    /* classic Bloom filter: no window; capacity = window_items */
     TDBF_EXACT = 10,   /* exact sliding-window set (ground truth, big) */
-    TDBF_APBF_LINE = 11 /* line-local APBF: one 128- or 64-byte unit per key, count window */
+    TDBF_APBF_LINE = 11, /* line-local APBF: one 128- or 64-byte unit per key, count window */
+    TDBF_TLBF_LINE = 12  /* line-local APBF rings over a time window (section 12c) */
 } tdbf_design;
 
 /* Number of design identifiers (for iteration: 0 .. TDBF_DESIGN_COUNT-1). */
-#define TDBF_DESIGN_COUNT 12
+#define TDBF_DESIGN_COUNT 13
 
 /* Lower-case name of a design ("apbf"), or NULL if out of range. */
 TDBF_API const char *tdbf_design_name(tdbf_design design);
@@ -175,17 +177,21 @@ typedef struct tdbf_config {
     uint64_t    seed;       /* hash seed; 0 = random (read back via stats) */
     unsigned    k;          /* APBF, APBBF: slices (segments) per insertion; 0 = planner's choice */
     unsigned    l;          /* APBF, APBBF: extra slices (window = l generations); 0 = planner */
-    uint64_t    capacity;   /* expected items per window (time designs); 0 = unknown */
+    uint64_t    capacity;   /* expected items per window (time designs); 0 = unknown
+                               (TLBF, TLBF_LINE: 1024) */
     uint64_t    max_memory; /* refuse plans above this many bytes; default
                                (and 0) = TDBF_DEFAULT_MAX_MEMORY, 4 GiB */
     const struct tdbf_allocator *allocator; /* NULL = the process default */
     unsigned    max_slices; /* TLBF: cap on slices (0 = 2(k+l)+32);
+                               TLBF_LINE: cap on live rings, 1 .. 1024
+                               (0 = 2(k+l)+32);
                                ROTATING, time window: cap on sub-filters
                                (0 = 2(N+1)+32, at least N+1); when
                                reached the filter stops growing and FP rises,
                                never false negatives (stats.cap_hits) */
     unsigned    block_bits; /* APBBF: B, 512 (default, 0) or 64; BLOOM: 0 =
-                               classic, 512 or 64 = blocked Bloom filter */
+                               classic, 512 or 64 = blocked Bloom filter;
+                               APBF_LINE, TLBF_LINE: unit bits, 1024 or 512 */
     unsigned    block_hashes; /* APBBF, blocked BLOOM: b bits per block, 0 = planner */
     unsigned    cell_bits;  /* CLOCK: bits per cell, 2, 4 or 8; 0 = 4 */
     unsigned    resolution; /* CLOCK: d, clock ticks per window, 1 ..
@@ -356,7 +362,8 @@ typedef struct tdbf_stats {
     uint64_t seed;            /* the hash seed in use (never 0) */
     unsigned k;               /* slices set per insertion */
     unsigned l;               /* extra slices (APBF) */
-    unsigned slices;          /* slices (or sub-filters) currently allocated */
+    unsigned slices;          /* slices (or sub-filters) currently allocated
+                                 (TLBF_LINE: live rings x their k+l+1 fields) */
     uint64_t slice_bits;      /* bits per slice (APBF) or segment (APBBF),
                                  total bits (Bloom; TBF, BTBF: cells * bits) */
     uint64_t generation_size; /* insertions per generation (APBF g; TBF,
@@ -370,7 +377,9 @@ typedef struct tdbf_stats {
     double   error_estimated; /* FP predicted from the current fill of the bits */
     double   bits_per_item;   /* memory bits / guaranteed window */
     uint64_t keys;            /* EXACT: distinct keys held in the window;
-                                 TLBF: insertions in live generations */
+                                 TLBF: insertions in live generations;
+                                 TLBF_LINE: insertions in the last l + 1
+                                 generations (the ones queries read) */
     uint64_t cap_hits;        /* times growth was refused by max_slices or
                                  max_memory (the filter degraded: FP up) */
     uint64_t cells;           /* TBF, BTBF: timer cells m */
@@ -980,6 +989,38 @@ TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned u
  * TDBF_EINFEASIBLE (no shape meets the error) or TDBF_ETOOBIG (nothing
  * within cfg.max_memory).  About 0.1-0.2 s. */
 TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
+
+/* ======================================================================
+ * 12c. TLBF_LINE: line-local APBF rings over a time window
+ *
+ * The layout of APBF_LINE (one unit of memory per key, a field per age
+ * slice) with TLBF's time semantics: cfg.window_ns = T is required (a
+ * count window is TDBF_EWINDOW), a generation is ceil(T / l) ns of the
+ * filter's clock, and a key added at t is found by every query at t' with
+ * t' - t < T, under any rate pattern (it may answer for up to (k + l)
+ * generations).  The rate is not known in advance: the filter keeps a
+ * chain of rings of the same shape (k, l, b, unit), the first planned by
+ * tdbf_plan_apbf_line for cfg.capacity keys per window (default 1024).
+ * New keys go into the newest ring; when a generation brings more than a
+ * ring was planned for, a larger successor (2x to 4x) takes them and the
+ * old ring is only read until it has aged out; a generation with under a
+ * quarter of the plan (or an idle gap) hands over to a smaller one.  So
+ * memory follows the rate and no ring ever sheds a key early.  An
+ * operation reads one unit per live ring (one at a steady rate).
+ *
+ * Costs and bounds: at a steady rate, bits per key within 1.1x (error
+ * 0.01) and 1.25x (0.001) of TLBF's; FP the ring's model (at most
+ * cfg.error, just before a shift), about the sum over live rings
+ * otherwise (a 10x rate jump measured at 1.0x the target).  A burst inside
+ * one generation costs about l times the steady bits per key until its
+ * rings age out (a ring's fields all take the burst's width).
+ * cfg.max_slices caps the live rings and cfg.max_memory the bytes: beyond
+ * them the newest ring keeps filling (FP up, stats.cap_hits counts it),
+ * never a false negative.  tdbf_advance frees aged rings; the shifts a
+ * ring owes are made by the next add (queries read it as if made).
+ * tdbf_current_error is computed from per-generation counts (the model
+ * scaled at the planned load), stats.error_estimated from the bits.
+ * ====================================================================== */
 
 /* ======================================================================
  * 13. Planning CLOCK and ROTATING without allocating

@@ -10,7 +10,8 @@
  * at random instead (tdbf_plan_decay) and prints its memory, its FP and
  * its false-negative rate at the window's edge; with --design clock or
  * rotating it sizes one of those (tdbf_plan_design): memory and worst-case
- * FP, no false negatives.
+ * FP, no false negatives; with --design tlbf-line the ring tdbf_open
+ * starts with for a time window (tdbf_plan_apbf_line at the capacity).
  */
 #define _POSIX_C_SOURCE 200809L /* isatty */
 #include "cli.h"
@@ -39,16 +40,16 @@ enum {
 
 static const cli_option plan_options[] = {
     [OPT_ERROR]  = {"error", "E", "target false-positive rate, 0 < E < 1 (0.001, 1e-3, 0.1%)"},
-    [OPT_WINDOW] = {"window", "N", "window in insertions that must never be forgotten (1M = 10^6)"},
+    [OPT_WINDOW] = {"window", "N", "window in insertions that must never be forgotten (1M = 10^6); tlbf-line: a duration (60s), as --time"},
     [OPT_K]      = {"k", "K", "evaluate this k (slices per insertion) instead of planning; needs --l"},
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF); clock, rotating; or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF); tlbf-line (its time-window rings); clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
-    [OPT_TIME]   = {"time", "DURATION", "clock, rotating: time window instead of --window (60s, 5m)"},
-    [OPT_CAPACITY] = {"capacity", "C", "clock, rotating with --time: expected keys per window (default 1024)"},
-    [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line: unit size, 1024 (two lines, default) or 512"},
+    [OPT_TIME]   = {"time", "DURATION", "clock, rotating, tlbf-line: time window instead of --window (60s, 5m)"},
+    [OPT_CAPACITY] = {"capacity", "C", "clock, rotating, tlbf-line with a time window: expected keys per window (default 1024)"},
+    [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line, tlbf-line: unit size, 1024 (two lines, default) or 512"},
     {NULL, NULL, NULL}
 };
 
@@ -63,6 +64,7 @@ typedef struct plan_request {
     uint64_t window_ns;   /* CLOCK, ROTATING: time window, or 0 */
     uint64_t capacity;    /* CLOCK, ROTATING, time window: 0 = default */
     unsigned block_bits;  /* APBBF: 64 or 512 (0 = 512) */
+    const char *window_text; /* --window as given: a count, or (tlbf-line) a duration */
 } plan_request;
 
 static uint64_t plan_bytes(const tdbf_plan *plan)
@@ -510,6 +512,71 @@ static int run_line_plan(const cli_command *self, const plan_request *req)
     return CLI_EXIT_OK;
 }
 
+/* ---- line-local rings over a time window ----------------------------- */
+
+/* The ring tdbf_open starts a tlbf-line filter with (apbf-line's plan for
+ * a count window of the capacity), and what the time window makes of it. */
+static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF_LINE;
+    cfg.window_items = req->capacity ? req->capacity : 1024;
+    cfg.error = req->error;
+    cfg.block_bits = req->block_bits;
+    char window[32], what[96], span[32], slack[32], memory[32], capacity[32];
+    cli_format_duration_ns(window, sizeof window, req->window_ns);
+    snprintf(what, sizeof what, "tlbf-line, window %s, error %g", window, req->error);
+    tdbf_line_plan ring;
+    int rc = tdbf_plan_apbf_line(&cfg, &ring);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    uint64_t span_ns = req->window_ns / ring.l + (req->window_ns % ring.l != 0);
+    uint64_t slack_ns = span_ns > UINT64_MAX / (ring.k + ring.l) ? UINT64_MAX
+                                                                 : span_ns * (ring.k + ring.l);
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", "tlbf-line");
+        cli_json_u64(&j, "window_ns", req->window_ns);
+        cli_json_u64(&j, "capacity", cfg.window_items);
+        cli_json_u64(&j, "generation_ns", span_ns);
+        cli_json_u64(&j, "k", ring.k);
+        cli_json_u64(&j, "l", ring.l);
+        cli_json_u64(&j, "b", ring.b);
+        cli_json_u64(&j, "unit_bits", ring.unit_bits);
+        cli_json_u64(&j, "field_bits", ring.field_bits);
+        cli_json_u64(&j, "units", ring.units);
+        cli_json_u64(&j, "g", ring.generation);
+        cli_json_u64(&j, "bytes", ring.bytes);
+        cli_json_double(&j, "bits_per_item", ring.bits_per_item);
+        cli_json_double(&j, "fp", ring.fp);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_duration_ns(span, sizeof span, span_ns);
+    cli_format_duration_ns(slack, sizeof slack, slack_ns);
+    cli_format_bytes(memory, sizeof memory, ring.bytes);
+    cli_format_count(capacity, sizeof capacity, cfg.window_items);
+    printf("TLBF-LINE (line-local APBF rings over a time window) for a window of %s,\n"
+           "%s keys per window, target error %g\n\n", window, capacity, req->error);
+    printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "ring", "k", "l", "b", "unit",
+           "W", "g", "memory", "bits/item", "fp");
+    print_line_row("at capacity", &ring);
+    printf("\n  generation        %s (window / l)\n"
+           "  memory            %s at the planned rate, one ring (%.2f bits/item)\n"
+           "  fn in window      0 (a key may answer for up to (k+l) generations: %s)\n\n"
+           "Faster streams open larger rings (2x to 4x a step) and read the older\n"
+           "ones until they age out; slower ones hand over to smaller rings: memory\n"
+           "follows the rate, a query reads one unit per live ring.  fp: the ring's\n"
+           "model at its planned load, just before a shift.\n",
+           span, memory, ring.bits_per_item, slack);
+    return CLI_EXIT_OK;
+}
+
 /* ---- command --------------------------------------------------------- */
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -537,9 +604,7 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                 return CLI_EXIT_USAGE;
             break;
         case OPT_WINDOW:
-            if (cli_parse_count(cmd, "window", value, 1, UINT64_MAX,
-                                &req->window) != 0)
-                return CLI_EXIT_USAGE;
+            req->window_text = value;     /* a count or a duration: by design */
             break;
         case OPT_K:
             if (cli_parse_count(cmd, "k", value, 1, TDBF_MAX_K, &number) != 0)
@@ -565,9 +630,9 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                 (req->design != TDBF_APBF && req->design != TDBF_APBBF &&
                  req->design != TDBF_APBF_LINE && req->design != TDBF_FPDECAY &&
                  req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
-                 req->design != TDBF_ROTATING))
-                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, clock, "
-                                       "rotating, fpdecay or stable, not '%s'",
+                 req->design != TDBF_ROTATING && req->design != TDBF_TLBF_LINE))
+                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, tlbf-line, "
+                                       "clock, rotating, fpdecay or stable, not '%s'",
                                        value);
             break;
         case OPT_TIME:
@@ -596,13 +661,26 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         }
     }
 
-    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING;
+    int line_rings = req->design == TDBF_TLBF_LINE;
+    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING || line_rings;
+    if (req->window_text && line_rings) {
+        if (req->window_ns != 0)
+            return cli_usage_error(cmd, "give --window or --time, not both");
+        if (cli_parse_duration_ns(cmd, "window", req->window_text, &req->window_ns) != 0)
+            return CLI_EXIT_USAGE;
+    } else if (req->window_text &&
+               cli_parse_count(cmd, "window", req->window_text, 1, UINT64_MAX,
+                               &req->window) != 0) {
+        return CLI_EXIT_USAGE;
+    }
     if (req->window_ns != 0 && !timed_design)
-        return cli_usage_error(cmd, "--time applies to --design clock or rotating");
+        return cli_usage_error(cmd, "--time applies to --design clock, rotating or "
+                               "tlbf-line");
     if (req->capacity != 0 && req->window_ns == 0)
         return cli_usage_error(cmd, "--capacity goes with --time");
-    if (req->design == TDBF_CLOCK && req->window_ns == 0)
-        return cli_usage_error(cmd, "--design clock needs --time (a time window)");
+    if ((req->design == TDBF_CLOCK || line_rings) && req->window_ns == 0)
+        return cli_usage_error(cmd, "--design %s needs a time window (--time 60s)",
+                               tdbf_design_name(req->design));
     if (req->window != 0 && req->window_ns != 0)
         return cli_usage_error(cmd, "give --window or --time, not both");
     if (req->window == 0 && req->window_ns == 0)
@@ -610,9 +688,11 @@ static int parse_args(const cli_command *self, int argc, char **argv,
     if (timed_design && req->survival != 0.0)
         return cli_usage_error(cmd, "--survival applies to --design fpdecay "
                                "or stable");
-    if (req->block_bits != 0 && req->design != TDBF_APBBF && req->design != TDBF_APBF_LINE)
-        return cli_usage_error(cmd, "--block-bits applies to --design apbbf or apbf-line");
-    if ((req->block_bits == 64 && req->design == TDBF_APBF_LINE) ||
+    if (req->block_bits != 0 && req->design != TDBF_APBBF && req->design != TDBF_APBF_LINE &&
+        !line_rings)
+        return cli_usage_error(cmd, "--block-bits applies to --design apbbf, apbf-line or "
+                               "tlbf-line");
+    if ((req->block_bits == 64 && (req->design == TDBF_APBF_LINE || line_rings)) ||
         (req->block_bits == 1024 && req->design == TDBF_APBBF))
         return cli_usage_error(cmd, "--block-bits: 64 or 512 for apbbf, 512 or 1024 "
                                "for apbf-line");
@@ -652,6 +732,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return run_blocked_plan(self, &req);
     if (req.design == TDBF_APBF_LINE)
         return run_line_plan(self, &req);
+    if (req.design == TDBF_TLBF_LINE)
+        return run_tlbf_line_plan(self, &req);
     if (req.design != TDBF_APBF)
         return run_decay_plan(self, &req);
 
@@ -697,7 +779,8 @@ const cli_command cli_cmd_plan = {
              "--design fpdecay|stable --error E --window N [--survival S] [--json]\n"
              "--design rotating --error E --window N [--json]\n"
              "--design apbbf --error E --window N [--block-bits 64|512] [--json]\n"
-             "--design clock|rotating --error E --time DURATION [--capacity C] [--json]",
+             "--design clock|rotating --error E --time DURATION [--capacity C] [--json]\n"
+             "--design tlbf-line --error E --time DURATION [--capacity C] [--block-bits 512|1024] [--json]",
     .details =
         "The planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
         "false-positive rate -- the worst case just before a shift, with the\n"
@@ -714,7 +797,10 @@ const cli_command cli_cmd_plan = {
         "--design clock or rotating sizes a filter with a hard window and no\n"
         "false negatives (tdbf_plan_design): the least memory whose worst-case\n"
         "FP meets E, for a time window of --capacity keys (default 1024) or,\n"
-        "rotating only, a count window.\n",
+        "rotating only, a count window.\n"
+        "--design tlbf-line shows the ring tdbf_open starts a time-window\n"
+        "filter with (apbf-line's plan for --capacity keys per window); the\n"
+        "filter grows and shrinks by rings as the rate changes.\n",
     .options = plan_options,
     .run = run_plan,
 };

@@ -522,8 +522,8 @@ static double field_match(unsigned b, double width, unsigned n, const double *di
 }
 
 /* P(a run of k matches among ages 0 .. k+l-1) for independent matches
- * r[0 .. k+l-1]: the chance of no run yet, by current run length. */
-static double run_probability(unsigned k, unsigned l, const double *r)
+ * r[0 .. k+l-1]: the chance of no run yet, by current run length (line.h). */
+double tdbf_line_run_probability(unsigned k, unsigned l, const double *r)
 {
     double no_run[TDBF_MAX_K] = {1.0}, hit = 0.0;
     for (unsigned a = 0; a < k + l; a++) {
@@ -602,7 +602,7 @@ static double model_fp(unsigned k, unsigned l, const model_tables *m, unsigned s
                 field_load -= load[a - k];
             r[a] = m->match[field_load];
         }
-        total += run_probability(k, l, r);
+        total += tdbf_line_run_probability(k, l, r);
     }
     return total / samples;
 }
@@ -918,14 +918,18 @@ uint64_t tdbf_line_ring_bytes(const tdbf_line_ring *t)
     return unit_array_bytes(t) + TDBF_ALIGNED_OVERHEAD + sizeof *t;
 }
 
+double tdbf_line_ring_bytes_planned(const tdbf_line_plan *plan)
+{
+    return (double)plan->bytes + (double)(TDBF_ALIGNED_OVERHEAD + sizeof(line_filter));
+}
+
 static int line_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_line_plan plan;
     int rc = tdbf_plan_apbf_line(cfg, &plan);
     if (rc != TDBF_OK)
         return rc;
-    if (!tdbf_fits((double)plan.bytes + sizeof(line_filter) + TDBF_ALIGNED_OVERHEAD,
-                   cfg->max_memory))
+    if (!tdbf_fits(tdbf_line_ring_bytes_planned(&plan), cfg->max_memory))
         return TDBF_ETOOBIG;
     line_filter *t;
     rc = tdbf_line_ring_open(f, &plan, &t);
@@ -966,7 +970,7 @@ static double unit_fp_from_bits(const line_filter *t, const uint64_t *unit,
         for (unsigned d = 1; d <= t->b; d++)
             r[a] += distinct[d] * set_covers(d, set, t->field_bits);
     }
-    return run_probability(t->k, t->l, r);
+    return tdbf_line_run_probability(t->k, t->l, r);
 }
 
 /* Units read for error_estimated: all of them up to this many, else an
@@ -1034,7 +1038,10 @@ void tdbf_line_ring_save(const tdbf_line_ring *t, tdbf_out *out)
     tdbf_out_u32(out, KEY_LAYOUT);
     tdbf_out_u64(out, t->units);
     tdbf_out_u64(out, t->g);
-    tdbf_out_u64(out, t->fill);
+    /* An owner that holds a ring past its generation (tlbf-line at its
+     * cap) leaves fill above g; the sweep is complete from g on, so g says
+     * the same and keeps the payload one apbf-line accepts. */
+    tdbf_out_u64(out, t->fill < t->g ? t->fill : t->g);
     tdbf_out_u64(out, t->shifts);
     tdbf_out_words(out, t->bits, t->units * t->unit_words);
 }
@@ -1073,8 +1080,8 @@ int tdbf_line_ring_load(tdbf *f, tdbf_in *in, uint64_t max_memory, tdbf_line_rin
         return TDBF_EVERSION;   /* positions derived otherwise: answers would differ */
     if (!shape_ok(h.k, h.l, h.b, h.unit_bits) || h.head > h.k + h.l ||
         h.units < 1 || h.units > (UINT64_C(1) << 40) || h.g < 1 ||
-        h.g > (UINT64_C(1) << 50) || h.fill > h.g)
-        return TDBF_ECORRUPT;
+        h.g > (UINT64_C(1) << 50) || h.fill > h.g || h.shifts > (UINT64_C(1) << 62))
+        return TDBF_ECORRUPT;       /* (shifts bounded: later shifts count on) */
     if (in->remaining != h.units * (h.unit_bits / 8))
         return TDBF_ECORRUPT;
     if (!tdbf_fits((double)h.units * (h.unit_bits / 8) + sizeof h + TDBF_ALIGNED_OVERHEAD,
@@ -1167,6 +1174,16 @@ void tdbf_line_ring_prefetch(const tdbf_line_ring *t, const tdbf_hash128 *h, int
 uint64_t tdbf_line_ring_fill(const tdbf_line_ring *t)
 {
     return t->fill;
+}
+
+const uint64_t *tdbf_line_ring_unit(const tdbf_line_ring *t, const tdbf_hash128 *h)
+{
+    return unit_of(t, h);
+}
+
+tdbf_simd tdbf_line_ring_simd(const tdbf_line_ring *t)
+{
+    return t->path;
 }
 
 void tdbf_line_ring_plan(const tdbf_line_ring *t, tdbf_line_plan *out)

@@ -52,7 +52,7 @@ const char *tdbf_strerror(int code)
 
 static const char *const design_names[TDBF_DESIGN_COUNT] = {
     "apbf", "apbbf", "tlbf", "tbf", "btbf", "clock",
-    "rotating", "fpdecay", "stable", "bloom", "exact", "apbf-line",
+    "rotating", "fpdecay", "stable", "bloom", "exact", "apbf-line", "tlbf-line",
 };
 
 static const tdbf_ops *const design_ops[TDBF_DESIGN_COUNT] = {
@@ -68,6 +68,7 @@ static const tdbf_ops *const design_ops[TDBF_DESIGN_COUNT] = {
     [TDBF_BLOOM] = &tdbf_bloom_ops,
     [TDBF_EXACT] = &tdbf_exact_ops,
     [TDBF_APBF_LINE] = &tdbf_apbf_line_ops,
+    [TDBF_TLBF_LINE] = &tdbf_tlbf_line_ops,
 };
 
 const char *tdbf_design_name(tdbf_design design)

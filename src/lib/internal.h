@@ -220,6 +220,7 @@ extern const tdbf_ops tdbf_exact_ops;
 extern const tdbf_ops tdbf_fpdecay_ops;
 extern const tdbf_ops tdbf_stable_ops;
 extern const tdbf_ops tdbf_apbf_line_ops;
+extern const tdbf_ops tdbf_tlbf_line_ops;
 
 /* ---- the shell (filter.c) ---- */
 /* The ops of an available design, else NULL. */

@@ -64,9 +64,15 @@ static TDBF_ALWAYS_INLINE void line_key_masks(const tdbf_hash128 *h, unsigned wi
         mask[w] = line_word_mask(h, width, b, w);
 }
 
-/* Bit i set iff field i of the word `miss` is all zero.  (The gathering
- * multiply's high products fall off the top on purpose: TDBF_WRAPS.) */
-TDBF_WRAPS static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, unsigned width)
+/* line_fields_clear's gathering multiply: the products it does not keep
+ * pass the top of the word, on purpose. */
+TDBF_WRAPS static inline uint64_t line_gather_tops(uint64_t tops)
+{
+    return tops * UINT64_C(0x0000200040008001);
+}
+
+/* Bit i set iff field i of the word `miss` is all zero. */
+static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, unsigned width)
 {
     if (width == 64)
         return miss == 0;
@@ -79,7 +85,7 @@ TDBF_WRAPS static TDBF_ALWAYS_INLINE uint64_t line_fields_clear(uint64_t miss, u
      * other bits fall elsewhere, none overlapping (no carries). */
     const uint64_t low = UINT64_C(0x7fff7fff7fff7fff), top = UINT64_C(0x8000800080008000);
     uint64_t zero = ~(((miss & low) + low) | miss) & top;
-    return ((zero >> 15) * UINT64_C(0x0000200040008001)) >> 45 & 0xf;
+    return line_gather_tops(zero >> 15) >> 45 & 0xf;
 }
 
 /* Bit p set iff field p of the unit holds all of the key's positions. */
@@ -163,8 +169,17 @@ void tdbf_line_ring_prefetch(const tdbf_line_ring *r, const tdbf_hash128 *h, int
  * inserts of its current generation. */
 void tdbf_line_ring_plan(const tdbf_line_ring *r, tdbf_line_plan *out);
 uint64_t tdbf_line_ring_fill(const tdbf_line_ring *r);
-/* Bytes allocated for the ring, its struct included. */
+/* Bytes allocated for the ring, its struct included; and what a ring of
+ * `plan` would take, before opening it (a memory cap's check). */
 uint64_t tdbf_line_ring_bytes(const tdbf_line_ring *r);
+double   tdbf_line_ring_bytes_planned(const tdbf_line_plan *plan);
+/* The first word of the key's unit (unit_bits / 64 words), for an owner's
+ * prefetch; the vector path the ring's probes take. */
+const uint64_t *tdbf_line_ring_unit(const tdbf_line_ring *r, const tdbf_hash128 *h);
+tdbf_simd tdbf_line_ring_simd(const tdbf_line_ring *r);
+/* P(a run of k matches among ages 0 .. k+l-1) when age a matches with
+ * probability r[a], independently (the model's inner step). */
+double tdbf_line_run_probability(unsigned k, unsigned l, const double *r);
 /* The FP of a never-added key from the ring's bits (stats), sampled. */
 double tdbf_line_ring_estimated(const tdbf_line_ring *r);
 /* Serialized as APBF_LINE's payload (docs/format.md). */

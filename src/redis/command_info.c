@@ -137,8 +137,9 @@ static RedisModuleCommandArg window_choice[] = {
         "expected items per window (sizes time-window filters)")
 #define DESIGN_ARG                                                                  \
     ARG("design", T_STRING, "DESIGN", OPT, NULL,                                    \
-        "apbf, apbbf, tbf, btbf, fpdecay, stable, bloom (count windows), tlbf, "    \
-        "clock (time windows), rotating, exact (both); default: the module's")
+        "apbf, apbbf, apbf-line, tbf, btbf, fpdecay, stable, bloom (count "         \
+        "windows), tlbf, tlbf-line, clock (time windows), rotating, exact (both); " \
+        "default: the module's")
 #define SEED_ARG                                                                    \
     ARG("seed", T_INTEGER, "SEED", OPT, NULL,                                       \
         "hash seed, 0 to 2^64-1; 0 (default) draws one at random")

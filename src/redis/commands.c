@@ -167,8 +167,8 @@ static int reply_not_found(RedisModuleCtx *ctx)
  * maxmemory) cannot stop one TDBF.RESERVE from asking for gigabytes.  The
  * module therefore opens an allocation budget (module.c) of the bytes
  * maxmemory leaves before anything that may allocate for a client:
- * creating a filter, an add to a filter that grows (tlbf, rotating,
- * exact), a LOADCHUNK chunk.  Requests beyond it are refused before the
+ * creating a filter, an add to a filter that grows (tlbf, tlbf-line,
+ * rotating, exact), a LOADCHUNK chunk.  Requests beyond it are refused before the
  * server allocator is called, so a refusal allocates (and touches)
  * nothing of the refused size.  MAX_MEMORY, the per-filter cap, is checked
  * by the library against the planned size before it allocates at all.
@@ -294,7 +294,8 @@ static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, in
     } else if (is_design) {
         if (!parse_design(val, &a->design)) {
             reply_errorf(ctx, "ERR unknown design '%.40s' (apbf, apbbf, apbf-line, tlbf, "
-                              "tbf, btbf, clock, rotating, fpdecay, stable, bloom, exact)",
+                              "tlbf-line, tbf, btbf, clock, rotating, fpdecay, stable, bloom, "
+                              "exact)",
                          text);
             return -1;
         }

@@ -193,8 +193,8 @@ void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
     v->error = ok ? st.error_configured : 0.0;
     /* The designs whose adds may allocate (tdbf_open's contract lists the
      * others as allocating everything up front). */
-    v->grows = ok && (st.design == TDBF_TLBF || st.design == TDBF_ROTATING ||
-                      st.design == TDBF_EXACT);
+    v->grows = ok && (st.design == TDBF_TLBF || st.design == TDBF_TLBF_LINE ||
+                      st.design == TDBF_ROTATING || st.design == TDBF_EXACT);
 }
 
 tdbf_value *tdbf_value_new(tdbf *filter)

@@ -508,7 +508,8 @@ def test_state_of_every_design():
     # `tdbf info` reads and a second run resumes, or is refused up front
     lines = ["k%d" % (i % 40) for i in range(100)]
     for design in ("apbf", "apbbf", "tlbf", "tbf", "btbf", "clock",
-                   "rotating", "fpdecay", "stable", "bloom", "exact"):
+                   "rotating", "fpdecay", "stable", "bloom", "exact",
+                   "apbf-line", "tlbf-line"):
         for window in (["--last", "1000"], ["--window", "1h"]):
             state = tmp("every-%s.tdbf" % design)
             if os.path.exists(state):

@@ -442,5 +442,40 @@ def test_plan_apbbf():
     run(["plan", "--window", "1000", "--error", "0.01", "--block-bits", "64"],
         expect=2)
 
+def test_plan_tlbf_line():
+    """tdbf plan --design tlbf-line: the ring tdbf_open starts with (a
+    saved filter's k, l, g and error_planned agree), a time window as
+    --window or --time, and no count window."""
+    import json
+    import os
+    p = json.loads(run(["plan", "--design", "tlbf-line", "--window", "60s",
+                        "--capacity", "100000", "--error", "0.01", "--json"]).stdout)
+    check(p["design"] == "tlbf-line" and p["window_ns"] == 60 * 10**9,
+          "plan tlbf-line: %r" % p)
+    check(p["capacity"] == 100000 and p["g"] * p["l"] >= 100000,
+          "plan tlbf-line: l g below the capacity: %r" % p)
+    check(p["generation_ns"] * p["l"] >= 60 * 10**9 and 0 < p["fp"] <= 0.01,
+          "plan tlbf-line: generation or fp: %r" % p)
+    check(p["bytes"] == p["units"] * p["unit_bits"] // 8, "plan tlbf-line: bytes %r" % p)
+    same = run(["plan", "--design", "tlbf-line", "--time", "60s", "--capacity",
+                "100000", "--error", "0.01", "--json"]).stdout
+    check(json.loads(same) == p, "plan tlbf-line: --time and --window differ")
+    state = tmp("plan-tlbf-line.tdbf")
+    if os.path.exists(state):
+        os.unlink(state)
+    run(["dedup", "--design", "tlbf-line", "--window", "60s", "--capacity", "100000",
+         "--state", state], b"a\nb\n")
+    doc = json.loads(run(["info", "--json", state]).stdout)
+    check((doc["k"], doc["l"], doc["generation_size"]) == (p["k"], p["l"], p["g"]) and
+          abs(doc["error_planned"] - p["fp"]) < 1e-12,
+          "plan tlbf-line and the filter disagree: %r %r" % (p, doc))
+    table = run(["plan", "--design", "tlbf-line", "--time", "5m", "--error", "0.001"]).stdout
+    check(b"at capacity" in table and b"generation" in table, "plan tlbf-line table %r" % table)
+    run(["plan", "--design", "tlbf-line", "--window", "1000", "--error", "0.01"], expect=2)
+    run(["plan", "--design", "tlbf-line", "--error", "0.01"], expect=2)
+    run(["plan", "--design", "tlbf-line", "--time", "1s", "--window", "1s",
+         "--error", "0.01"], expect=2)
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))

@@ -20,7 +20,7 @@ typedef struct seed_filter {
     uint64_t     window_items;
     uint64_t     window_ns;
     double       error;
-    unsigned     block_bits;   /* APBBF, BLOOM */
+    unsigned     block_bits;   /* APBBF, BLOOM; TLBF_LINE: unit bits */
     unsigned     adds;         /* keys added before saving */
     uint64_t     step_ns;      /* time between adds */
 } seed_filter;
@@ -48,6 +48,10 @@ static const seed_filter seeds[] = {
     {"rotating-10ms",     TDBF_ROTATING, 0, 10 * NS_PER_MS, 0.05, 0, 50, NS_PER_MS},
     {"fpdecay-w100",      TDBF_FPDECAY, 100, 0, 0.05, 0, 120, 0},
     {"stable-w100",       TDBF_STABLE, 100, 0, 0.05, 0, 120, 0},
+    {"tlbf-line-1s-empty", TDBF_TLBF_LINE, 0, 1000 * NS_PER_MS, 0.1, 512, 0, 0},
+    {"tlbf-line-1s",      TDBF_TLBF_LINE, 0, 1000 * NS_PER_MS, 0.1, 512, 60, 37 * NS_PER_MS},
+    {"tlbf-line-burst",   TDBF_TLBF_LINE, 0, 10 * NS_PER_MS, 0.1, 512, 400, 0},
+    {"tlbf-line-grown",   TDBF_TLBF_LINE, 0, 50 * NS_PER_MS, 0.2, 512, 300, 3 * NS_PER_MS},
 };
 
 int main(int argc, char **argv)

@@ -588,8 +588,8 @@ def test_bad_module_arguments_refuse_to_load(make_server, args):
 # ---------------------------------------------------------------------------
 # Every design: usable and persistent, or refused with a clear reason
 
-DESIGNS = ["apbf", "apbbf", "apbf-line", "tlbf", "tbf", "btbf", "clock", "rotating", "fpdecay",
-           "stable", "bloom", "exact"]
+DESIGNS = ["apbf", "apbbf", "apbf-line", "tlbf", "tlbf-line", "tbf", "btbf", "clock",
+           "rotating", "fpdecay", "stable", "bloom", "exact"]
 
 
 @pytest.mark.parametrize("design", DESIGNS)

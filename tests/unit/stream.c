@@ -185,6 +185,58 @@ void check_expired_rate(const char *label, uint64_t hits, uint64_t n, double fp)
                  band);
 }
 
+uint64_t stream_aged_hits(const stream *s, uint64_t from, uint64_t to, uint64_t *n)
+{
+    uint64_t hits = 0;
+    *n = 0;
+    for (uint64_t i = 0; i < s->next; i++) {
+        uint64_t age = s->now - s->times[i];
+        if (age >= from && age <= to) {
+            (*n)++;
+            hits += (uint64_t)(stream_has(s, i, s->now) == 1);
+        }
+    }
+    return hits;
+}
+
+void check_time_window_errors(tdbf_config cfg)
+{
+    tdbf *f = NULL;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EWINDOW);      /* no window */
+    cfg.window_items = 1000;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EWINDOW);      /* count window */
+    cfg.window_ns = UINT64_C(1000000000);
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EWINDOW);      /* both */
+    cfg.window_items = 0;
+    cfg.k = 3;
+    CHECK_RC(tdbf_open(&f, &cfg), TDBF_EPARAM);       /* k without l */
+    assert_null(f);
+}
+
+void check_clock_clamped(tdbf *f, uint64_t window_ns)
+{
+    const uint64_t sec = UINT64_C(1000000000);
+    CHECK_RC(tdbf_add(f, "late", 4, 100 * sec), 0);
+    CHECK_RC(tdbf_add(f, "early", 5, 1 * sec), 0);
+    CHECK_U64_EQ(stats_of(f).now_ns, 100 * sec);
+    assert_int_equal(tdbf_contains(f, "early", 5, 100 * sec + window_ns - 1), 1);
+    CHECK_RC(tdbf_advance(f, 0), TDBF_OK);
+    CHECK_U64_EQ(stats_of(f).now_ns, 100 * sec);
+    assert_int_equal(tdbf_contains(f, "late", 4, 100 * sec), 1);
+}
+
+void check_idle_released(const tdbf_stats *busy, const tdbf_stats *idle)
+{
+    print_message("advance: %u slices / %llu bytes busy, %u / %llu after T idle\n",
+                  busy->slices, (unsigned long long)busy->memory_bytes, idle->slices,
+                  (unsigned long long)idle->memory_bytes);
+    CHECK_U64_EQ(idle->slices, 0);
+    if (!(idle->memory_bytes * 4 < busy->memory_bytes))
+        fail_msg("memory after idle %llu not well below busy %llu",
+                 (unsigned long long)idle->memory_bytes,
+                 (unsigned long long)busy->memory_bytes);
+}
+
 void check_size_errors(tdbf_config *cfg, uint64_t *size)
 {
     tdbf_config saved = *cfg;

@@ -78,6 +78,23 @@ uint64_t stream_check_read_only(const stream *s, const uint64_t *when, size_t n_
  * FP rate `fp` (the filter's stats.error_estimated). */
 void check_expired_rate(const char *label, uint64_t hits, uint64_t n, double fp);
 
+/* How many keys of the stream whose age at s->now is in [from, to] answer
+ * present then; *n gets how many keys are that old. */
+uint64_t stream_aged_hits(const stream *s, uint64_t from, uint64_t to, uint64_t *n);
+
+/* A time-window design (cfg opens otherwise, no window set): no window, a
+ * count window, or both give TDBF_EWINDOW, k without l TDBF_EPARAM. */
+void check_time_window_errors(tdbf_config cfg);
+
+/* Time clamped on f, a time filter of window T: "late" added at 100 s,
+ * "early" stamped 1 s counts as added at 100 s (present at 100 s + T - 1),
+ * and advance(0) leaves the clock at 100 s. */
+void check_clock_clamped(tdbf *f, uint64_t window_ns);
+
+/* An idle filter gave back its memory: no slices left, under a quarter of
+ * the busy filter's bytes. */
+void check_idle_released(const tdbf_stats *busy, const tdbf_stats *idle);
+
 /* Errors every design reports the same way; cfg must otherwise open.
  * error 1.0 and 0.0 give TDBF_EERROR, max_memory 1 KiB TDBF_ETOOBIG, and
  * *size (a field of *cfg: window_items or capacity) set to 2^62

@@ -29,6 +29,8 @@ static tdbf_config base_config(tdbf_design design, uint64_t seed)
     if (design == TDBF_APBF || design == TDBF_APBBF || design == TDBF_BLOOM ||
         design == TDBF_EXACT || design == TDBF_APBF_LINE)
         cfg.window_items = 1000;
+    if (design == TDBF_TLBF_LINE)
+        cfg.window_ns = UINT64_C(1000000000);
     return cfg;
 }
 
@@ -117,6 +119,11 @@ static void test_open_bad_window(void **state)
     cfg = base_config(TDBF_EXACT, 1);
     cfg.window_items = 0;
     expect_open_fails(&cfg, TDBF_EWINDOW, "EXACT without a window");
+    cfg = base_config(TDBF_TLBF_LINE, 1);
+    cfg.window_items = 1000;
+    expect_open_fails(&cfg, TDBF_EWINDOW, "TLBF_LINE with a count window too");
+    cfg.window_ns = 0;
+    expect_open_fails(&cfg, TDBF_EWINDOW, "TLBF_LINE with only a count window");
 }
 
 static void test_open_bad_k_l(void **state)
@@ -271,6 +278,7 @@ static void test_keys_are_bytes(void **state)
     check_byte_keys(TDBF_BLOOM);
     check_byte_keys(TDBF_EXACT);
     check_byte_keys(TDBF_APBF_LINE);
+    check_byte_keys(TDBF_TLBF_LINE);
 }
 
 /* ======================================================================
@@ -520,6 +528,11 @@ static tdbf_config alloc_config(int which)
     case 2:
         cfg = base_config(TDBF_EXACT, 0xa10c);
         break;
+    case 3:   /* rings opened and freed while adding */
+        cfg = base_config(TDBF_TLBF_LINE, 0xa10c);
+        cfg.window_ns = UINT64_C(100000000);
+        cfg.capacity = 200;
+        break;
     default:
         cfg = base_config(TDBF_EXACT, 0xa10c);
         cfg.window_items = 0;
@@ -528,7 +541,7 @@ static tdbf_config alloc_config(int which)
     }
     return cfg;
 }
-#define ALLOC_CONFIGS 4
+#define ALLOC_CONFIGS 5
 
 static void test_allocator_counts(void **state)
 {
@@ -860,6 +873,10 @@ static void test_batch_equals_single(void **state)
     cfg.window_items = 0;
     cfg.window_ns = 20000;
     check_batch_twin(cfg, 1000, false);
+    cfg = base_config(TDBF_TLBF_LINE, 0x123b);   /* rings grow, shift and retire */
+    cfg.window_ns = 20000;
+    cfg.capacity = 300;
+    check_batch_twin(cfg, 1000, false);
 }
 
 /* ======================================================================
@@ -1105,6 +1122,7 @@ static void test_queries_do_not_mutate(void **state)
     check_queries_read_only(base_config(TDBF_BLOOM, 0x41), 0);
     check_queries_read_only(base_config(TDBF_EXACT, 0x42), 0);
     check_queries_read_only(base_config(TDBF_APBF_LINE, 0x44), 0);
+    check_queries_read_only(base_config(TDBF_TLBF_LINE, 0x45), UINT64_C(5000000000));
     cfg = base_config(TDBF_EXACT, 0x43);
     cfg.window_items = 0;
     cfg.window_ns = UINT64_C(1000000000);

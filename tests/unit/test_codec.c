@@ -29,7 +29,7 @@ static void put_le(unsigned char *p, uint64_t v, int bytes)
 
 /* ---- the designs under test ---------------------------------------------- */
 
-enum { MAX_CASES = 24 };
+enum { MAX_CASES = 26 };
 
 typedef struct design_case {
     const char *name;
@@ -78,6 +78,18 @@ static size_t make_cases(design_case *cases)
     cfg.l = 11;
     cfg.block_hashes = 2;
     cases[n++] = (design_case){"apbf-line 512 (4,11,2)", cfg, 0};
+
+    /* 20 000 inserts at 20 per ms against 500 per 2 s: rings grow,
+     * retire and age out, some mid-sweep at every size. */
+    tdbf_config_init(&cfg);
+    cfg.seed = 114;
+    cfg.design = TDBF_TLBF_LINE;
+    cfg.window_ns = 2 * SEC;
+    cfg.capacity = 500;
+    cases[n++] = (design_case){"tlbf-line", cfg, 1};
+    cfg.block_bits = 512;
+    cfg.capacity = 5000;
+    cases[n++] = (design_case){"tlbf-line 512", cfg, 1};
 
     tdbf_config_init(&cfg);
     cfg.seed = 104;

@@ -1,0 +1,920 @@
+/*
+ * tlbf_line.c — the line-local age-partitioned filter over a time window
+ * ("tlbf-line"): apbf-line's rings (apbf_line.c, line.h), shifted by the
+ * clock, and chained as the rate changes.
+ *
+ * What it keeps of each paper.  From TLBF (paper 001; tlbf.c): the window
+ * is T of time, a generation is a fixed span of it, and the filter is
+ * sized from the rate it observes, growing when keys come faster.  From
+ * APBF (paper 004, section 5): k + l age slices, an insert marks the k
+ * newest, a key is present while a run of k consecutive slices holds it.
+ * From apbf-line: the slices of a key live in one unit of memory (128 or
+ * 64 bytes), so an operation reads one unit per ring, not k + l lines.
+ *
+ * Generations.  span = ceil(T / l) ns, and generation G(t) = floor(t /
+ * span) of the filter's clock (clamped by filter.c, never back).  A ring's
+ * field of age a holds generation G_r - a, G_r the generation of its
+ * newest field; a key added at t marks ages 0 .. k-1 in generation G(t).
+ * A query at t' reads ring ages up to k + l - 1 - (G(t') - G_r), so it
+ * finds the key while G(t') - G(t) <= l; and t' - t < T = l span - (l span
+ * - T) gives G(t') - G(t) < (t' - t) / span + 1 <= l + 1 - 1/span, so
+ * every query inside the window finds it (no false negative).  The key
+ * may answer for up to k + l generations after its own: its fields are
+ * emptied when they reach age k + l (the expiry bound, (k + l) span).
+ *
+ * Rings.  Every ring has the same shape (k, l, b, unit), planned once for
+ * the capacity hint (g0 = ceil(capacity / l) keys per generation, the
+ * "home" size) by apbf-line's planner; a ring for g keys per generation
+ * takes ceil(g units0 / g0) units, so its load per unit, and its model FP,
+ * is the home ring's.  New keys go into the newest ring, the ACTIVE one;
+ * the others are RETIRED: they take no more keys and need no sweeping,
+ * and their newest field stays at G_last, the generation they stopped in.
+ *
+ *     slots:  [0] active, G_r = now's G   [1] retired at G_last  [2] ...
+ *             newest first; freed once G - G_last > l
+ *
+ * Why a retired ring is read correctly without ever shifting it.  At
+ * generation G its field of age a holds generation G_last - a, which is
+ * really of age a + (G - G_last); a run of k must start at a real age <=
+ * l, so only ring ages 0 .. k + l - 1 - (G - G_last) are read: the ages
+ * vector from tdbf_line_ring_ages is cut to that many low bits before
+ * line_has_run.  The fields a shift would have emptied (the spare, whose
+ * sweep stopped, and the oldest) are never among them.  The active ring
+ * is read the same way between its last add and a query ahead in time
+ * (the shifts it owes are made by the next add), so a query changes
+ * nothing and answers as if they had been made.
+ *
+ * When the active ring changes.
+ *   - One generation on (add at G_r + 1): tdbf_line_ring_shift (the rest
+ *     of the sweep, then the ring turns).  But if that generation brought
+ *     under g/4 keys (measured over the part of it the filter saw, at
+ *     least half) and the ring is above the minimum g0/16, it is retired
+ *     and a smaller successor opens (shrink), so memory follows the rate.
+ *   - More generations on (an idle gap): shifting costs a pass over every
+ *     unit per generation, so the ring is retired (the masking above
+ *     covers the generations it missed) and a fresh one opens, sized from
+ *     the last generations' rate.  A small ring (units times generations
+ *     missed within 4096) is shifted through instead: cheaper than a new one.  A ring left
+ *     behind by more than l generations is freed (advance does that too).
+ *   - Full (its g inserts taken in the current generation): growth.  The
+ *     rate is projected from this generation's keys over its elapsed part;
+ *     a generation that will end within 1/16 more keys is let overfill
+ *     (slightly higher FP, never a false negative).  Else a successor opens
+ *     for twice the projection, at least 2 g (or the home g0, from a
+ *     smaller ring), at most 4 g: a burst at one timestamp (no elapsed
+ *     time, an infinite rate) grows by 4x per step, so N keys add about
+ *     log4(N / g) rings, as TLBF's Eq 6 with its burst cap does.
+ *   Sizing from an observed n keys per generation: twice n, but no more
+ *   than g0 when n is within 1/16 of g0 (the hint is believed then, so
+ *   a rate back at home returns memory to the home ring), at least g0/16.
+ *
+ * False positives.  A never-added key is a false positive if any live
+ * ring answers yes: about the sum of the rings' FPs.  A ring at its
+ * planned steady load has the model's FP (the planner meets cfg.error,
+ * just before a shift).  Rings retired by growth or shrink have at most
+ * one generation at that load in their run of k (a successor's fields are
+ * young, the home ring's masked as it ages), so during a 10x rate jump the
+ * sum stays near one ring's FP: the home ring, full when retired, plus a
+ * successor of one generation (its k newest fields hold the same keys:
+ * around 10^-6 at the home load) plus the final ring, under its load.
+ * Measured (tests/unit/test_tlbf_line.c, T = 60 s, 60 000 keys a window):
+ * at a steady rate 0.0089 for a target of 0.01 (model 0.00998) and
+ * 0.00098 for 0.001; through a 10x jump at most 0.0099, falling to 0.001
+ * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0083.
+ *
+ * Memory.  At a steady rate one ring: 22.3 and 33.0 bits per key of the
+ * window at 0.01 and 0.001, 1.08x and 1.21x TLBF's (tlbf.c, same error
+ * and capacity).  A burst inside one generation is dear: a ring sized for
+ * it has all its k + l + 1 fields at the burst's width, about l times the
+ * steady bits per key (that burst: 431 bits per key, 1.7x one ring of
+ * exactly its size) until its rings age out a window later.
+ *
+ * The current error (tdbf_current_error) is computed from counts, not
+ * bits: every ring keeps its keys per generation (64 of them, k + l < 64),
+ * so a field of age a holds the keys of generations G_r - a .. G_r - a +
+ * k - 1 (no later than G_r), a mean load of lambda_a keys per unit; a
+ * field of W bits then matches a never-added key's b bits with
+ * E[(1 - q^X)^b] = sum_i C(b,i) (-1)^i exp(-lambda_a (1 - q^i)), q = (1 -
+ * 1/W)^b, X ~ Poisson(lambda_a); the run probability over the ages still
+ * read follows (tdbf_line_run_probability).  Fields of neighbouring ages
+ * share keys, which independent fields ignore (apbf_line.c measured
+ * 20-40 %), so the result is scaled by the model's FP over this estimate
+ * at the home ring's steady load: exact at steady state, proportional
+ * elsewhere.  A few hundred ns for a few rings; stats.error_estimated
+ * scales each ring's estimate from its bits (tdbf_line_ring_estimated,
+ * which reads all its ages) by the same masked-over-unmasked ratio.
+ *
+ * Bounds.  cfg.max_slices caps the live rings (0: 2 (k + l) + 32) and
+ * cfg.max_memory the bytes.  A successor refused by either: growth keeps
+ * filling the active ring (FP rises, never a false negative) and counts
+ * stats.cap_hits, trying again g keys later; a shrink or a gap shifts the
+ * active ring instead.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "line.h"
+
+enum {
+    TLBF_LINE_DEFAULT_CAPACITY = 1024,
+    RING_LIMIT = 1024,         /* most rings cfg.max_slices may allow */
+    FIRST_SLOTS = 2,
+    COUNTS = 64,               /* generations whose keys a ring counts */
+    GROWTH_MAX = 4,            /* per successor */
+    SHRINK_BELOW = 4,          /* a generation under g / 4 keys */
+    HOME_TOLERANCE = 16,       /* 1/16 over g0 still "home"; overfill allowed */
+    MIN_FRACTION = 16,         /* smallest g: g0 / 16 */
+    SHIFT_THROUGH_UNITS = 4096 /* a gap costing fewer unit passes is shifted */
+};
+
+/* Counts and times loaded from a file are at most this, so adds can count
+ * on without wrapping. */
+#define COUNT_LIMIT (UINT64_C(1) << 60)
+
+typedef struct ring_slot {
+    tdbf_line_ring *ring;
+    uint64_t generation;      /* G_r: its newest field's; a retired ring's last */
+    uint64_t g;               /* keys per generation it was planned for */
+    uint64_t units;
+    uint64_t keys;            /* adds it took (0: never used) */
+    uint64_t counts[COUNTS];  /* adds per generation G, at G % COUNTS */
+} ring_slot;
+
+typedef struct tlbf_line {
+    unsigned  k, l, b, unit_bits;
+    unsigned  max_rings;
+    unsigned  count;          /* live rings */
+    unsigned  slots_allocated;
+    uint64_t  window_ns;      /* T */
+    uint64_t  span_ns;        /* ceil(T / l): one generation */
+    uint64_t  home_g, home_units; /* the ring planned for the capacity hint */
+    uint64_t  min_g;
+    /* The rate: keys added in generation gen_of (all rings), in the one
+     * before it, and the time from which the filter has watched. */
+    uint64_t  gen_of, gen_keys, prev_keys, observed_from;
+    uint64_t  check_at;       /* the active generation's fill that asks for growth */
+    uint64_t  generations;    /* generations the active ring moved on */
+    uint64_t  cap_hits;
+    uint64_t  max_memory;
+    double    fp_planned;     /* the home ring's model FP */
+    double    calibration;    /* model FP / independent fields, at home */
+    double    miss_per_key;   /* q = (1 - 1/W)^b */
+    ring_slot *slots;         /* newest first; [0] takes the adds */
+} tlbf_line;
+
+/* ---- sizing ---------------------------------------------------------- */
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+static uint64_t saturating_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The plan of a ring for g keys per generation: the home ring's load per
+ * unit (so its model FP), g units0 / g0 units rounded up. */
+static int plan_ring(const tlbf_line *t, uint64_t g, tdbf_line_plan *out)
+{
+    double units = ceil((double)g * (double)t->home_units / (double)t->home_g);
+    if (g > (UINT64_C(1) << 50) || !(units <= (double)(UINT64_C(1) << 40)))
+        return TDBF_ETOOBIG;
+    memset(out, 0, sizeof *out);
+    out->k = t->k;
+    out->l = t->l;
+    out->b = t->b;
+    out->unit_bits = t->unit_bits;
+    out->fields = t->k + t->l + 1;
+    out->field_bits = t->unit_bits / out->fields;
+    out->units = units < 1.0 ? 1 : (uint64_t)units;
+    out->generation = g;
+    out->window = (uint64_t)t->l * g;
+    out->bytes = out->units * (t->unit_bits / 8);
+    out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
+    out->fp = t->fp_planned;   /* the same load; the ring keeps it, stats do not */
+    return TDBF_OK;
+}
+
+/* Keys per generation for a ring that must take n (see the essay). */
+static uint64_t sized_for(const tlbf_line *t, double n)
+{
+    double home = (double)t->home_g, g = 2.0 * n;
+    if (n <= home + home / HOME_TOLERANCE && g > home)
+        g = home;
+    if (g < (double)t->min_g)
+        g = (double)t->min_g;
+    return g >= 0x1p62 ? UINT64_C(1) << 62 : (uint64_t)ceil(g);
+}
+
+/* ---- the FP from counts (see the essay) ----------------------------- */
+
+/* E[(1 - q^X)^b], X ~ Poisson(load): a field of `load` keys per unit on
+ * average covers a never-added key's b positions (bits independent). */
+static double field_match(const tlbf_line *t, double load)
+{
+    double total = 0.0, choose = 1.0, q_i = 1.0;
+    for (unsigned i = 0; i <= t->b; i++) {
+        total += (i % 2 ? -choose : choose) * exp(-load * (1.0 - q_i));
+        choose = choose * (double)(t->b - i) / (double)(i + 1);
+        q_i *= t->miss_per_key;
+    }
+    return total > 0.0 ? total : 0.0;
+}
+
+/* Independent-field run probability over the first `ages` loads. */
+static double loads_fp(const tlbf_line *t, const double *load, unsigned ages)
+{
+    double r[COUNTS];
+    for (unsigned a = 0; a < ages; a++)
+        r[a] = field_match(t, load[a]);
+    return tdbf_line_run_probability(t->k, ages - t->k, r);
+}
+
+/* Mean keys per unit of the ring's fields, ages 0 .. ages-1: age a holds
+ * generations G_r - a .. min(G_r, G_r - a + k - 1). */
+static void slot_loads(const tlbf_line *t, const ring_slot *s, unsigned ages, double *load)
+{
+    unsigned newest = (unsigned)(s->generation % COUNTS);
+    for (unsigned a = 0; a < ages; a++) {
+        uint64_t keys = 0;
+        for (unsigned j = 0; j <= a && j < t->k; j++)
+            keys = saturating_add(keys, s->counts[(newest + COUNTS - a + j) % COUNTS]);
+        load[a] = (double)keys / (double)s->units;
+    }
+}
+
+/* The ages of a ring still read at generation G (0: none). */
+static unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_t G)
+{
+    uint64_t behind = G - s->generation;
+    return behind > t->l ? 0 : t->k + t->l - (unsigned)behind;
+}
+
+/* A ring's FP at G from its counts, calibrated; `all` ages instead of the
+ * ones still read gives its FP as if it were current. */
+static double slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G, bool all)
+{
+    unsigned ages = all ? t->k + t->l : ages_read(t, s, G);
+    if (ages == 0)
+        return 0.0;
+    double load[COUNTS];
+    slot_loads(t, s, ages, load);
+    return t->calibration * loads_fp(t, load, ages);
+}
+
+/* The model's FP over the independent estimate, both at the home ring's
+ * steady load just before a shift (age a holds min(a + 1, k) generations). */
+static void calibrate(tlbf_line *t)
+{
+    double load[COUNTS], lambda = (double)t->home_g / (double)t->home_units;
+    unsigned field_bits = t->unit_bits / (t->k + t->l + 1);
+    t->miss_per_key = pow(1.0 - 1.0 / (double)field_bits, (double)t->b);
+    for (unsigned a = 0; a < t->k + t->l; a++)
+        load[a] = lambda * (double)(a + 1 < t->k ? a + 1 : t->k);
+    double independent = loads_fp(t, load, t->k + t->l);
+    t->calibration = independent > 0.0 ? t->fp_planned / independent : 1.0;
+}
+
+/* ---- slots --------------------------------------------------------------- */
+
+static void close_slot(tdbf *f, ring_slot *s)
+{
+    tdbf_line_ring_close(f, s->ring);
+    memset(s, 0, sizeof *s);
+}
+
+/* Rings left behind by more than l generations hold nothing a query may
+ * read: free them (they are the oldest, at the end). */
+static void drop_stale(tdbf *f, tlbf_line *t, uint64_t G)
+{
+    while (t->count > 0 && ages_read(t, &t->slots[t->count - 1], G) == 0)
+        close_slot(f, &t->slots[--t->count]);
+}
+
+/* Room for one more slot (count < max_rings). */
+static int reserve_slot(tdbf *f, tlbf_line *t)
+{
+    if (t->count < t->slots_allocated)
+        return TDBF_OK;
+    unsigned size = t->slots_allocated * 2 < t->max_rings ? t->slots_allocated * 2
+                                                          : t->max_rings;
+    ring_slot *slots = tdbf_mem_calloc(f, size, sizeof *slots);
+    if (!slots)
+        return TDBF_ENOMEM;
+    memcpy(slots, t->slots, t->count * sizeof *slots);
+    tdbf_mem_free(f, t->slots, t->slots_allocated * sizeof *slots);
+    t->slots = slots;
+    t->slots_allocated = size;
+    return TDBF_OK;
+}
+
+/* A new active ring for g keys per generation, newest field at G; the
+ * previous one, if any, is retired as it stands.  TDBF_OK, TDBF_ETOOBIG
+ * (max_slices, max_memory, size) or TDBF_ENOMEM: then nothing changed. */
+static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, uint64_t G)
+{
+    tdbf_line_plan plan;
+    int rc = plan_ring(t, g, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    double slots = t->count < t->slots_allocated ? 0.0
+                 : 2.0 * (double)t->slots_allocated * sizeof(ring_slot);
+    if (t->count >= t->max_rings ||
+        !tdbf_fits((double)f->memory_bytes + tdbf_line_ring_bytes_planned(&plan) + slots,
+                   t->max_memory))
+        return TDBF_ETOOBIG;
+    rc = reserve_slot(f, t);
+    tdbf_line_ring *ring = NULL;
+    if (rc == TDBF_OK)
+        rc = tdbf_line_ring_open(f, &plan, &ring);
+    if (rc != TDBF_OK)
+        return rc;
+    memmove(t->slots + 1, t->slots, t->count * sizeof *t->slots);
+    t->count++;
+    ring_slot *s = &t->slots[0];
+    memset(s, 0, sizeof *s);
+    s->ring = ring;
+    s->generation = G;
+    s->g = g;
+    s->units = plan.units;
+    t->check_at = g;
+    return TDBF_OK;
+}
+
+/* ---- generations ------------------------------------------------------- */
+
+/* The filter starts watching the rate (open, or after everything aged). */
+static void begin_observing(tlbf_line *t, uint64_t G, uint64_t now_ns)
+{
+    t->gen_of = G;
+    t->gen_keys = 0;
+    t->prev_keys = 0;
+    t->observed_from = now_ns;
+}
+
+/* Keys added in generation G so far (the counter moves on to G). */
+static void count_generation(tlbf_line *t, uint64_t G)
+{
+    if (t->gen_of == G)
+        return;
+    t->prev_keys = G - t->gen_of == 1 ? t->gen_keys : 0;
+    t->gen_of = G;
+    t->gen_keys = 0;
+}
+
+/* Shift the active ring on to G, one generation at a time (at most k + l
+ * + 1: after those every field has been emptied once). */
+static void shift_active(tlbf_line *t, uint64_t G)
+{
+    ring_slot *a = &t->slots[0];
+    uint64_t behind = G - a->generation, steps = t->k + t->l + 1;
+    if (behind > steps) {
+        memset(a->counts, 0, sizeof a->counts);
+        behind = steps;
+    }
+    for (uint64_t i = 0; i < behind; i++) {
+        tdbf_line_ring_shift(a->ring);
+        a->counts[(G - behind + i + 1) % COUNTS] = 0;
+    }
+    t->generations = saturating_add(t->generations, G - a->generation);
+    a->generation = G;
+    t->check_at = a->g;
+}
+
+/* Keys in the active ring's generation as a rate per whole generation,
+ * from the part of it the filter watched; negative when it watched less
+ * than half of it (no judgement then). */
+static double ended_rate(const tlbf_line *t, const ring_slot *a)
+{
+    uint64_t start = a->generation * t->span_ns, end = start + t->span_ns;
+    uint64_t from = t->observed_from > start ? t->observed_from : start;
+    if (from >= end || end - from < t->span_ns / 2)
+        return -1.0;
+    double keys = t->gen_of == a->generation ? (double)t->gen_keys : 0.0;
+    return keys * (double)t->span_ns / (double)(end - from);
+}
+
+/* The active ring's generation has ended, G = G_r + 1: shift, or shrink. */
+static void next_generation(tdbf *f, tlbf_line *t, uint64_t G)
+{
+    ring_slot *a = &t->slots[0];
+    double rate = ended_rate(t, a);
+    if (rate >= 0.0 && rate * SHRINK_BELOW < (double)a->g && a->g > t->min_g) {
+        uint64_t g = sized_for(t, rate);
+        if (g < a->g && open_successor(f, t, g, G) == TDBF_OK) {
+            t->generations = saturating_add(t->generations, 1);
+            return;
+        }
+    }
+    shift_active(t, G);
+}
+
+/* An idle gap: the active ring is two or more generations behind G. */
+static void after_gap(tdbf *f, tlbf_line *t, uint64_t G)
+{
+    ring_slot *a = &t->slots[0];
+    uint64_t behind = G - a->generation;
+    if (behind <= t->k + t->l && a->units <= SHIFT_THROUGH_UNITS / behind) {
+        shift_active(t, G);
+        return;
+    }
+    double recent = 0.0;
+    if (t->gen_of == a->generation)
+        recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
+    uint64_t g = recent * SHRINK_BELOW >= (double)a->g ? a->g : sized_for(t, recent);
+    if (open_successor(f, t, g, G) == TDBF_OK)
+        t->generations = saturating_add(t->generations, behind);
+    else
+        shift_active(t, G);
+}
+
+/* Everything aged out (or nothing opened yet after a load of none): a new
+ * active ring at G for the last rate seen, or the smallest. */
+static int restart(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
+{
+    double recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
+    int rc = open_successor(f, t, sized_for(t, recent), G);
+    if (rc != TDBF_OK)
+        rc = open_successor(f, t, t->min_g, G);
+    if (rc == TDBF_OK)
+        begin_observing(t, G, now_ns);
+    return rc;
+}
+
+/* The ring open made, before any add: it holds nothing, so it belongs to
+ * no generation yet (whatever its stamp) and is never stale. */
+static bool untouched(const tlbf_line *t)
+{
+    return t->count == 1 && t->slots[0].keys == 0;
+}
+
+/* Bring the active ring to generation G before an add. */
+static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
+{
+    if (untouched(t)) {
+        ring_slot *fresh = &t->slots[0];
+        if (fresh->generation != G) {   /* never used: it may start anywhere */
+            fresh->generation = G;
+            memset(fresh->counts, 0, sizeof fresh->counts);
+            begin_observing(t, G, now_ns);
+        }
+        return TDBF_OK;
+    }
+    drop_stale(f, t, G);
+    if (t->count == 0)
+        return restart(f, t, G, now_ns);
+    ring_slot *a = &t->slots[0];
+    uint64_t behind = G - a->generation;
+    if (behind == 1)
+        next_generation(f, t, G);
+    else if (behind > 1)
+        after_gap(f, t, G);
+    return TDBF_OK;
+}
+
+/* The active ring took its check_at keys in generation G: grow, allow a
+ * last few, or (refused) keep filling (see the essay). */
+static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
+{
+    ring_slot *a = &t->slots[0];
+    uint64_t fill = a->counts[G % COUNTS];
+    uint64_t start = G * t->span_ns;
+    if (t->observed_from > start)
+        start = t->observed_from;
+    double elapsed = (double)(now_ns - start);
+    double projected = elapsed > 0.0 ? (double)t->gen_keys * (double)t->span_ns / elapsed
+                                     : INFINITY;
+    double g = (double)a->g;
+    if (t->check_at == a->g && projected <= g + g / HOME_TOLERANCE) {
+        t->check_at = a->g + a->g / HOME_TOLERANCE + 1;
+        return;
+    }
+    double want = isinf(projected) ? INFINITY : (double)sized_for(t, projected);
+    double lo = 2.0 * g, hi = GROWTH_MAX * g;
+    if (a->g < t->home_g && (double)t->home_g < lo)
+        lo = (double)t->home_g;
+    want = want < lo ? lo : want > hi ? hi : want;
+    if (open_successor(f, t, (uint64_t)want, G) != TDBF_OK) {
+        t->cap_hits++;
+        t->check_at = saturating_add(fill, a->g);
+    }
+}
+
+/* ---- operations ------------------------------------------------------- */
+
+/* Does ring s hold the key in a run of k among the ages still read at G? */
+static int slot_has(const tlbf_line *t, const ring_slot *s, const tdbf_hash128 *h, uint64_t G)
+{
+    unsigned ages = ages_read(t, s, G);
+    return ages && line_has_run(tdbf_line_ring_ages(s->ring, h), t->k, ages);
+}
+
+static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    tlbf_line *t = f->impl;
+    uint64_t G = now_ns / t->span_ns;
+    int rc = settle(f, t, G, now_ns);
+    if (rc != TDBF_OK)
+        return rc;
+    count_generation(t, G);
+    if (t->slots[0].counts[G % COUNTS] >= t->check_at)
+        consider_growth(f, t, G, now_ns);
+    ring_slot *a = &t->slots[0];
+    int present = tdbf_line_ring_add(a->ring, &key->hash);
+    a->counts[G % COUNTS]++;
+    a->keys++;
+    t->gen_keys++;
+    for (unsigned i = 1; i < t->count && !present; i++)
+        present = slot_has(t, &t->slots[i], &key->hash, G);
+    return present;
+}
+
+static int tlbf_line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    const tlbf_line *t = f->impl;
+    uint64_t G = now_ns / t->span_ns;
+    for (unsigned i = 0; i < t->count; i++)
+        if (slot_has(t, &t->slots[i], &key->hash, G))
+            return 1;
+    return 0;
+}
+
+/* Free what has aged out; the active ring's owed shifts wait for an add
+ * (queries read it correctly meanwhile). */
+static int tlbf_line_advance(tdbf *f, uint64_t now_ns)
+{
+    tlbf_line *t = f->impl;
+    if (untouched(t))
+        t->slots[0].generation = now_ns / t->span_ns;   /* (saved rings are all live) */
+    else
+        drop_stale(f, t, now_ns / t->span_ns);
+    return TDBF_OK;
+}
+
+/* The key's unit in the rings it will read: an add the active one, a
+ * query (which reads every live ring when absent) the first four. */
+static void tlbf_line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+{
+    const tlbf_line *t = f->impl;
+    unsigned rings = for_add ? 1 : 4;
+    for (unsigned i = 0; i < t->count && i < rings; i++) {
+        const uint64_t *unit = tdbf_line_ring_unit(t->slots[i].ring, &key->hash);
+        tdbf_prefetch(unit, for_add);
+        if (t->unit_bits > 512)
+            tdbf_prefetch(unit + 8, for_add);
+    }
+}
+
+static double tlbf_line_current_error(const tdbf *f, uint64_t now_ns)
+{
+    const tlbf_line *t = f->impl;
+    uint64_t G = now_ns / t->span_ns;
+    double fp = 0.0;
+    for (unsigned i = 0; i < t->count; i++)
+        fp += slot_fp(t, &t->slots[i], G, false);
+    return fp < 1.0 ? fp : 1.0;
+}
+
+/* ---- open, close, stats ------------------------------------------------ */
+
+/* What open and load share once k, l, b, unit, T and the home ring are
+ * known (and fp_planned). */
+static void set_derived(tlbf_line *t)
+{
+    t->span_ns = ceil_div(t->window_ns, t->l);
+    t->min_g = t->home_g / MIN_FRACTION ? t->home_g / MIN_FRACTION : 1;
+    calibrate(t);
+}
+
+static unsigned default_rings(unsigned k, unsigned l)
+{
+    return 2 * (k + l) + 32;
+}
+
+static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
+{
+    if (cfg->window_ns == 0 || cfg->window_items != 0)
+        return TDBF_EWINDOW;
+    if (cfg->max_slices > RING_LIMIT)
+        return TDBF_EPARAM;
+    /* The home ring: apbf-line's plan for a count window of `capacity`,
+     * so g0 = ceil(capacity / l). */
+    tdbf_config home = *cfg;
+    home.design = TDBF_APBF_LINE;
+    home.window_items = cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY;
+    home.window_ns = 0;
+    tdbf_line_plan plan;
+    int rc = tdbf_plan_apbf_line(&home, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    double fixed = (double)(sizeof(tlbf_line) + FIRST_SLOTS * sizeof(ring_slot));
+    if (!tdbf_fits(tdbf_line_ring_bytes_planned(&plan) + fixed, cfg->max_memory))
+        return TDBF_ETOOBIG;
+
+    tlbf_line *t = tdbf_mem_calloc(f, 1, sizeof *t);
+    if (!t)
+        return TDBF_ENOMEM;
+    t->k = plan.k;
+    t->l = plan.l;
+    t->b = plan.b;
+    t->unit_bits = plan.unit_bits;
+    t->max_rings = cfg->max_slices ? cfg->max_slices : default_rings(plan.k, plan.l);
+    t->window_ns = cfg->window_ns;
+    t->home_g = plan.generation;
+    t->home_units = plan.units;
+    t->max_memory = cfg->max_memory;
+    t->fp_planned = plan.fp;
+    set_derived(t);
+    t->slots_allocated = t->max_rings < FIRST_SLOTS ? t->max_rings : FIRST_SLOTS;
+    t->slots = tdbf_mem_calloc(f, t->slots_allocated, sizeof *t->slots);
+    rc = t->slots ? tdbf_line_ring_open(f, &plan, &t->slots[0].ring) : TDBF_ENOMEM;
+    if (rc != TDBF_OK) {
+        if (t->slots)
+            tdbf_mem_free(f, t->slots, t->slots_allocated * sizeof *t->slots);
+        tdbf_mem_free(f, t, sizeof *t);
+        return rc;
+    }
+    t->count = 1;
+    t->slots[0].g = plan.generation;
+    t->slots[0].units = plan.units;
+    t->check_at = plan.generation;
+    f->impl = t;
+    f->error_planned = t->fp_planned;
+    return TDBF_OK;
+}
+
+static void free_rings(tdbf *f, tlbf_line *t)
+{
+    while (t->count > 0)
+        close_slot(f, &t->slots[--t->count]);
+    tdbf_mem_free(f, t->slots, t->slots_allocated * sizeof *t->slots);
+    tdbf_mem_free(f, t, sizeof *t);
+}
+
+static void tlbf_line_close(tdbf *f)
+{
+    free_rings(f, f->impl);
+}
+
+/* Keys of the generations a query at G still reads (G - l .. G). */
+static uint64_t window_keys(const tlbf_line *t, const ring_slot *s, uint64_t G)
+{
+    uint64_t behind = G - s->generation, keys = 0;
+    unsigned newest = (unsigned)(s->generation % COUNTS);
+    for (unsigned age = 0; behind + age <= t->l; age++)
+        keys = saturating_add(keys, s->counts[(newest + COUNTS - age) % COUNTS]);
+    return keys;
+}
+
+static void tlbf_line_stats(const tdbf *f, tdbf_stats *st)
+{
+    const tlbf_line *t = f->impl;
+    uint64_t G = atomic_load_explicit(&f->now_ns, memory_order_relaxed) / t->span_ns;
+    double estimated = 0.0;
+    uint64_t keys = 0;
+    for (unsigned i = 0; i < t->count; i++) {
+        const ring_slot *s = &t->slots[i];
+        double all = slot_fp(t, s, G, true), read = slot_fp(t, s, G, false);
+        if (all > 0.0 && read > 0.0)
+            estimated += tdbf_line_ring_estimated(s->ring) * (read / all);
+        keys = saturating_add(keys, window_keys(t, s, G));
+    }
+    st->k = t->k;
+    st->l = t->l;
+    st->window_ns = t->window_ns;
+    st->slices = t->count * (t->k + t->l + 1);
+    st->slice_bits = t->unit_bits / (t->k + t->l + 1);
+    st->generation_size = t->count ? t->slots[0].g : 0;
+    st->generation_fill = t->count ? t->slots[0].counts[t->slots[0].generation % COUNTS] : 0;
+    st->generations = t->generations;
+    st->error_planned = t->fp_planned;
+    st->error_estimated = estimated < 1.0 ? estimated : 1.0;
+    st->keys = keys;
+    st->cap_hits = t->cap_hits;
+    st->simd = t->count ? tdbf_line_ring_simd(t->slots[0].ring) : tdbf_simd_in_use();
+    if (keys)
+        st->bits_per_item = 8.0 * (double)f->memory_bytes / (double)keys;
+}
+
+/* ---- serialization (codec.c, docs/format.md) ------------------------------
+ * Payload: u32 k, u32 l, u32 b, u32 unit bits, u32 max rings, u32 rings
+ * (live), u32 slots allocated, u32 0; u64 T, u64 g0, u64 units0, u64
+ * generation counted, u64 its keys, u64 the previous one's, u64 watched
+ * since (ns), u64 check_at, u64 generations, u64 cap hits, u64 max_memory;
+ * then per ring, newest first: u64 generation G_r, u64 keys, u64 payload
+ * bytes, u32 retired (0 for the first, 1 after), u32 0, k + l u64 counts
+ * (ages 0 .. k+l-1, generation G_r - a); then each ring's apbf-line
+ * payload (tdbf_line_ring_save) in the same order.  The home ring's FP,
+ * the span and the calibration follow from these.  All records come
+ * before any ring, so the memory is checked before allocating. */
+
+enum { FIELDS_BYTES = 120, RECORD_FIXED_BYTES = 32 };
+
+static uint64_t record_bytes(const tlbf_line *t)
+{
+    return RECORD_FIXED_BYTES + 8 * (uint64_t)(t->k + t->l);
+}
+
+static uint64_t tlbf_line_payload_size(const tdbf *f)
+{
+    const tlbf_line *t = f->impl;
+    uint64_t bytes = FIELDS_BYTES + t->count * record_bytes(t);
+    for (unsigned i = 0; i < t->count; i++)
+        bytes += tdbf_line_ring_payload_size(t->slots[i].ring);
+    return bytes;
+}
+
+static void tlbf_line_save(const tdbf *f, tdbf_out *out)
+{
+    const tlbf_line *t = f->impl;
+    const uint32_t header[8] = {t->k, t->l, t->b, t->unit_bits, t->max_rings, t->count,
+                                t->slots_allocated, 0};
+    const uint64_t fields[11] = {t->window_ns, t->home_g, t->home_units, t->gen_of,
+                                 t->gen_keys, t->prev_keys, t->observed_from, t->check_at,
+                                 t->generations, t->cap_hits, t->max_memory};
+    for (unsigned i = 0; i < 8; i++)
+        tdbf_out_u32(out, header[i]);
+    for (unsigned i = 0; i < 11; i++)
+        tdbf_out_u64(out, fields[i]);
+    for (unsigned i = 0; i < t->count; i++) {
+        const ring_slot *s = &t->slots[i];
+        tdbf_out_u64(out, s->generation);
+        tdbf_out_u64(out, s->keys);
+        tdbf_out_u64(out, tdbf_line_ring_payload_size(s->ring));
+        tdbf_out_u32(out, i > 0);
+        tdbf_out_u32(out, 0);
+        for (unsigned a = 0; a < t->k + t->l; a++)
+            tdbf_out_u64(out, s->counts[(s->generation % COUNTS + COUNTS - a) % COUNTS]);
+    }
+    for (unsigned i = 0; i < t->count; i++)
+        tdbf_line_ring_save(t->slots[i].ring, out);
+}
+
+/* The filter's own fields, checked against each other; the home ring's
+ * FP from the model, which also refuses a shape apbf-line has not. */
+static int load_fields(tdbf_in *in, tlbf_line *h, uint64_t now_ns)
+{
+    uint32_t header[8];
+    uint64_t fields[11];
+    for (unsigned i = 0; i < 8; i++)
+        tdbf_in_u32(in, &header[i]);
+    for (unsigned i = 0; i < 11; i++)
+        tdbf_in_u64(in, &fields[i]);
+    if (in->rc != TDBF_OK)
+        return in->rc;
+    h->k = header[0];
+    h->l = header[1];
+    h->b = header[2];
+    h->unit_bits = header[3];
+    h->max_rings = header[4];
+    h->count = header[5];
+    h->slots_allocated = header[6];
+    h->window_ns = fields[0];
+    h->home_g = fields[1];
+    h->home_units = fields[2];
+    h->gen_of = fields[3];
+    h->gen_keys = fields[4];
+    h->prev_keys = fields[5];
+    h->observed_from = fields[6];
+    h->check_at = fields[7];
+    h->generations = fields[8];
+    h->cap_hits = fields[9];
+    h->max_memory = fields[10];
+    if (h->k < 1 || h->l < 1 || h->k >= COUNTS || h->l >= COUNTS ||   /* (then k + l) */
+        h->k + h->l >= COUNTS || header[7] != 0 ||
+        h->max_rings < 1 || h->max_rings > RING_LIMIT || h->count > h->max_rings ||
+        h->slots_allocated < 1 || h->slots_allocated > h->max_rings ||
+        h->slots_allocated < h->count || h->window_ns == 0 || h->home_g < 1 ||
+        h->home_g > (UINT64_C(1) << 50) || h->home_units < 1 ||
+        h->home_units > (UINT64_C(1) << 40) || h->max_memory == 0 ||
+        h->observed_from > now_ns || h->gen_of > now_ns / ceil_div(h->window_ns, h->l) ||
+        h->gen_keys > COUNT_LIMIT || h->prev_keys > COUNT_LIMIT ||
+        h->check_at > COUNT_LIMIT || h->generations > COUNT_LIMIT ||
+        h->cap_hits > COUNT_LIMIT)
+        return TDBF_ECORRUPT;
+    h->fp_planned = tdbf_apbf_line_fp(h->k, h->l, h->b, h->unit_bits, h->home_units, h->home_g);
+    if (h->fp_planned < 0.0)
+        return TDBF_ECORRUPT;
+    set_derived(h);
+    return TDBF_OK;
+}
+
+/* The ring records into slots[0 .. count-1]: newest first, none older than
+ * the window (drop_stale has run at every add and advance), none ahead of
+ * now; *bytes gets the rings' payloads in all. */
+static int load_records(tdbf_in *in, const tlbf_line *h, ring_slot *slots, uint64_t G,
+                        uint64_t *bytes)
+{
+    *bytes = 0;
+    for (unsigned i = 0; i < h->count; i++) {
+        ring_slot *s = &slots[i];
+        uint64_t payload;
+        uint32_t retired, reserved;
+        tdbf_in_u64(in, &s->generation);
+        tdbf_in_u64(in, &s->keys);
+        tdbf_in_u64(in, &payload);
+        tdbf_in_u32(in, &retired);
+        tdbf_in_u32(in, &reserved);
+        for (unsigned a = 0; a < h->k + h->l; a++) {
+            uint64_t c = 0;
+            tdbf_in_u64(in, &c);
+            s->counts[(s->generation % COUNTS + COUNTS - a) % COUNTS] = c;
+            if (c > COUNT_LIMIT)
+                return TDBF_ECORRUPT;
+        }
+        if (in->rc != TDBF_OK)
+            return in->rc;
+        if (s->generation > G || G - s->generation > h->l || s->keys > COUNT_LIMIT ||
+            retired != (i > 0) || reserved != 0 || payload > in->remaining - *bytes ||
+            (i > 0 && s->generation > slots[i - 1].generation))
+            return TDBF_ECORRUPT;
+        s->units = payload;       /* until the ring is read */
+        *bytes += payload;
+    }
+    return TDBF_OK;
+}
+
+/* Each ring from its apbf-line payload, confined to its recorded length,
+ * and checked against the filter: same shape, fill as counted.  *loaded
+ * counts the rings held (to be freed on failure). */
+static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots,
+                      uint64_t max_memory, unsigned *loaded)
+{
+    for (*loaded = 0; *loaded < h->count;) {
+        ring_slot *s = &slots[*loaded];
+        uint64_t rest = in->remaining - s->units;
+        in->remaining = s->units;
+        int rc = tdbf_line_ring_load(f, in, max_memory, &s->ring);
+        if (rc != TDBF_OK)
+            return rc;
+        (*loaded)++;
+        in->remaining = rest;
+        tdbf_line_plan p;
+        tdbf_line_ring_plan(s->ring, &p);
+        s->g = p.generation;
+        s->units = p.units;
+        uint64_t fill = s->counts[s->generation % COUNTS];
+        if (p.k != h->k || p.l != h->l || p.b != h->b || p.unit_bits != h->unit_bits ||
+            tdbf_line_ring_fill(s->ring) != (fill < p.generation ? fill : p.generation))
+            return TDBF_ECORRUPT;
+    }
+    return TDBF_OK;
+}
+
+static int tlbf_line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    tlbf_line h;
+    memset(&h, 0, sizeof h);
+    int rc = load_fields(in, &h, f->now_ns);
+    if (rc != TDBF_OK)
+        return rc;
+    double fixed = (double)sizeof h + (double)h.slots_allocated * sizeof(ring_slot);
+    if (!tdbf_fits(fixed + (double)f->memory_bytes, max_memory))
+        return TDBF_ETOOBIG;
+    tlbf_line *t = tdbf_mem_calloc(f, 1, sizeof *t);
+    ring_slot *slots = tdbf_mem_calloc(f, h.slots_allocated, sizeof *slots);
+    if (!t || !slots) {
+        tdbf_mem_free(f, slots, h.slots_allocated * sizeof *slots);
+        tdbf_mem_free(f, t, sizeof *t);
+        return TDBF_ENOMEM;
+    }
+    *t = h;
+    t->slots = slots;
+    t->count = 0;              /* rings held so far, for free_rings */
+    uint64_t bytes = 0;
+    rc = load_records(in, &h, slots, f->now_ns / h.span_ns, &bytes);
+    /* Every ring's struct and alignment beside its payload (which counts
+     * its 56 header bytes: a little over). */
+    tdbf_line_plan bare;
+    memset(&bare, 0, sizeof bare);
+    double rings = (double)bytes + (double)h.count * tdbf_line_ring_bytes_planned(&bare);
+    if (rc == TDBF_OK && in->remaining != bytes)
+        rc = TDBF_ECORRUPT;
+    if (rc == TDBF_OK && !tdbf_fits(rings + (double)f->memory_bytes, max_memory))
+        rc = TDBF_ETOOBIG;
+    if (rc == TDBF_OK)
+        rc = load_rings(f, in, &h, slots, max_memory, &t->count);
+    if (rc != TDBF_OK) {
+        free_rings(f, t);
+        return rc;
+    }
+    f->impl = t;
+    f->error_planned = t->fp_planned;
+    return TDBF_OK;
+}
+
+const tdbf_ops tdbf_tlbf_line_ops = {
+    .open = tlbf_line_open,
+    .close = tlbf_line_close,
+    .add = tlbf_line_add,
+    .contains = tlbf_line_contains,
+    .advance = tlbf_line_advance,
+    .stats = tlbf_line_stats,
+    .prefetch = tlbf_line_prefetch,
+    .current_error = tlbf_line_current_error,
+    .payload_size = tlbf_line_payload_size,
+    .save = tlbf_line_save,
+    .load = tlbf_line_load,
+};
