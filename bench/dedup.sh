@@ -11,8 +11,9 @@
 #   sort -u              exact, keeps every key, does not keep the order
 #                        (LC_ALL=C: byte order, its fastest)
 #   tdbf dedup ...       count windows of 10^6 lines (the default apbf-line,
-#                        APBF, APBBF), a time window of 10 minutes (TLBF:
-#                        here every line is inside it), and the exact design
+#                        APBF, APBBF), a time window of 10 minutes (TLBF,
+#                        tlbf-line: here every line is inside it, all of
+#                        them in one burst), and the exact design
 # Reports wall seconds, lines/s, the ratio to awk and the lines printed: a
 # report, not a test.  The machine's other load shows in the wall times;
 # compare ratios from one run.
@@ -56,5 +57,6 @@ measure "tdbf dedup --last 1M (apbf-line)" "$tdbf" dedup --quiet --last 1M
 measure "tdbf dedup --last 1M --design apbf" "$tdbf" dedup --quiet --last 1M --design apbf
 measure "tdbf dedup --last 1M --design apbbf" "$tdbf" dedup --quiet --last 1M --design apbbf
 measure "tdbf dedup --window 10m (tlbf)" "$tdbf" dedup --quiet --window 10m
+measure "tdbf dedup --window 10m --design tlbf-line" "$tdbf" dedup --quiet --window 10m --design tlbf-line
 measure "tdbf dedup --last 1M --design exact" "$tdbf" dedup --quiet --last 1M --design exact
 echo "input: $lines lines, $bytes bytes, $keys keys; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -32,6 +32,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODULE = os.environ.get("TDBF_MODULE", os.path.join(ROOT, "build", "tdbf.so"))
 N = int(os.environ.get("BENCH_N", "200000"))
 ITEMS = int(os.environ.get("BENCH_ITEMS", "1000000"))
+# More module arguments, e.g. "DEFAULT_TIME_DESIGN tlbf-line" to try another default.
+MODULE_ARGS = os.environ.get("TDBF_MODULE_ARGS", "").split()
 RANGE = 1000000
 
 
@@ -47,7 +49,7 @@ def start_server(directory):
         ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", directory,
          "--save", "", "--appendonly", "no", "--logfile", os.path.join(directory, "log"),
          # ALLOW_ADDAT: the paced load backfills stamped adds, as an operator would.
-         "--loadmodule", MODULE, "ALLOW_ADDAT", "yes"],
+         "--loadmodule", MODULE, "ALLOW_ADDAT", "yes", *MODULE_ARGS],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     c = redis.Redis(host="127.0.0.1", port=port, socket_timeout=120)
     for _ in range(500):
