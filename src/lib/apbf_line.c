@@ -681,8 +681,9 @@ static double max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits, d
     return lo;
 }
 
-static void fill_plan(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
-                      uint64_t g, tdbf_line_plan *out)
+/* A plan's shape and size fields (fill_plan adds the model's FP). */
+static void fill_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
+                       uint64_t g, tdbf_line_plan *out)
 {
     out->k = k;
     out->l = l;
@@ -695,6 +696,12 @@ static void fill_plan(unsigned k, unsigned l, unsigned b, unsigned unit_bits, ui
     out->window = window_of(l, g);
     out->bytes = units * (unit_bits / 8);
     out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
+}
+
+static void fill_plan(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
+                      uint64_t g, tdbf_line_plan *out)
+{
+    fill_shape(k, l, b, unit_bits, units, g, out);
     out->fp = line_fp(k, l, b, unit_bits, units, g);
 }
 
@@ -1188,17 +1195,7 @@ tdbf_simd tdbf_line_ring_simd(const tdbf_line_ring *t)
 
 void tdbf_line_ring_plan(const tdbf_line_ring *t, tdbf_line_plan *out)
 {
-    out->k = t->k;
-    out->l = t->l;
-    out->b = t->b;
-    out->unit_bits = t->unit_bits;
-    out->fields = t->fields;
-    out->field_bits = t->field_bits;
-    out->units = t->units;
-    out->generation = t->g;
-    out->window = window_of(t->l, t->g);
-    out->bytes = unit_array_bytes(t);
-    out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
+    fill_shape(t->k, t->l, t->b, t->unit_bits, t->units, t->g, out);
     out->fp = t->fp_planned;
 }
 
