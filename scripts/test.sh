@@ -9,20 +9,30 @@ set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh test
 jobs=$(nproc)
+# Each stage's wall time follows it (on stderr: the last line of stdout
+# stays the runner's summary), so a slow stage shows in CI's log.
+start=$(date +%s)
+last=$start
+stage() {
+    now=$(date +%s)
+    echo "   (stage took $((now - last)) s; $((now - start)) s so far)" >&2
+    last=$now
+    [ $# -eq 0 ] || echo "== $1"
+}
 make -s -j"$jobs" all
-echo "== unit, property and statistical tests"
+stage "unit, property and statistical tests"
 make -s -j"$jobs" test
-echo "== install smoke test"
+stage "install smoke test"
 sh tests/install-smoke.sh
-echo "== valgrind memcheck of the quick tests"
+stage "valgrind memcheck of the quick tests"
 make -s valgrind
-echo "== Redis module tests (pytest, real redis-server)"
+stage "Redis module tests (pytest, real redis-server)"
 make -s test-redis
-echo "== tdbf dedup and tdbf info, end to end (valgrind included)"
+stage "tdbf dedup and tdbf info, end to end (valgrind included)"
 make -s test-cli
-echo "== fuzzing: loader and dedup parsing, 30 s each (libFuzzer)"
+stage "fuzzing: loader and dedup parsing, 30 s each (libFuzzer)"
 make -s -j"$jobs" fuzz FUZZ_SECONDS=30
-echo "== ThreadSanitizer: FPDECAY and concurrent apbf-line, several threads"
+stage "ThreadSanitizer: FPDECAY and concurrent apbf-line, several threads"
 make -s tsan
-echo "== ASan+UBSan build of the tests"
+stage "ASan+UBSan build of the tests"
 make -s -j"$jobs" san
