@@ -26,14 +26,17 @@
  *            age k+l = F-1 is the spare: being emptied for the next shift
  *
  * A key x hashes (hash.h, once) to its unit, and in each physical field p
- * to b bit offsets (b = cfg.block_hashes, 1 .. 4) taken from the top bits
- * of one remixed hash per field: the offsets must differ from field to
- * field, or two keys colliding in one field would collide in every field
- * they share generations in, and the run test would see correlated
- * matches.  They form x's b-bit mask m_p for field p; the field matches x
- * when (field & m_p) == m_p — one word read, one compare, and for a query
- * the k + l compares become a (k+l)-bit mask whose run of k ones is found
- * with k - 1 shifts and ANDs: no branch depends on the data.  Fields
+ * to b bit offsets (b = cfg.block_hashes, 1 .. 4), taken from one remixed
+ * hash per unit word at the bits where the field sits (line.h): the
+ * offsets must differ from field to field, or two keys colliding in one
+ * field would collide in every field they share generations in, and the
+ * run test would see correlated matches.  They form x's b-bit mask m_p
+ * for field p; the field matches x when (field & m_p) == m_p.  A probe
+ * builds the masks of all F fields before it reads the unit, then turns
+ * the compares into an F-bit match mask (a few word or vector
+ * operations: line_simd.c runs them on AVX2 or AVX-512), rotated to ages,
+ * whose run of k ones is found in log2 k shifts and ANDs: no branch
+ * depends on the data.  Fields
  * aligned in words cost some freedom (F = U / W is 8, 16, 32 or 64, so
  * l = F - 1 - k) and save the shifts and masks of straddling fields.
  *
@@ -77,12 +80,14 @@
  * generations, and averages the run probability over 4096 such units, with
  * a fixed seed so that a plan is a pure function of its inputs
  * (tdbf_apbf_line_fp).  Measured against it (tests/unit/test_apbf_line.c,
- * FP probed just before a shift): within 3 % from 0.1 to 10^-4.
+ * FP probed just before a shift): within -1.8 .. +8.9 % from 0.1 to 10^-4
+ * and windows of 10^4 to 10^7.
  *
- * Planner (tdbf_plan_apbf_line).  Over W = 16, 32, 64 (l = F - 1 - k),
- * k and b, the shape of least memory by the model on 256 simulated units;
- * then the fewest units whose 4096-unit model FP meets the error (see
- * "planning" below).
+ * Planner (tdbf_plan_apbf_line).  Over W = 32, 64 (16 when k and l ask
+ * for it; l = F - 1 - k), k and b, the shape of least memory by the model
+ * on 256 simulated units; then its largest load lambda* on the full
+ * model, and units = ceil(g / lambda*) (see "planning" below).  Many
+ * threads at once: "many threads at once" below.
  */
 #include <math.h>
 #include <stddef.h>
