@@ -346,27 +346,13 @@ static void test_expired_keys_at_fp_rate(void **state)
     stream_phase(&s, rate * 60, SEC / rate, 0);
     tdbf_stats st = stats_of(f);
     uint64_t span = T / st.l, slack = (st.k + 1) * span;
-    uint64_t old = 0, hits = 0, fading = 0, fading_hits = 0;
-    for (uint64_t i = 0; i < s.next; i++) {
-        uint64_t age = s.now - s.times[i];
-        int present = stream_has(&s, i, s.now);
-        if (age >= T + span && age < T + slack) {
-            fading++;
-            fading_hits += (uint64_t)present;
-        } else if (age >= T + slack && age <= 3 * T) {
-            old++;
-            hits += (uint64_t)present;
-        }
-    }
-    double rate_old = (double)hits / (double)old;
-    double band = drv_band(error, (double)old, 0.0);
+    uint64_t fading, old;
+    uint64_t fading_hits = stream_aged_hits(&s, T + span, T + slack - 1, &fading);
+    uint64_t hits = stream_aged_hits(&s, T + slack, 3 * T, &old);
     print_message("slack zone (T+span .. T+(k+1)span): %llu of %llu keys reported (%.3f; NPWS-like decay)\n",
                   (unsigned long long)fading_hits, (unsigned long long)fading,
                   (double)fading_hits / (double)fading);
-    print_message("expired keys (age > T+(k+1)span): %llu of %llu reported (%.4f; FP target %.2g + band %.4f)\n",
-                  (unsigned long long)hits, (unsigned long long)old, rate_old, error, band);
-    if (!(rate_old <= error + band))
-        fail_msg("keys past the slack reported at %.4f, above FP %.3g + %.4f", rate_old, error, band);
+    check_expired_rate("tlbf, older than T+(k+1)span", hits, old, error);
     /* The slack zone decays: on average well under half of it is reported. */
     if (!((double)fading_hits < 0.5 * (double)fading))
         fail_msg("%llu of %llu keys in the slack zone reported", (unsigned long long)fading_hits,
