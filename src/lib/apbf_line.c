@@ -485,10 +485,7 @@ static uint64_t line_items(const tdbf *f)
 static void line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
     const line_filter *t = f->impl;
-    const uint64_t *unit = unit_of(t, &key->hash);
-    tdbf_prefetch(unit, for_add);
-    if (t->unit_words > 8)
-        tdbf_prefetch(unit + 8, for_add);
+    line_prefetch_unit(unit_of(t, &key->hash), t->unit_words, for_add);
 }
 
 /* ---- the model ----------------------------------------------------------- */
@@ -1174,14 +1171,6 @@ uint64_t tdbf_line_ring_ages(const tdbf_line_ring *t, const tdbf_hash128 *h)
 void tdbf_line_ring_shift(tdbf_line_ring *t)
 {
     shift(t);
-}
-
-void tdbf_line_ring_prefetch(const tdbf_line_ring *t, const tdbf_hash128 *h, int for_add)
-{
-    const uint64_t *unit = unit_of(t, h);
-    tdbf_prefetch(unit, for_add);
-    if (t->unit_words > 8)
-        tdbf_prefetch(unit + 8, for_add);
 }
 
 uint64_t tdbf_line_ring_fill(const tdbf_line_ring *t)

@@ -125,6 +125,17 @@ static TDBF_ALWAYS_INLINE int line_has_run(uint64_t ages, unsigned k, unsigned s
     return run != 0;
 }
 
+/* Ask for a unit's lines: one, or the adjacent pair of a 128-byte unit.
+ * Always inlined, as every prefetch helper must be (internal.h: a helper
+ * that only prefetches is otherwise taken for "const" and deleted). */
+static TDBF_ALWAYS_INLINE void line_prefetch_unit(const uint64_t *unit, unsigned words,
+                                                  int for_add)
+{
+    tdbf_prefetch(unit, for_add);
+    if (words > 8)
+        tdbf_prefetch(unit + 8, for_add);
+}
+
 /* A probe: the key's masks into mask[0 .. words-1], and the unit's
  * physical match bits (bit p: field p holds all the key's positions) —
  * line_key_masks then line_matches, for one shape.  The portable probes
@@ -164,7 +175,6 @@ uint64_t tdbf_line_ring_ages(const tdbf_line_ring *r, const tdbf_hash128 *h);
 /* One generation on: the spare emptied (the rest of the sweep), made the
  * newest field; the inserts of the generation start again at 0. */
 void tdbf_line_ring_shift(tdbf_line_ring *r);
-void tdbf_line_ring_prefetch(const tdbf_line_ring *r, const tdbf_hash128 *h, int for_add);
 /* The ring's shape and size as a plan (fp: the model at its g), and the
  * inserts of its current generation. */
 void tdbf_line_ring_plan(const tdbf_line_ring *r, tdbf_line_plan *out);

@@ -560,10 +560,8 @@ static void tlbf_line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
     const tlbf_line *t = f->impl;
     unsigned rings = for_add ? 1 : 4;
     for (unsigned i = 0; i < t->count && i < rings; i++) {
-        const uint64_t *unit = tdbf_line_ring_unit(t->slots[i].ring, &key->hash);
-        tdbf_prefetch(unit, for_add);
-        if (t->unit_bits > 512)
-            tdbf_prefetch(unit + 8, for_add);
+        line_prefetch_unit(tdbf_line_ring_unit(t->slots[i].ring, &key->hash),
+                           t->unit_bits / 64, for_add);
     }
 }
 
