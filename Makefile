@@ -122,6 +122,33 @@ bench-hostile: $(REDIS_MODULE) ## what forged chunks, huge filters, ADDAT, burst
 bench-redis: $(REDIS_MODULE) ## redis-benchmark ratios vs SET NX EX, and memory per item
 	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) bench/redis_bench.py
 
+# ---- Python package (python/: import tdbf) ----------------------------------
+# Built with $(PYTHON) (Debian's by default; any CPython >= 3.9 with its
+# headers and setuptools: make python PYTHON=python3) into build/python,
+# which the tests and the benchmark put on PYTHONPATH.  pip installs it
+# there offline (--no-build-isolation --no-index: PEP 668 leaves a --target
+# alone); a Python without the wheel package, which pip needs to build,
+# gets the same tree from setup.py build.  The extension compiles libtdbf's
+# sources itself, with warnings as errors here.
+PY_BUILD    := $(BUILD)/python
+PY_ENV      := PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 TDBF_WERROR=1
+.PHONY: python test-python bench-python
+python: ## build the Python package (import tdbf) into build/python with $(PYTHON)
+	@rm -rf $(PY_BUILD) && mkdir -p $(PY_BUILD)
+	@if $(PYTHON) -c 'import wheel' 2>/dev/null; then \
+	  $(PY_ENV) $(PYTHON) -m pip install -q --no-build-isolation --no-index --no-deps \
+	    --target $(abspath $(PY_BUILD)) ./python; \
+	else \
+	  cd python && $(PY_ENV) $(PYTHON) setup.py -q build --build-base $(abspath $(BUILD))/python-setup \
+	    --build-lib $(abspath $(PY_BUILD)); \
+	fi
+
+test-python: python ## pytest on the Python package: properties, errors, threads, leaks
+	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+
+bench-python: python ## Python: f.add, f.add_many vs a dict window and a set, keys/s and memory
+	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) python/bench/bench_dedup.py
+
 # ---- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
 	@mkdir -p $(@D)

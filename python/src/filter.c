@@ -1,0 +1,868 @@
+/*
+ * filter.c — tdbf.Filter: one libtdbf handle, a lock, and the calls.
+ *
+ * Locking.  A libtdbf handle is not internally locked (tdbf.h: one writer
+ * at a time, readers only while nobody writes), and the batch calls,
+ * saves, loads and stats release the GIL while they run, so the GIL alone
+ * does not serialise them.  Each Filter therefore owns a lock, held
+ * around every library call on its handle.  The one rule that keeps it
+ * deadlock-free: nobody waits for the filter lock while holding the GIL.
+ * A single add tries the lock without waiting (the common case, ~20 ns)
+ * and, if a batch holds it, releases the GIL before waiting; a batch
+ * takes the lock after releasing the GIL and gives it back before taking
+ * the GIL again.  Python code (iterators, buffer exporters, datetime) only
+ * ever runs outside the lock, so it may call back into the same filter.
+ *
+ * Time.  Count-window designs ignore time and never read a clock.  Time
+ * designs take `now` (seconds) or `now_ns`, else the wall clock in ns
+ * since 1970; libtdbf clamps a time behind the latest it saw to that
+ * latest, so mixing explicit times and the clock never rewinds a filter.
+ */
+#include "pytdbf.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+/* Keys gathered per library call of add_many/contains_many. */
+#define BATCH_KEYS 1024
+
+typedef struct filter_object {
+    PyObject_HEAD
+    tdbf              *filter;      /* NULL until opened or loaded */
+    PyThread_type_lock lock;
+    /* fixed for the filter's life, read once from its stats */
+    tdbf_design design;
+    uint64_t    window_items;       /* guaranteed count window, or 0 */
+    uint64_t    window_ns;          /* time window, or 0 */
+    double      error;              /* configured false-positive rate */
+    uint64_t    seed;
+} filter_object;
+
+static const char not_open[] =
+    "the filter is not open (create it with tdbf.Filter(window, ...) or tdbf.load)";
+
+/* ---- the lock ----------------------------------------------------------- */
+
+static void lock_filter(filter_object *self)
+{
+    if (PyThread_acquire_lock(self->lock, NOWAIT_LOCK))
+        return;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    Py_END_ALLOW_THREADS
+}
+
+static void unlock_filter(filter_object *self)
+{
+    PyThread_release_lock(self->lock);
+}
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+static PyObject *filter_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    (void)args;
+    (void)kwds;
+    filter_object *self = (filter_object *)type->tp_alloc(type, 0);
+    if (self == NULL)
+        return NULL;
+    self->lock = PyThread_allocate_lock();
+    if (self->lock == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    return (PyObject *)self;
+}
+
+static void filter_dealloc(filter_object *self)
+{
+    /* Nobody else can hold the lock: a running call holds a reference. */
+    tdbf_close(self->filter);
+    if (self->lock != NULL)
+        PyThread_free_lock(self->lock);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Install a freshly opened or loaded handle (closing any previous one, if
+ * __init__ runs twice) and cache what never changes.  Takes ownership. */
+static int filter_install(filter_object *self, tdbf *handle)
+{
+    tdbf_stats st;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tdbf_get_stats(handle, &st);        /* O(memory) for some designs */
+    Py_END_ALLOW_THREADS
+    if (rc != TDBF_OK) {
+        tdbf_close(handle);
+        pytdbf_raise(rc, "stats", 0);
+        return -1;
+    }
+    lock_filter(self);
+    tdbf *old = self->filter;
+    self->filter = handle;
+    self->design = st.design;
+    self->window_items = st.window_ns ? 0 : st.window_items;
+    self->window_ns = st.window_ns;
+    self->error = st.error_configured;
+    self->seed = st.seed;
+    unlock_filter(self);
+    tdbf_close(old);
+    return 0;
+}
+
+static int filter_init(filter_object *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"window", "error", "design", "seed", "capacity",
+                             "max_memory", "k", "l", NULL};
+    PyObject *window, *error = NULL, *design = NULL, *seed = NULL, *capacity = NULL;
+    PyObject *max_memory = NULL, *k = NULL, *l = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOOO:Filter", kwlist, &window,
+                                     &error, &design, &seed, &capacity, &max_memory, &k,
+                                     &l))
+        return -1;
+
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    uint64_t value;
+    if (pytdbf_window(window, "window", &cfg.window_items, &cfg.window_ns) != 0 ||
+        pytdbf_design(design, cfg.window_ns ? TDBF_TLBF : TDBF_APBF_LINE, &cfg.design) != 0 ||
+        pytdbf_real(error, "error", 0.0, 1.0, 1, 0.01, &cfg.error) != 0 ||
+        pytdbf_u64(seed, "seed", 1, UINT64_MAX, 1, 0, &cfg.seed) != 0 ||
+        pytdbf_u64(capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg.capacity) != 0 ||
+        pytdbf_u64(max_memory, "max_memory", 1, UINT64_MAX, 1, 0, &cfg.max_memory) != 0 ||
+        pytdbf_u64(k, "k", 1, TDBF_MAX_K, 1, 0, &value) != 0)
+        return -1;
+    cfg.k = (unsigned)value;
+    if (pytdbf_u64(l, "l", 1, TDBF_MAX_L, 1, 0, &value) != 0)
+        return -1;
+    cfg.l = (unsigned)value;
+    if (cfg.capacity != 0 && cfg.window_ns == 0) {
+        PyErr_SetString(PyExc_ValueError, "capacity: applies to time windows (keys expected "
+                        "per window); a count window is sized by the window itself");
+        return -1;
+    }
+    if ((cfg.k == 0) != (cfg.l == 0)) {
+        PyErr_SetString(PyExc_ValueError, "k, l: give both (an explicit shape) or neither "
+                        "(the planner's choice)");
+        return -1;
+    }
+
+    tdbf *handle = NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS                 /* planning takes up to ~0.2 s */
+    rc = tdbf_open(&handle, &cfg);
+    Py_END_ALLOW_THREADS
+    if (rc != TDBF_OK) {
+        pytdbf_config_error(rc, &cfg, "Filter");
+        return -1;
+    }
+    return filter_install(self, handle);
+}
+
+/* ---- argument parsing: (first, now=None, *, now_ns=None) ------------------ */
+
+static int keyword_is(PyObject *name, const char *expected)
+{
+    return PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, expected) == 0;
+}
+
+/* Parse a vectorcall of `fname` taking an optional leading positional
+ * argument (when `first` is not NULL: required), then now, and now_ns by
+ * keyword.  The time is read (or the clock consulted) only for time
+ * designs; count designs get 0 after the arguments are checked. */
+static int parse_call(filter_object *self, const char *fname, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames, PyObject **first, uint64_t *now)
+{
+    Py_ssize_t fixed = first != NULL ? 1 : 0;
+    PyObject *now_obj = NULL, *now_ns = NULL;
+    if (nargs < fixed || nargs > fixed + 1) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %s positional argument%s (%zd given)",
+                     fname, fixed ? "1 or 2" : "at most 1", fixed ? "s" : "", nargs);
+        return -1;
+    }
+    if (first != NULL)
+        *first = args[0];
+    if (nargs > fixed)
+        now_obj = args[fixed];
+    Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        PyObject **slot = keyword_is(name, "now") ? &now_obj
+                        : keyword_is(name, "now_ns") ? &now_ns : NULL;
+        if (slot == NULL || *slot != NULL) {
+            PyErr_Format(PyExc_TypeError, "%s() got %s keyword argument %R", fname,
+                         slot == NULL ? "an unexpected" : "a repeated", name);
+            return -1;
+        }
+        *slot = args[nargs + i];
+    }
+    if (self->filter != NULL && self->window_ns == 0 && now_obj == NULL && now_ns == NULL) {
+        *now = 0;
+        return 0;
+    }
+    return pytdbf_now(now_obj, now_ns, now);
+}
+
+/* ---- single operations ------------------------------------------------- */
+
+/* One add or contains: key checked and converted before the lock. */
+static PyObject *single_call(filter_object *self, const char *fname, int adding,
+                             PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *key_obj;
+    uint64_t now;
+    pytdbf_key key;
+    if (parse_call(self, fname, args, nargs, kwnames, &key_obj, &now) != 0 ||
+        pytdbf_key_get(key_obj, &key) != 0)
+        return NULL;
+    int rc = TDBF_EINVAL, open;
+    lock_filter(self);
+    open = self->filter != NULL;
+    if (open)
+        rc = adding ? tdbf_add(self->filter, key.data, key.len, now)
+                    : tdbf_contains(self->filter, key.data, key.len, now);
+    unlock_filter(self);
+    pytdbf_key_release(&key);
+    if (!open) {
+        PyErr_SetString(PyExc_ValueError, not_open);
+        return NULL;
+    }
+    if (rc < 0)
+        return pytdbf_raise(rc, fname, 0);
+    /* add answers "was it new", contains "is it there": the C code is
+     * "present" for both */
+    return PyBool_FromLong(adding ? rc == 0 : rc == 1);
+}
+
+static PyObject *filter_add(filter_object *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    return single_call(self, "add", 1, args, nargs, kwnames);
+}
+
+static PyObject *filter_contains(filter_object *self, PyObject *const *args,
+                                 Py_ssize_t nargs, PyObject *kwnames)
+{
+    return single_call(self, "contains", 0, args, nargs, kwnames);
+}
+
+/* `key in f`: at the wall clock for time designs. */
+static int filter_sq_contains(filter_object *self, PyObject *key_obj)
+{
+    PyObject *answer = single_call(self, "__contains__", 0, &key_obj, 1, NULL);
+    if (answer == NULL)
+        return -1;
+    int present = answer == Py_True;
+    Py_DECREF(answer);
+    return present;
+}
+
+/* ---- batches ------------------------------------------------------------ */
+
+typedef struct key_batch {
+    size_t       n, cap;
+    int          exhausted;     /* the iterator has no more keys */
+    pytdbf_key  *keys;
+    PyObject   **owners;        /* a reference to each key object */
+    const void **data;
+    size_t      *lens;
+    uint8_t     *results;
+} key_batch;
+
+static void batch_clear(key_batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        pytdbf_key_release(&b->keys[i]);
+        Py_DECREF(b->owners[i]);
+    }
+    b->n = 0;
+}
+
+static void batch_free(key_batch *b)
+{
+    batch_clear(b);
+    PyMem_Free(b->keys);
+    PyMem_Free(b->owners);
+    PyMem_Free(b->data);
+    PyMem_Free(b->lens);
+    PyMem_Free(b->results);
+}
+
+static int batch_alloc(key_batch *b, Py_ssize_t hint)
+{
+    memset(b, 0, sizeof *b);
+    b->cap = hint > 0 && hint < BATCH_KEYS ? (size_t)hint : BATCH_KEYS;
+    b->keys = PyMem_New(pytdbf_key, b->cap);
+    b->owners = PyMem_New(PyObject *, b->cap);
+    b->data = PyMem_New(const void *, b->cap);
+    b->lens = PyMem_New(size_t, b->cap);
+    b->results = PyMem_New(uint8_t, b->cap);
+    if (!b->keys || !b->owners || !b->data || !b->lens || !b->results) {
+        batch_free(b);
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* Take up to cap keys from the iterator.  The references keep every key's
+ * bytes alive (and immovable: bytes and str are immutable, a buffer's
+ * export pins it) while the GIL is released. */
+static int batch_fill(key_batch *b, PyObject *iter)
+{
+    while (b->n < b->cap) {
+        PyObject *item = PyIter_Next(iter);
+        if (item == NULL) {
+            if (PyErr_Occurred())
+                return -1;
+            b->exhausted = 1;
+            return 0;
+        }
+        if (pytdbf_key_get(item, &b->keys[b->n]) != 0) {
+            Py_DECREF(item);
+            return -1;
+        }
+        b->owners[b->n] = item;
+        b->data[b->n] = b->keys[b->n].data;
+        b->lens[b->n] = b->keys[b->n].len;
+        b->n++;
+    }
+    return 0;
+}
+
+/* One library batch call with the GIL released; TDBF_EINVAL if closed. */
+static int batch_run(filter_object *self, key_batch *b, int adding, uint64_t now, int *open)
+{
+    int rc = TDBF_EINVAL;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    *open = self->filter != NULL;
+    if (*open)
+        rc = adding ? tdbf_add_batch(self->filter, b->n, b->data, b->lens, now, b->results)
+                    : tdbf_contains_batch(self->filter, b->n, b->data, b->lens, now,
+                                          b->results);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    return rc;
+}
+
+static int batch_answers(PyObject *list, const key_batch *b, int adding)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        /* results[i] is "was present"; add_many answers "was new" */
+        int yes = adding ? b->results[i] == 0 : b->results[i] != 0;
+        if (PyList_Append(list, yes ? Py_True : Py_False) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static PyObject *batch_call(filter_object *self, const char *fname, int adding,
+                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    PyObject *keys;
+    uint64_t now;
+    if (parse_call(self, fname, args, nargs, kwnames, &keys, &now) != 0)
+        return NULL;
+    if (PyUnicode_Check(keys) || PyBytes_Check(keys) || PyByteArray_Check(keys)) {
+        /* iterating a str would add its characters: surely a mistake */
+        PyErr_Format(PyExc_TypeError, "%s(): keys must be an iterable of keys, not a "
+                     "single %.100s", fname, Py_TYPE(keys)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t hint = PyObject_LengthHint(keys, BATCH_KEYS);
+    PyObject *iter = hint < 0 ? NULL : PyObject_GetIter(keys);
+    if (iter == NULL)
+        return NULL;
+    PyObject *answers = PyList_New(0);
+    key_batch b;
+    if (answers == NULL || batch_alloc(&b, hint) != 0) {
+        Py_XDECREF(answers);
+        Py_DECREF(iter);
+        return NULL;
+    }
+    int failed = 0;
+    while (!failed && !b.exhausted) {
+        if (batch_fill(&b, iter) != 0) {
+            failed = 1;
+            break;
+        }
+        if (b.n == 0)
+            break;
+        int open, rc = batch_run(self, &b, adding, now, &open);
+        if (!open)
+            PyErr_SetString(PyExc_ValueError, not_open);
+        else if (rc != TDBF_OK)
+            pytdbf_raise(rc, fname, 0);
+        failed = !open || rc != TDBF_OK || batch_answers(answers, &b, adding) != 0;
+        batch_clear(&b);
+    }
+    batch_free(&b);
+    Py_DECREF(iter);
+    if (failed) {
+        Py_DECREF(answers);
+        return NULL;
+    }
+    return answers;
+}
+
+static PyObject *filter_add_many(filter_object *self, PyObject *const *args,
+                                 Py_ssize_t nargs, PyObject *kwnames)
+{
+    return batch_call(self, "add_many", 1, args, nargs, kwnames);
+}
+
+static PyObject *filter_contains_many(filter_object *self, PyObject *const *args,
+                                      Py_ssize_t nargs, PyObject *kwnames)
+{
+    return batch_call(self, "contains_many", 0, args, nargs, kwnames);
+}
+
+/* ---- time, introspection ---------------------------------------------- */
+
+static PyObject *filter_advance(filter_object *self, PyObject *const *args,
+                                Py_ssize_t nargs, PyObject *kwnames)
+{
+    uint64_t now;
+    if (parse_call(self, "advance", args, nargs, kwnames, NULL, &now) != 0)
+        return NULL;
+    int rc = TDBF_EINVAL, open;
+    lock_filter(self);
+    open = self->filter != NULL;
+    if (open)
+        rc = tdbf_advance(self->filter, now);
+    unlock_filter(self);
+    if (!open) {
+        PyErr_SetString(PyExc_ValueError, not_open);
+        return NULL;
+    }
+    if (rc != TDBF_OK)
+        return pytdbf_raise(rc, "advance", 0);
+    Py_RETURN_NONE;
+}
+
+static PyObject *filter_current_error(filter_object *self, PyObject *const *args,
+                                      Py_ssize_t nargs, PyObject *kwnames)
+{
+    uint64_t now;
+    if (parse_call(self, "current_error", args, nargs, kwnames, NULL, &now) != 0)
+        return NULL;
+    double error = 0.0;
+    int rc = TDBF_EINVAL, open;
+    lock_filter(self);
+    open = self->filter != NULL;
+    if (open)
+        rc = tdbf_current_error(self->filter, now, &error);
+    unlock_filter(self);
+    if (!open) {
+        PyErr_SetString(PyExc_ValueError, not_open);
+        return NULL;
+    }
+    if (rc != TDBF_OK)
+        return pytdbf_raise(rc, "current_error", 0);
+    return PyFloat_FromDouble(error);
+}
+
+static PyObject *filter_stats(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    tdbf_stats st;
+    int rc = TDBF_EINVAL, open;
+    Py_BEGIN_ALLOW_THREADS                 /* error_estimated may count bits */
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    open = self->filter != NULL;
+    if (open)
+        rc = tdbf_get_stats(self->filter, &st);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    if (!open) {
+        PyErr_SetString(PyExc_ValueError, not_open);
+        return NULL;
+    }
+    if (rc != TDBF_OK)
+        return pytdbf_raise(rc, "stats", 0);
+    return pytdbf_stats_dict(&st);
+}
+
+/* ---- inference ---------------------------------------------------------- */
+
+typedef enum { ASK_POSTERIOR, ASK_EXPECTED_AGE } inference_question;
+
+static int prior_model(PyObject *model, tdbf_prior_model *out)
+{
+    const char *name = model == NULL ? "uniform" : PyUnicode_Check(model)
+                                                       ? PyUnicode_AsUTF8(model) : NULL;
+    if (name != NULL && strcmp(name, "uniform") == 0)
+        *out = TDBF_PRIOR_UNIFORM;
+    else if (name != NULL && (strcmp(name, "power_law") == 0 || strcmp(name, "zipf") == 0))
+        *out = TDBF_PRIOR_POWER_LAW;
+    else {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "model: %R is not a prior model ('uniform', "
+                     "'power_law')", model);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *inference(filter_object *self, PyObject *args, PyObject *kwds,
+                           inference_question question)
+{
+    static char *kwlist[] = {"key", "universe", "now", "model", "exponent",
+                             "key_probability", "now_ns", NULL};
+    const char *fname = question == ASK_POSTERIOR ? "posterior" : "expected_age";
+    PyObject *key_obj, *universe, *now_obj = NULL, *model = NULL, *exponent = NULL;
+    PyObject *key_probability = NULL, *now_ns = NULL;
+    char format[32];
+    snprintf(format, sizeof format, "OO|O$OOOO:%s", fname);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, &key_obj, &universe,
+                                     &now_obj, &model, &exponent, &key_probability, &now_ns))
+        return NULL;
+    tdbf_prior prior;
+    tdbf_prior_model kind;
+    double size, power, probability;
+    uint64_t now;
+    pytdbf_key key;
+    if (prior_model(model, &kind) != 0 ||
+        pytdbf_real(universe, "universe", 0.0, INFINITY, 0, 0.0, &size) != 0 ||
+        pytdbf_real(exponent, "exponent", 0.0, INFINITY, 1, 1.0, &power) != 0 ||
+        pytdbf_real(key_probability, "key_probability", 0.0, 1.0 + 1e-12, 1, 0.0,
+                    &probability) != 0 ||
+        pytdbf_now(now_obj, now_ns, &now) != 0 || pytdbf_key_get(key_obj, &key) != 0)
+        return NULL;
+    tdbf_prior_init(&prior, kind, size);
+    prior.exponent = power;
+    prior.key_probability = probability > 1.0 ? 1.0 : probability;
+
+    double answer = 0.0;
+    int rc = TDBF_EINVAL, open;
+    lock_filter(self);
+    open = self->filter != NULL;
+    if (open && question == ASK_POSTERIOR)
+        rc = tdbf_posterior(self->filter, key.data, key.len, now, &prior, &answer);
+    else if (open)
+        rc = tdbf_expected_age(self->filter, key.data, key.len, now, &prior, &answer);
+    unlock_filter(self);
+    pytdbf_key_release(&key);
+    if (!open) {
+        PyErr_SetString(PyExc_ValueError, not_open);
+        return NULL;
+    }
+    if (rc == TDBF_EINVAL)
+        return PyErr_Format(PyExc_ValueError, "%s: invalid prior (universe >= 1; "
+                            "power_law: key_probability in (0, 1] is needed)", fname);
+    if (rc == TDBF_ENOTSUP)
+        return PyErr_Format(pytdbf_error, "%s: design '%s' has no inference (tbf, btbf, "
+                            "apbf, apbbf and apbf-line have)", fname,
+                            tdbf_design_name(self->design));
+    if (rc != TDBF_OK)
+        return pytdbf_raise(rc, fname, 0);
+    return PyFloat_FromDouble(answer);
+}
+
+static PyObject *filter_posterior(filter_object *self, PyObject *args, PyObject *kwds)
+{
+    return inference(self, args, kwds, ASK_POSTERIOR);
+}
+
+static PyObject *filter_expected_age(filter_object *self, PyObject *args, PyObject *kwds)
+{
+    return inference(self, args, kwds, ASK_EXPECTED_AGE);
+}
+
+/* ---- serialization ------------------------------------------------------ */
+
+typedef struct memory_sink {
+    char  *cursor;
+    size_t left;
+} memory_sink;
+
+static int sink_write(void *ctx, const void *buf, size_t len)
+{
+    memory_sink *sink = ctx;
+    if (len > sink->left)
+        return 1;
+    memcpy(sink->cursor, buf, len);
+    sink->cursor += len;
+    sink->left -= len;
+    return 0;
+}
+
+static PyObject *filter_to_bytes(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    lock_filter(self);
+    if (self->filter == NULL) {
+        unlock_filter(self);
+        PyErr_SetString(PyExc_ValueError, not_open);
+        return NULL;
+    }
+    uint64_t size = tdbf_saved_size(self->filter);
+    /* bytes are not a GC container: allocating them never runs Python
+     * code that could come back for this (held) lock */
+    PyObject *data = size > 0 && size < PY_SSIZE_T_MAX
+                         ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size) : NULL;
+    if (data == NULL) {
+        unlock_filter(self);
+        if (size == 0)
+            return PyErr_Format(pytdbf_error, "to_bytes: design '%s' cannot be saved",
+                                tdbf_design_name(self->design));
+        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+    }
+    memory_sink sink = {PyBytes_AS_STRING(data), (size_t)size};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tdbf_save(self->filter, sink_write, &sink);
+    Py_END_ALLOW_THREADS
+    unlock_filter(self);
+    if (rc == TDBF_OK && sink.left != 0)
+        rc = TDBF_EIO;                     /* saved_size disagreed with save */
+    if (rc != TDBF_OK) {
+        Py_DECREF(data);
+        return pytdbf_raise(rc, "to_bytes", 0);
+    }
+    return data;
+}
+
+static PyObject *filter_save(filter_object *self, PyObject *path_arg)
+{
+    PyObject *path;
+    if (!PyUnicode_FSConverter(path_arg, &path))
+        return NULL;
+    int rc = TDBF_EINVAL, open, saved_errno = 0;
+    Py_BEGIN_ALLOW_THREADS
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    open = self->filter != NULL;
+    if (open) {
+        rc = tdbf_save_file(self->filter, PyBytes_AS_STRING(path));
+        saved_errno = errno;
+    }
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    PyObject *result = Py_None;
+    if (!open)
+        result = PyErr_Format(PyExc_ValueError, not_open);
+    else if (rc == TDBF_EIO) {
+        errno = saved_errno;
+        result = PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path_arg);
+    } else if (rc != TDBF_OK)
+        result = pytdbf_raise(rc, "save", 0);
+    Py_DECREF(path);
+    Py_XINCREF(result);
+    return result;
+}
+
+/* A new, unopened instance of cls (a Filter subclass), skipping __init__. */
+static filter_object *filter_blank(PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &pytdbf_filter_type)) {
+        PyErr_SetString(PyExc_TypeError, "not a tdbf.Filter class");
+        return NULL;
+    }
+    return (filter_object *)filter_new((PyTypeObject *)cls, NULL, NULL);
+}
+
+static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) != 0) {
+        PyErr_Clear();
+        return PyErr_Format(PyExc_TypeError, "from_bytes: expected bytes or a "
+                            "C-contiguous buffer, not %.100s", Py_TYPE(data)->tp_name);
+    }
+    filter_object *self = filter_blank(cls);
+    tdbf *handle = NULL;
+    int rc = TDBF_ENOMEM;
+    if (self != NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = tdbf_load_buffer(&handle, view.buf, (size_t)view.len, NULL);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&view);
+    if (self == NULL)
+        return NULL;
+    if (rc != TDBF_OK) {
+        Py_DECREF(self);
+        return pytdbf_raise(rc, "from_bytes", 1);
+    }
+    if (filter_install(self, handle) != 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *filter_load(PyObject *cls, PyObject *path_arg)
+{
+    PyObject *path;
+    if (!PyUnicode_FSConverter(path_arg, &path))
+        return NULL;
+    filter_object *self = filter_blank(cls);
+    tdbf *handle = NULL;
+    int rc = TDBF_ENOMEM, saved_errno = 0;
+    if (self != NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = tdbf_load_file(&handle, PyBytes_AS_STRING(path), NULL);
+        saved_errno = errno;
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(path);
+    if (self == NULL)
+        return NULL;
+    if (rc == TDBF_EIO) {
+        Py_DECREF(self);
+        errno = saved_errno;
+        return PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path_arg);
+    }
+    if (rc != TDBF_OK) {
+        Py_DECREF(self);
+        return pytdbf_raise(rc, "load", 1);
+    }
+    if (filter_install(self, handle) != 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+/* pickle and copy: rebuilt from the saved bytes by the class's from_bytes. */
+static PyObject *filter_reduce(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    PyObject *data = filter_to_bytes(self, NULL);
+    if (data == NULL)
+        return NULL;
+    PyObject *rebuild = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
+    PyObject *result = rebuild ? Py_BuildValue("(O(O))", rebuild, data) : NULL;
+    Py_XDECREF(rebuild);
+    Py_DECREF(data);
+    return result;
+}
+
+/* ---- attributes ------------------------------------------------------- */
+
+static int check_open(filter_object *self)
+{
+    if (self->filter != NULL)
+        return 0;
+    PyErr_SetString(PyExc_ValueError, not_open);
+    return -1;
+}
+
+static PyObject *get_design(filter_object *self, void *closure)
+{
+    (void)closure;
+    return check_open(self) ? NULL : PyUnicode_FromString(tdbf_design_name(self->design));
+}
+
+static PyObject *get_window(filter_object *self, void *closure)
+{
+    (void)closure;
+    if (check_open(self))
+        return NULL;
+    if (self->window_ns != 0)
+        return PyFloat_FromDouble((double)self->window_ns / 1e9);
+    return PyLong_FromUnsignedLongLong(self->window_items);
+}
+
+static PyObject *get_time_window(filter_object *self, void *closure)
+{
+    (void)closure;
+    return check_open(self) ? NULL : PyBool_FromLong(self->window_ns != 0);
+}
+
+static PyObject *get_error(filter_object *self, void *closure)
+{
+    (void)closure;
+    return check_open(self) ? NULL : PyFloat_FromDouble(self->error);
+}
+
+static PyObject *get_seed(filter_object *self, void *closure)
+{
+    (void)closure;
+    return check_open(self) ? NULL : PyLong_FromUnsignedLongLong(self->seed);
+}
+
+/* Filter(window=..., error=..., design=...): the window as get_window
+ * gives it, so that a time window reads back as a float of seconds. */
+static PyObject *filter_repr(filter_object *self)
+{
+    if (self->filter == NULL)
+        return PyUnicode_FromFormat("<%s (not open)>", Py_TYPE(self)->tp_name);
+    PyObject *window = get_window(self, NULL);
+    PyObject *error = PyFloat_FromDouble(self->error);
+    PyObject *text = window && error
+        ? PyUnicode_FromFormat("%s(window=%R, error=%R, design='%s')", Py_TYPE(self)->tp_name,
+                               window, error, tdbf_design_name(self->design))
+        : NULL;
+    Py_XDECREF(window);
+    Py_XDECREF(error);
+    return text;
+}
+
+#include "filter_doc.h"
+
+static PyGetSetDef filter_getset[] = {
+    {"design", (getter)get_design, NULL, doc_design, NULL},
+    {"window", (getter)get_window, NULL, doc_window, NULL},
+    {"time_window", (getter)get_time_window, NULL, doc_time_window, NULL},
+    {"error", (getter)get_error, NULL, doc_error, NULL},
+    {"seed", (getter)get_seed, NULL, doc_seed, NULL},
+    {NULL, NULL, NULL, NULL, NULL}
+};
+
+#define FASTCALL_KW (METH_FASTCALL | METH_KEYWORDS)
+
+static PyMethodDef filter_methods[] = {
+    {"add", (PyCFunction)(void (*)(void))filter_add, FASTCALL_KW, doc_add},
+    {"contains", (PyCFunction)(void (*)(void))filter_contains, FASTCALL_KW, doc_contains},
+    {"add_many", (PyCFunction)(void (*)(void))filter_add_many, FASTCALL_KW, doc_add_many},
+    {"contains_many", (PyCFunction)(void (*)(void))filter_contains_many, FASTCALL_KW,
+     doc_contains_many},
+    {"advance", (PyCFunction)(void (*)(void))filter_advance, FASTCALL_KW, doc_advance},
+    {"current_error", (PyCFunction)(void (*)(void))filter_current_error, FASTCALL_KW,
+     doc_current_error},
+    {"stats", (PyCFunction)filter_stats, METH_NOARGS, doc_stats},
+    {"posterior", (PyCFunction)(void (*)(void))filter_posterior,
+     METH_VARARGS | METH_KEYWORDS, doc_posterior},
+    {"expected_age", (PyCFunction)(void (*)(void))filter_expected_age,
+     METH_VARARGS | METH_KEYWORDS, doc_expected_age},
+    {"to_bytes", (PyCFunction)filter_to_bytes, METH_NOARGS, doc_to_bytes},
+    {"save", (PyCFunction)filter_save, METH_O, doc_save},
+    {"from_bytes", (PyCFunction)filter_from_bytes, METH_O | METH_CLASS, doc_from_bytes},
+    {"load", (PyCFunction)filter_load, METH_O | METH_CLASS, doc_load},
+    {"__reduce__", (PyCFunction)filter_reduce, METH_NOARGS, doc_reduce},
+    {NULL, NULL, 0, NULL}
+};
+
+static PySequenceMethods filter_as_sequence = {
+    .sq_contains = (objobjproc)filter_sq_contains,
+};
+
+PyTypeObject pytdbf_filter_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tdbf.Filter",
+    .tp_basicsize = sizeof(filter_object),
+    .tp_dealloc = (destructor)filter_dealloc,
+    .tp_repr = (reprfunc)filter_repr,
+    .tp_as_sequence = &filter_as_sequence,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = doc_filter,
+    .tp_methods = filter_methods,
+    .tp_getset = filter_getset,
+    .tp_init = (initproc)filter_init,
+    .tp_new = filter_new,
+};
+
+int pytdbf_filter_ready(PyObject *module)
+{
+    if (PyType_Ready(&pytdbf_filter_type) != 0)
+        return -1;
+    Py_INCREF(&pytdbf_filter_type);
+    if (PyModule_AddObject(module, "Filter", (PyObject *)&pytdbf_filter_type) != 0) {
+        Py_DECREF(&pytdbf_filter_type);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,462 @@
+/*
+ * module.c — tdbf._tdbf: errors, version, designs, plan(), stats as dicts.
+ *
+ * plan() returns, as a dict, what `tdbf plan --json` prints for the same
+ * request, from the same library planners (tdbf_plan_apbf, _apbbf_fast,
+ * _apbf_line, _design, _decay).  Designs without a planner of their own
+ * (tlbf, tbf, btbf, bloom, exact) are sized by opening the filter they
+ * describe and reading its stats, so every design can be planned.
+ */
+#include "pytdbf.h"
+
+#include <string.h>
+
+PyObject *pytdbf_error;
+
+int pytdbf_args_init(void);
+
+/* ---- errors ------------------------------------------------------------ */
+
+static PyObject *error_with_code(int code, const char *message)
+{
+    PyObject *exc = PyObject_CallFunction(pytdbf_error, "s", message);
+    if (exc == NULL)
+        return NULL;
+    PyObject *value = PyLong_FromLong(code);
+    if (value != NULL && PyObject_SetAttrString(exc, "code", value) == 0)
+        PyErr_SetObject(pytdbf_error, exc);
+    Py_XDECREF(value);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+PyObject *pytdbf_raise(int code, const char *what, int loading)
+{
+    char message[256];
+    snprintf(message, sizeof message, "%s: %s", what, tdbf_strerror(code));
+    switch (code) {
+    case TDBF_ENOMEM:
+        return PyErr_Format(PyExc_MemoryError, "%s", message);
+    case TDBF_EIO:
+        return PyErr_Format(PyExc_OSError, "%s", message);
+    case TDBF_ECORRUPT:
+    case TDBF_EVERSION:
+    case TDBF_ENOTSUP:
+        return error_with_code(code, message);
+    default:
+        /* What came from a file (its design, its size) is the file's
+         * fault, not a bad argument. */
+        if (loading)
+            return error_with_code(code, message);
+        return PyErr_Format(PyExc_ValueError, "%s", message);
+    }
+}
+
+PyObject *pytdbf_config_error(int code, const tdbf_config *cfg, const char *what)
+{
+    const char *design = tdbf_design_name(cfg->design);
+    int time_window = cfg->window_ns != 0;
+    switch (code) {
+    case TDBF_EWINDOW:
+        return PyErr_Format(PyExc_ValueError, "window: design '%s' has no %s window (give %s)",
+                            design, time_window ? "time" : "count",
+                            time_window ? "a count of insertions, e.g. 1000000"
+                                        : "a duration, e.g. '10m' or 600.0 seconds");
+    case TDBF_ETOOBIG:
+        return PyErr_Format(PyExc_ValueError, "max_memory: design '%s' needs more than "
+                            "%llu bytes for this window and error (raise max_memory; "
+                            "default 4 GiB)", design, (unsigned long long)(
+                                cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY));
+    case TDBF_EINFEASIBLE: {
+        char error[32];
+        snprintf(error, sizeof error, "%g", cfg->error);
+        return PyErr_Format(PyExc_ValueError, "error: no shape of design '%s' meets %s "
+                            "(ask for a larger error or another design)", design, error);
+    }
+    default: {
+        char where[64];
+        snprintf(where, sizeof where, "%s(design='%s')", what, design);
+        return pytdbf_raise(code, where, 0);
+    }
+    }
+}
+
+/* ---- stats ------------------------------------------------------------- */
+
+PyObject *pytdbf_stats_dict(const tdbf_stats *st)
+{
+    PyObject *window = st->window_ns != 0
+                           ? PyFloat_FromDouble((double)st->window_ns / 1e9)
+                           : PyLong_FromUnsignedLongLong(st->window_items);
+    if (window == NULL)
+        return NULL;
+    PyObject *dict = Py_BuildValue(
+        "{s:s,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:I,s:I,s:K,s:K,s:K,s:K,s:K,"
+        "s:d,s:d,s:d,s:d,s:K,s:K,s:K,s:I,s:K,s:s}",
+        "design", tdbf_design_name(st->design),
+        "window", window,
+        "window_items", (unsigned long long)st->window_items,
+        "window_ns", (unsigned long long)st->window_ns,
+        "memory_bytes", (unsigned long long)st->memory_bytes,
+        "items", (unsigned long long)st->items,
+        "seed", (unsigned long long)st->seed,
+        "now_ns", (unsigned long long)st->now_ns,
+        "k", st->k,
+        "l", st->l,
+        "slices", st->slices,
+        "slice_bits", (unsigned long long)st->slice_bits,
+        "generation_size", (unsigned long long)st->generation_size,
+        "generation_fill", (unsigned long long)st->generation_fill,
+        "generations", (unsigned long long)st->generations,
+        "keys", (unsigned long long)st->keys,
+        "error_configured", st->error_configured,
+        "error_planned", st->error_planned,
+        "error_estimated", st->error_estimated,
+        "bits_per_item", st->bits_per_item,
+        "cap_hits", (unsigned long long)st->cap_hits,
+        "cells", (unsigned long long)st->cells,
+        "padding", (unsigned long long)st->padding,
+        "cell_bits", st->cell_bits,
+        "scan_per_insert", (unsigned long long)st->scan_per_insert,
+        "simd", tdbf_simd_name(st->simd));
+    return dict;
+}
+
+/* ---- plan --------------------------------------------------------------- */
+
+/* Up to this many alternatives, as `tdbf plan` shows by default. */
+#define PLAN_ALTS 8
+
+static PyObject *apbf_fields(const tdbf_plan *p)
+{
+    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d,s:d}",
+                         "k", p->k, "l", p->l, "m", (unsigned long long)p->m,
+                         "g", (unsigned long long)p->g,
+                         "window", (unsigned long long)p->window,
+                         "slack", (unsigned long long)p->slack,
+                         "bits", (unsigned long long)p->bits,
+                         "bytes", (unsigned long long)((p->bits + 7) / 8),
+                         "bits_per_item", p->bits_per_item, "fp", p->fp,
+                         "fp_paper", p->fp_paper, "eff", p->eff, "npws", p->npws,
+                         "accesses_false", p->accesses_false);
+}
+
+/* apbf: the least-memory plan and the alternatives with other k. */
+static PyObject *plan_apbf(const tdbf_config *cfg, int *rc)
+{
+    tdbf_plan best, alts[PLAN_ALTS + 1];
+    size_t n_alts = 0;
+    Py_BEGIN_ALLOW_THREADS
+    *rc = tdbf_plan_apbf(cfg->window_items, cfg->error, &best, alts, PLAN_ALTS + 1, &n_alts);
+    Py_END_ALLOW_THREADS
+    if (*rc != TDBF_OK)
+        return NULL;
+    PyObject *dict = apbf_fields(&best), *list = PyList_New(0);
+    for (size_t i = 0; dict && list && i < n_alts && PyList_GET_SIZE(list) < PLAN_ALTS; i++) {
+        if (alts[i].k == best.k && alts[i].l == best.l && alts[i].m == best.m)
+            continue;                     /* the chosen plan is not its own alternative */
+        PyObject *alt = apbf_fields(&alts[i]);
+        if (alt == NULL || PyList_Append(list, alt) != 0) {
+            Py_XDECREF(alt);
+            Py_CLEAR(list);
+            break;
+        }
+        Py_DECREF(alt);
+    }
+    PyObject *extra = list ? Py_BuildValue("{s:O,s:K}", "alternatives", list,
+                                           "requested_window",
+                                           (unsigned long long)cfg->window_items) : NULL;
+    if (dict != NULL && (extra == NULL || PyDict_Update(dict, extra) != 0))
+        Py_CLEAR(dict);
+    Py_XDECREF(extra);
+    Py_XDECREF(list);
+    return dict;
+}
+
+static PyObject *plan_apbbf(const tdbf_config *cfg, int *rc)
+{
+    tdbf_plan_blocked p;
+    Py_BEGIN_ALLOW_THREADS
+    *rc = tdbf_plan_apbbf_fast(cfg->window_items, cfg->error, cfg->block_bits,
+                               TDBF_DEFAULT_PLAN_TOLERANCE, &p);
+    Py_END_ALLOW_THREADS
+    if (*rc != TDBF_OK)
+        return NULL;
+    return Py_BuildValue("{s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d}",
+                         "k", p.k, "l", p.l, "block_bits", p.block_bits,
+                         "block_hashes", p.block_hashes,
+                         "blocks", (unsigned long long)p.blocks,
+                         "g", (unsigned long long)p.g,
+                         "window", (unsigned long long)p.window,
+                         "slack", (unsigned long long)p.slack,
+                         "bits", (unsigned long long)p.bits,
+                         "bytes", (unsigned long long)((p.bits + 7) / 8),
+                         "bits_per_item", p.bits_per_item, "fp", p.fp,
+                         "accesses_false", p.accesses_false,
+                         "accesses_window", p.accesses_window, "npws", p.npws);
+}
+
+static PyObject *line_fields(const tdbf_line_plan *p)
+{
+    return Py_BuildValue("{s:I,s:I,s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:K,s:d,s:d}",
+                         "k", p->k, "l", p->l, "b", p->b, "unit_bits", p->unit_bits,
+                         "fields", p->fields, "field_bits", p->field_bits,
+                         "units", (unsigned long long)p->units,
+                         "g", (unsigned long long)p->generation,
+                         "window", (unsigned long long)p->window,
+                         "bytes", (unsigned long long)p->bytes,
+                         "bits_per_item", p->bits_per_item, "fp", p->fp);
+}
+
+/* apbf-line, and tlbf-line's first ring: apbf-line's plan for `capacity`
+ * keys, a generation being window / l of time. */
+static PyObject *plan_line(const tdbf_config *cfg, int *rc)
+{
+    tdbf_config line = *cfg;
+    int rings = cfg->design == TDBF_TLBF_LINE;
+    if (rings) {
+        line.design = TDBF_APBF_LINE;
+        line.window_items = cfg->capacity ? cfg->capacity : 1024;
+        line.window_ns = 0;
+        line.capacity = 0;
+    }
+    tdbf_line_plan p;
+    Py_BEGIN_ALLOW_THREADS
+    *rc = tdbf_plan_apbf_line(&line, &p);
+    Py_END_ALLOW_THREADS
+    if (*rc != TDBF_OK)
+        return NULL;
+    PyObject *dict = line_fields(&p);
+    if (dict == NULL || !rings)
+        return dict;
+    uint64_t span = cfg->window_ns / p.l + (cfg->window_ns % p.l != 0);
+    PyObject *extra = Py_BuildValue("{s:K,s:K}", "capacity",
+                                    (unsigned long long)line.window_items, "generation_ns",
+                                    (unsigned long long)span);
+    if (extra == NULL || PyDict_Update(dict, extra) != 0)
+        Py_CLEAR(dict);
+    Py_XDECREF(extra);
+    return dict;
+}
+
+static PyObject *plan_clock_rotating(const tdbf_config *cfg, int *rc)
+{
+    tdbf_design_plan p;
+    *rc = tdbf_plan_design(cfg, &p);
+    if (*rc != TDBF_OK)
+        return NULL;
+    return Py_BuildValue("{s:K,s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d,s:d}",
+                         "cells", (unsigned long long)p.cells, "k", p.k,
+                         "cell_bits", p.cell_bits, "filters", p.filters,
+                         "resolution", p.resolution,
+                         "capacity", (unsigned long long)p.capacity,
+                         "bits", (unsigned long long)p.bits,
+                         "bytes", (unsigned long long)p.memory_bytes,
+                         "bits_per_item", p.bits_per_item, "fp", p.fp, "fn_window", 0.0);
+}
+
+static PyObject *plan_decay(const tdbf_config *cfg, int *rc)
+{
+    tdbf_decay_plan p;
+    *rc = tdbf_plan_decay(cfg, &p);
+    if (*rc != TDBF_OK)
+        return NULL;
+    /* forgetting halfway through the window shows the curve's shape */
+    double fn_half = p.design == TDBF_FPDECAY
+        ? 1.0 - tdbf_fpdecay_survival(p.cells, p.k, p.cell_bits, p.window / 2)
+        : tdbf_stable_forget(p.cells, p.k, p.cell_bits, p.decrements, p.window / 2);
+    return Py_BuildValue("{s:K,s:I,s:I,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d}",
+                         "cells", (unsigned long long)p.cells, "k", p.k,
+                         "cell_bits", p.cell_bits,
+                         "decrements", (unsigned long long)p.decrements,
+                         "window", (unsigned long long)p.window,
+                         "bytes", (unsigned long long)p.bytes,
+                         "bits_per_item", p.bits_per_item, "fp", p.fp,
+                         "fn_window", 1.0 - p.survival, "fn_half_window", fn_half,
+                         "survival_target", p.survival_target);
+}
+
+/* Designs without a planner: what the filter itself reports once open. */
+static PyObject *plan_by_opening(const tdbf_config *cfg, int *rc)
+{
+    tdbf *f = NULL;
+    tdbf_stats st;
+    Py_BEGIN_ALLOW_THREADS
+    *rc = tdbf_open(&f, cfg);
+    if (*rc == TDBF_OK)
+        *rc = tdbf_get_stats(f, &st);
+    tdbf_close(f);
+    Py_END_ALLOW_THREADS
+    if (*rc != TDBF_OK)
+        return NULL;
+    /* a time window's bits per item are per key of the planned rate */
+    uint64_t capacity = cfg->window_ns == 0 ? 0 : cfg->capacity ? cfg->capacity : 1024;
+    double bits_per_item = capacity ? 8.0 * (double)st.memory_bytes / (double)capacity
+                                    : st.bits_per_item;
+    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:K,s:d,s:d}", "k", st.k, "l", st.l,
+                         "window", (unsigned long long)st.window_items,
+                         "capacity", (unsigned long long)capacity,
+                         "bytes", (unsigned long long)st.memory_bytes,
+                         "bits_per_item", bits_per_item, "fp", st.error_planned);
+}
+
+static PyObject *plan_design(const tdbf_config *cfg, int *rc)
+{
+    switch (cfg->design) {
+    case TDBF_APBF:
+        return plan_apbf(cfg, rc);
+    case TDBF_APBBF:
+        return plan_apbbf(cfg, rc);
+    case TDBF_APBF_LINE:
+    case TDBF_TLBF_LINE:
+        return plan_line(cfg, rc);
+    case TDBF_CLOCK:
+    case TDBF_ROTATING:
+        return plan_clock_rotating(cfg, rc);
+    case TDBF_FPDECAY:
+    case TDBF_STABLE:
+        return plan_decay(cfg, rc);
+    default:
+        return plan_by_opening(cfg, rc);
+    }
+}
+
+PyDoc_STRVAR(doc_plan,
+"plan(window, error=0.01, design=None, *, capacity=None, block_bits=None)\n"
+"--\n"
+"\n"
+"The parameters a filter for `window` and `error` gets, without building it:\n"
+"what `tdbf plan --json` prints, as a dict.  Always: design, k, l, bytes,\n"
+"bits_per_item, fp (the analytic worst-case false-positive rate),\n"
+"target_error, window / window_ns; and each design's own fields (apbf: m, g,\n"
+"slack, npws, alternatives with other k; apbbf: block_bits, block_hashes;\n"
+"apbf-line and tlbf-line: b, unit_bits, field_bits, units; clock, rotating:\n"
+"cells, filters, resolution; fpdecay, stable: cells, fn_window, ...).\n"
+"design None is what Filter would build: apbf-line for a count window,\n"
+"tlbf for a time window.  Raises ValueError as Filter does.");
+
+static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    (void)module;
+    static char *kwlist[] = {"window", "error", "design", "capacity", "block_bits", NULL};
+    PyObject *window, *error = NULL, *design = NULL, *capacity = NULL, *block_bits = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$OO:plan", kwlist, &window, &error,
+                                     &design, &capacity, &block_bits))
+        return NULL;
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    uint64_t bits;
+    if (pytdbf_window(window, "window", &cfg.window_items, &cfg.window_ns) != 0 ||
+        pytdbf_design(design, cfg.window_ns ? TDBF_TLBF : TDBF_APBF_LINE, &cfg.design) != 0 ||
+        pytdbf_real(error, "error", 0.0, 1.0, 1, 0.01, &cfg.error) != 0 ||
+        pytdbf_u64(capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg.capacity) != 0 ||
+        pytdbf_u64(block_bits, "block_bits", 64, 1024, 1, 0, &bits) != 0)
+        return NULL;
+    cfg.block_bits = (unsigned)bits;
+    if (cfg.capacity != 0 && cfg.window_ns == 0)
+        return PyErr_Format(PyExc_ValueError, "capacity: applies to time windows");
+    int rc = TDBF_OK;
+    PyObject *dict = plan_design(&cfg, &rc);
+    if (dict == NULL && rc != TDBF_OK)
+        return pytdbf_config_error(rc, &cfg, "plan");
+    if (dict == NULL)
+        return NULL;
+    PyObject *common = Py_BuildValue("{s:s,s:d,s:K}", "design", tdbf_design_name(cfg.design),
+                                     "target_error", cfg.error, "window_ns",
+                                     (unsigned long long)cfg.window_ns);
+    /* window: the guaranteed count where the planner gives one, else as asked */
+    PyObject *asked = cfg.window_ns ? PyFloat_FromDouble((double)cfg.window_ns / 1e9)
+                                    : PyLong_FromUnsignedLongLong(cfg.window_items);
+    int keep = cfg.window_ns == 0 && dict != NULL && PyDict_GetItemString(dict, "window");
+    if (common == NULL || asked == NULL || PyDict_Update(dict, common) != 0 ||
+        (!keep && PyDict_SetItemString(dict, "window", asked) != 0))
+        Py_CLEAR(dict);
+    Py_XDECREF(common);
+    Py_XDECREF(asked);
+    return dict;
+}
+
+/* ---- small functions ------------------------------------------------------ */
+
+PyDoc_STRVAR(doc_designs,
+"designs()\n"
+"--\n"
+"\n"
+"The names of the designs this build has, in the library's order.");
+
+static PyObject *module_designs(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    PyObject *list = PyList_New(0);
+    for (int d = 0; list != NULL && d < TDBF_DESIGN_COUNT; d++) {
+        if (!tdbf_design_available((tdbf_design)d))
+            continue;
+        PyObject *name = PyUnicode_FromString(tdbf_design_name((tdbf_design)d));
+        if (name == NULL || PyList_Append(list, name) != 0)
+            Py_CLEAR(list);
+        Py_XDECREF(name);
+    }
+    return list;
+}
+
+PyDoc_STRVAR(doc_parse_duration,
+"parse_duration(text, /)\n"
+"--\n"
+"\n"
+"A duration string in seconds (float): '10m' -> 600.0, '1h30m' -> 5400.0.\n"
+"Units ns, us, ms, s, m, h, d; ValueError for anything else.");
+
+static PyObject *module_parse_duration(PyObject *module, PyObject *text)
+{
+    (void)module;
+    if (!PyUnicode_Check(text))
+        return PyErr_Format(PyExc_TypeError, "duration: expected str, not %.100s",
+                            Py_TYPE(text)->tp_name);
+    const char *utf8 = PyUnicode_AsUTF8(text);
+    uint64_t ns;
+    if (utf8 == NULL || pytdbf_parse_duration(utf8, "duration", &ns) != 0)
+        return NULL;
+    return PyFloat_FromDouble((double)ns / 1e9);
+}
+
+static PyMethodDef module_methods[] = {
+    {"plan", (PyCFunction)(void (*)(void))module_plan, METH_VARARGS | METH_KEYWORDS, doc_plan},
+    {"designs", module_designs, METH_NOARGS, doc_designs},
+    {"parse_duration", module_parse_duration, METH_O, doc_parse_duration},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "tdbf._tdbf",
+    .m_doc = "The C extension under the tdbf package (libtdbf linked statically).",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__tdbf(void);
+
+PyMODINIT_FUNC PyInit__tdbf(void)
+{
+    if (pytdbf_args_init() != 0)
+        return NULL;
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL)
+        return NULL;
+    pytdbf_error = PyErr_NewExceptionWithDoc(
+        "tdbf.Error",
+        "A filter's data is corrupt, truncated, of an unknown format version or "
+        "design, or an operation the design does not support.  .code is libtdbf's "
+        "error code.", NULL, NULL);
+    if (pytdbf_error == NULL || PyModule_AddObject(module, "Error", pytdbf_error) != 0 ||
+        pytdbf_filter_ready(module) != 0 ||
+        PyModule_AddStringConstant(module, "__version__", tdbf_version_string()) != 0 ||
+        PyModule_AddStringConstant(module, "simd", tdbf_simd_name(tdbf_simd_in_use())) != 0) {
+        Py_XDECREF(pytdbf_error);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(pytdbf_error);           /* the module's reference was stolen */
+    return module;
+}

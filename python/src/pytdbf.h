@@ -1,0 +1,99 @@
+/*
+ * pytdbf.h — shared declarations of the tdbf._tdbf extension module.
+ *
+ * The extension is three files over the public libtdbf API (tdbf.h only):
+ *   module.c  the module: errors, version, design names, plan()
+ *   args.c    turning Python objects into what libtdbf takes: keys
+ *             (bytes, str as UTF-8, any contiguous buffer), windows
+ *             (counts, durations), times (seconds, datetimes, ns) and
+ *             unsigned 64-bit integers, each with a ValueError or
+ *             TypeError that names the parameter and its range
+ *   filter.c  the Filter type
+ */
+#ifndef PYTDBF_H
+#define PYTDBF_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+
+#include <tdbf.h>
+
+/* tdbf.Error, created by the module at import. */
+extern PyObject *pytdbf_error;
+
+/* The Filter type (filter.c), ready once pytdbf_filter_ready succeeded. */
+extern PyTypeObject pytdbf_filter_type;
+int pytdbf_filter_ready(PyObject *module);
+
+/* Raise the Python exception for a negative libtdbf return code, the
+ * message prefixed with `what` ("open apbf-line", "load seen.tdbf").
+ * `loading` marks codes about data read back (a design or memory figure
+ * that came from a file): they are tdbf.Error, not ValueError.  Returns
+ * NULL, for `return pytdbf_raise(...)`. */
+PyObject *pytdbf_raise(int code, const char *what, int loading);
+
+/* Raise the ValueError for a configuration tdbf_open or a planner refused
+ * with `code`, naming the parameter at fault where the code tells it
+ * (window, max_memory, error).  Returns NULL. */
+PyObject *pytdbf_config_error(int code, const tdbf_config *cfg, const char *what);
+
+/* ---- args.c ----------------------------------------------------------- */
+
+/* Import what the conversions need (datetime).  Returns 0 or -1. */
+int pytdbf_args_init(void);
+
+/* A key's bytes.  `view` is used (and must be released) only for buffer
+ * objects; bytes and str keys point into the object itself, which the
+ * caller keeps alive. */
+typedef struct pytdbf_key {
+    const void *data;
+    size_t      len;
+    int         has_view;
+    Py_buffer   view;
+} pytdbf_key;
+
+/* Fill *key from bytes, str (UTF-8) or a C-contiguous buffer; TypeError
+ * for anything else.  Returns 0 or -1 with an exception set. */
+int pytdbf_key_get(PyObject *obj, pytdbf_key *key);
+void pytdbf_key_release(pytdbf_key *key);
+
+/* A window: an int is a count of insertions (1 .. 2^64-1); a str a
+ * duration ("10m", "1h30m", "250ms"); a float seconds; a
+ * datetime.timedelta.  Exactly one of *items, *ns ends up nonzero.
+ * Returns 0 or -1 with ValueError/TypeError naming `name`. */
+int pytdbf_window(PyObject *obj, const char *name, uint64_t *items, uint64_t *ns);
+
+/* A duration string in ns: one or more <number><unit> terms, units ns,
+ * us, ms, s, m, h, d ("1h30m", "1.5s").  Returns 0, or -1 with ValueError. */
+int pytdbf_parse_duration(const char *text, const char *name, uint64_t *ns);
+
+/* The time of an operation in ns: `now` in seconds (int or float, since
+ * any epoch the caller keeps to) or a datetime, or `now_ns` an int; both
+ * NULL/None: the wall clock.  Returns 0 or -1 with an exception. */
+int pytdbf_now(PyObject *now, PyObject *now_ns, uint64_t *out);
+
+/* The wall clock in ns since 1970. */
+uint64_t pytdbf_wall_ns(void);
+
+/* An int in [min, max]; None gives `none_value` when allow_none.  Returns
+ * 0 or -1 with ValueError/TypeError naming `name` and the range. */
+int pytdbf_u64(PyObject *obj, const char *name, uint64_t min, uint64_t max,
+               int allow_none, uint64_t none_value, uint64_t *out);
+
+/* A finite float in the open interval (low, high) (or None -> none_value
+ * when allow_none).  Returns 0 or -1 with an exception naming `name`. */
+int pytdbf_real(PyObject *obj, const char *name, double low, double high,
+                int allow_none, double none_value, double *out);
+
+/* A design name (None -> `fallback`).  Returns 0 or -1 with ValueError
+ * listing the designs. */
+int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out);
+
+/* ---- module.c -------------------------------------------------------- */
+
+/* tdbf.plan's body, and the stats dict (shared with Filter.stats). */
+PyObject *pytdbf_stats_dict(const tdbf_stats *st);
+
+#endif /* PYTDBF_H */
