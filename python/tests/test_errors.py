@@ -155,7 +155,7 @@ def test_fuzzed_bytes_never_crash(count_filter):
     data = bytearray(small.to_bytes())
     rng = random.Random(19)
     outcomes = {"ok": 0, "error": 0}
-    for _ in range(3000):
+    for _ in range(2000):
         blob = bytearray(data)
         for _ in range(rng.randint(1, 4)):
             blob[rng.randrange(len(blob))] = rng.randrange(256)
@@ -168,7 +168,7 @@ def test_fuzzed_bytes_never_crash(count_filter):
             outcomes["ok"] += 1
         except (tdbf.Error, ValueError, MemoryError):
             outcomes["error"] += 1
-    assert outcomes["error"] > 2500              # the checksum catches nearly all
+    assert outcomes["error"] > 1600              # the checksum catches nearly all
 
 
 def test_unsupported_operations_raise_tdbf_error():

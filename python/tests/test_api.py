@@ -1,0 +1,146 @@
+"""The API's shape: constructors, windows of every spelling, key types,
+attributes, stats, plan for every design, help texts, subclassing."""
+import datetime
+import inspect
+import pickle
+import pydoc
+
+import pytest
+
+import tdbf
+
+
+def test_add_is_test_and_set():
+    f = tdbf.Filter(window=1_000_000, error=0.01, seed=42)
+    assert f.add(b"a") is True
+    assert f.add(b"a") is False
+    assert f.contains(b"a") is True and (b"a" in f) is True
+    assert f.contains(b"never") is False and (b"never" in f) is False
+
+
+def test_key_types_hash_alike():
+    f = tdbf.Filter(1000, 0.001, seed=1)
+    f.add("héllo")
+    for same in ["héllo", "héllo".encode(), bytearray("héllo".encode()),
+                 memoryview("héllo".encode()), memoryview(b"xx" + "héllo".encode())[2:]]:
+        assert same in f
+    assert f.add(b"") and not f.add("") and b"" in f          # empty keys are keys
+    assert f.add(b"a\0b") and b"a\0b" in f and b"a" not in f   # NUL bytes too
+    import array
+    assert f.add(array.array("I", [1, 2, 3]))
+    assert array.array("I", [1, 2, 3]) in f
+
+
+@pytest.mark.parametrize("window, time_window, seconds", [
+    (1000, False, None), ("10m", True, 600.0), ("1h30m", True, 5400.0),
+    ("250ms", True, 0.25), ("1.5s", True, 1.5), (" 2d ", True, 172800.0),
+    (90.0, True, 90.0), (datetime.timedelta(minutes=2, microseconds=5), True, 120.000005),
+])
+def test_window_spellings(window, time_window, seconds):
+    f = tdbf.Filter(window, 0.01)
+    assert f.time_window is time_window
+    if time_window:
+        assert f.design == "tlbf"
+        assert f.window == pytest.approx(seconds)
+        assert f.stats()["window_ns"] == round(seconds * 1e9)
+    else:
+        assert f.design == "apbf-line" and f.window >= window
+
+
+def test_parse_duration():
+    assert tdbf.parse_duration("10m") == 600.0
+    assert tdbf.parse_duration("1h30m15s") == 5415.0
+    assert tdbf.parse_duration("1us") == 1e-6
+    assert tdbf.parse_duration("3ns") == pytest.approx(3e-9)
+    for bad in ["", "5", "5 m", "-5s", "5mm", "1e3s", "s5"]:
+        with pytest.raises(ValueError):
+            tdbf.parse_duration(bad)
+
+
+def test_attributes_and_repr():
+    f = tdbf.Filter(5000, 0.001, design="apbf_line", seed=9)
+    assert (f.design, f.error, f.seed, f.time_window) == ("apbf-line", 0.001, 9, False)
+    assert repr(f) == "tdbf.Filter(window=%d, error=0.001, design='apbf-line')" % f.window
+    t = tdbf.Filter("1m", design="TLBF-LINE")
+    assert repr(t) == "tdbf.Filter(window=60.0, error=0.01, design='tlbf-line')"
+    assert tdbf.Filter(10).seed != 0                        # random, read back
+
+
+def test_stats_has_the_documented_fields():
+    f = tdbf.Filter(10_000, 0.01, design="apbf", seed=3)
+    f.add_many(b"%d" % i for i in range(500))
+    st = f.stats()
+    for field in ["design", "k", "l", "memory_bytes", "bits_per_item", "error_planned",
+                  "error_estimated", "error_configured", "window", "window_items",
+                  "window_ns", "items", "seed", "generation_size", "simd"]:
+        assert field in st
+    assert st["design"] == "apbf" and st["items"] == 500 and st["seed"] == 3
+    assert st["window"] >= 10_000 and 0 < st["error_planned"] <= 0.01
+    assert st["memory_bytes"] * 8 == pytest.approx(st["bits_per_item"] * st["window"], rel=0.05)
+    assert 0.0 <= f.current_error() <= 0.01
+
+
+@pytest.mark.parametrize("design", tdbf.designs())
+def test_every_design_opens_and_plans(design):
+    time_only = {"tlbf", "tlbf-line", "clock"}
+    window = "30s" if design in time_only else 5000
+    p = tdbf.plan(window, 0.01, design)
+    assert p["design"] == design and p["target_error"] == 0.01
+    assert p["bytes"] > 0 and p["fp"] >= 0
+    f = tdbf.Filter(window, 0.01, design=design, seed=5)
+    assert f.design == design
+    assert f.add(b"k", now=1.0)
+    assert f.contains(b"k", now=1.0) and f.contains_many([b"k"], now=1.0) == [True]
+
+
+def test_plan_matches_what_filter_builds():
+    p = tdbf.plan(1_000_000, 0.01)
+    st = tdbf.Filter(1_000_000, 0.01).stats()
+    assert p["design"] == st["design"] == "apbf-line"
+    assert (p["k"], p["l"], p["window"]) == (st["k"], st["l"], st["window_items"])
+    assert p["fp"] == pytest.approx(st["error_planned"])
+    apbf = tdbf.plan(1_000_000, 0.001, "apbf")
+    assert apbf["fp"] <= 0.001 and len(apbf["alternatives"]) > 0
+    assert apbf["requested_window"] == 1_000_000
+    assert all(alt["k"] != apbf["k"] for alt in apbf["alternatives"])
+    timed = tdbf.plan("10m", 0.01)
+    assert timed["design"] == "tlbf" and timed["window"] == 600.0
+    assert timed["window_ns"] == 600 * 10**9
+    ring = tdbf.plan("10m", 0.01, "tlbf-line", capacity=10_000)
+    assert ring["capacity"] == 10_000 and ring["generation_ns"] * ring["l"] >= 600 * 10**9
+    blocked = tdbf.plan(10**5, 0.01, "apbbf", block_bits=64)
+    assert blocked["block_bits"] == 64
+
+
+def test_help_reads_like_the_header():
+    text = pydoc.render_doc(tdbf.Filter, renderer=pydoc.plaintext)
+    for phrase in ["no false negatives", "Test and insert", "window", "now_ns",
+                   "Thread safety", "GIL"]:
+        assert phrase in text
+    assert str(inspect.signature(tdbf.Filter.add)) == "(self, key, /, now=None, *, now_ns=None)"
+    assert "window" in str(inspect.signature(tdbf.Filter))
+    assert tdbf.dedup.__doc__ and tdbf.load.__doc__ and tdbf.plan.__doc__
+
+
+class Tagged(tdbf.Filter):
+    """A user subclass: keeps its class through pickling."""
+
+
+def test_subclasses_round_trip():
+    f = Tagged(100, 0.01, seed=2)
+    f.add("x")
+    g = pickle.loads(pickle.dumps(f))
+    assert type(g) is Tagged and "x" in g
+    assert type(Tagged.from_bytes(f.to_bytes())) is Tagged
+
+
+def test_posterior_and_expected_age():
+    f = tdbf.Filter(10_000, 0.01, design="apbf", seed=8)
+    for i in range(20_000):
+        f.add(b"%d" % i)
+    recent = f.posterior(b"19999", universe=10**6)
+    assert 0.9 < recent <= 1.0
+    assert f.posterior(b"never added", universe=10**6) == 0.0 or \
+        f.contains(b"never added")
+    assert f.expected_age(b"19990", 10**6) < f.expected_age(b"12000", 10**6)
+    assert 0 <= f.posterior(b"5", 10**6, model="power_law", key_probability=1e-6) <= 1
