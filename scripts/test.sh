@@ -2,7 +2,8 @@
 # The whole test suite: install what is missing, build, run the unit,
 # property and statistical tests, an install smoke test (pkg-config + a
 # program built against the installed library), valgrind memcheck of the
-# quick tests, the CLI's end-to-end tests, a short fuzzing run, the
+# quick tests, the CLI's end-to-end tests, the Python package's tests
+# (built with pip from python/, run with pytest), a short fuzzing run, the
 # lock-free designs' thread tests under ThreadSanitizer, and last the same
 # unit tests built with ASan+UBSan.
 set -eu
@@ -30,6 +31,8 @@ stage "Redis module tests (pytest, real redis-server)"
 make -s test-redis
 stage "tdbf dedup and tdbf info, end to end (valgrind included)"
 make -s test-cli
+stage "Python package: pip build of import tdbf, pytest"
+make -s test-python
 stage "fuzzing: loader and dedup parsing, 30 s each (libFuzzer)"
 make -s -j"$jobs" fuzz FUZZ_SECONDS=30
 stage "ThreadSanitizer: FPDECAY and concurrent apbf-line, several threads"

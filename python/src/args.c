@@ -363,3 +363,22 @@ int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out)
     PyErr_Format(PyExc_ValueError, "design: unknown design %R (one of %s)", obj, names);
     return -1;
 }
+
+/* ---- the common configuration ------------------------------------------ */
+
+int pytdbf_config(PyObject *window, PyObject *error, PyObject *design, PyObject *capacity,
+                  tdbf_config *cfg)
+{
+    tdbf_config_init(cfg);
+    if (pytdbf_window(window, "window", &cfg->window_items, &cfg->window_ns) != 0 ||
+        pytdbf_design(design, cfg->window_ns ? TDBF_TLBF : TDBF_APBF_LINE, &cfg->design) != 0 ||
+        pytdbf_real(error, "error", 0.0, 1.0, 1, 0.01, &cfg->error) != 0 ||
+        pytdbf_u64(capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg->capacity) != 0)
+        return -1;
+    if (cfg->capacity != 0 && cfg->window_ns == 0) {
+        PyErr_SetString(PyExc_ValueError, "capacity: applies to time windows (keys expected "
+                        "per window); a count window is sized by the window itself");
+        return -1;
+    }
+    return 0;
+}

@@ -123,13 +123,9 @@ static int filter_init(filter_object *self, PyObject *args, PyObject *kwds)
         return -1;
 
     tdbf_config cfg;
-    tdbf_config_init(&cfg);
     uint64_t value;
-    if (pytdbf_window(window, "window", &cfg.window_items, &cfg.window_ns) != 0 ||
-        pytdbf_design(design, cfg.window_ns ? TDBF_TLBF : TDBF_APBF_LINE, &cfg.design) != 0 ||
-        pytdbf_real(error, "error", 0.0, 1.0, 1, 0.01, &cfg.error) != 0 ||
+    if (pytdbf_config(window, error, design, capacity, &cfg) != 0 ||
         pytdbf_u64(seed, "seed", 1, UINT64_MAX, 1, 0, &cfg.seed) != 0 ||
-        pytdbf_u64(capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg.capacity) != 0 ||
         pytdbf_u64(max_memory, "max_memory", 1, UINT64_MAX, 1, 0, &cfg.max_memory) != 0 ||
         pytdbf_u64(k, "k", 1, TDBF_MAX_K, 1, 0, &value) != 0)
         return -1;
@@ -137,11 +133,6 @@ static int filter_init(filter_object *self, PyObject *args, PyObject *kwds)
     if (pytdbf_u64(l, "l", 1, TDBF_MAX_L, 1, 0, &value) != 0)
         return -1;
     cfg.l = (unsigned)value;
-    if (cfg.capacity != 0 && cfg.window_ns == 0) {
-        PyErr_SetString(PyExc_ValueError, "capacity: applies to time windows (keys expected "
-                        "per window); a count window is sized by the window itself");
-        return -1;
-    }
     if ((cfg.k == 0) != (cfg.l == 0)) {
         PyErr_SetString(PyExc_ValueError, "k, l: give both (an explicit shape) or neither "
                         "(the planner's choice)");
@@ -421,47 +412,42 @@ static PyObject *filter_contains_many(filter_object *self, PyObject *const *args
 
 /* ---- time, introspection ---------------------------------------------- */
 
-static PyObject *filter_advance(filter_object *self, PyObject *const *args,
-                                Py_ssize_t nargs, PyObject *kwnames)
+/* advance and current_error: one call at one time, under the lock. */
+static PyObject *clock_call(filter_object *self, const char *fname, int estimate,
+                           PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     uint64_t now;
-    if (parse_call(self, "advance", args, nargs, kwnames, NULL, &now) != 0)
-        return NULL;
-    int rc = TDBF_EINVAL, open;
-    lock_filter(self);
-    open = self->filter != NULL;
-    if (open)
-        rc = tdbf_advance(self->filter, now);
-    unlock_filter(self);
-    if (!open) {
-        PyErr_SetString(PyExc_ValueError, not_open);
-        return NULL;
-    }
-    if (rc != TDBF_OK)
-        return pytdbf_raise(rc, "advance", 0);
-    Py_RETURN_NONE;
-}
-
-static PyObject *filter_current_error(filter_object *self, PyObject *const *args,
-                                      Py_ssize_t nargs, PyObject *kwnames)
-{
-    uint64_t now;
-    if (parse_call(self, "current_error", args, nargs, kwnames, NULL, &now) != 0)
+    if (parse_call(self, fname, args, nargs, kwnames, NULL, &now) != 0)
         return NULL;
     double error = 0.0;
     int rc = TDBF_EINVAL, open;
     lock_filter(self);
     open = self->filter != NULL;
     if (open)
-        rc = tdbf_current_error(self->filter, now, &error);
+        rc = estimate ? tdbf_current_error(self->filter, now, &error)
+                      : tdbf_advance(self->filter, now);
     unlock_filter(self);
     if (!open) {
         PyErr_SetString(PyExc_ValueError, not_open);
         return NULL;
     }
     if (rc != TDBF_OK)
-        return pytdbf_raise(rc, "current_error", 0);
-    return PyFloat_FromDouble(error);
+        return pytdbf_raise(rc, fname, 0);
+    if (estimate)
+        return PyFloat_FromDouble(error);
+    Py_RETURN_NONE;
+}
+
+static PyObject *filter_advance(filter_object *self, PyObject *const *args,
+                                Py_ssize_t nargs, PyObject *kwnames)
+{
+    return clock_call(self, "advance", 0, args, nargs, kwnames);
+}
+
+static PyObject *filter_current_error(filter_object *self, PyObject *const *args,
+                                      Py_ssize_t nargs, PyObject *kwnames)
+{
+    return clock_call(self, "current_error", 1, args, nargs, kwnames);
 }
 
 static PyObject *filter_stats(filter_object *self, PyObject *unused)
@@ -663,6 +649,20 @@ static filter_object *filter_blank(PyObject *cls)
     return (filter_object *)filter_new((PyTypeObject *)cls, NULL, NULL);
 }
 
+/* The end of a load: the filter, or (dropping it) the error. */
+static PyObject *loaded(filter_object *self, int rc, tdbf *handle, const char *what)
+{
+    if (rc != TDBF_OK) {
+        Py_DECREF(self);
+        return pytdbf_raise(rc, what, 1);
+    }
+    if (filter_install(self, handle) != 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
 static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
 {
     Py_buffer view;
@@ -680,17 +680,7 @@ static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&view);
-    if (self == NULL)
-        return NULL;
-    if (rc != TDBF_OK) {
-        Py_DECREF(self);
-        return pytdbf_raise(rc, "from_bytes", 1);
-    }
-    if (filter_install(self, handle) != 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    return (PyObject *)self;
+    return self != NULL ? loaded(self, rc, handle, "from_bytes") : NULL;
 }
 
 static PyObject *filter_load(PyObject *cls, PyObject *path_arg)
@@ -715,15 +705,7 @@ static PyObject *filter_load(PyObject *cls, PyObject *path_arg)
         errno = saved_errno;
         return PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path_arg);
     }
-    if (rc != TDBF_OK) {
-        Py_DECREF(self);
-        return pytdbf_raise(rc, "load", 1);
-    }
-    if (filter_install(self, handle) != 0) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    return (PyObject *)self;
+    return loaded(self, rc, handle, "load");
 }
 
 /* pickle and copy: rebuilt from the saved bytes by the class's from_bytes. */

@@ -9,6 +9,7 @@
  */
 #include "pytdbf.h"
 
+#include <stddef.h>
 #include <string.h>
 
 PyObject *pytdbf_error;
@@ -83,42 +84,62 @@ PyObject *pytdbf_config_error(int code, const tdbf_config *cfg, const char *what
 
 /* ---- stats ------------------------------------------------------------- */
 
+/* The numeric fields of tdbf_stats, by type: read through offsetof so the
+ * dict's keys are the struct's own field names. */
+#define STATS_FIELD(name) {#name, offsetof(tdbf_stats, name)}
+typedef struct stats_field {
+    const char *name;
+    size_t      offset;
+} stats_field;
+
+static const stats_field stats_u64[] = {
+    STATS_FIELD(window_items), STATS_FIELD(window_ns), STATS_FIELD(memory_bytes),
+    STATS_FIELD(items), STATS_FIELD(seed), STATS_FIELD(now_ns), STATS_FIELD(slice_bits),
+    STATS_FIELD(generation_size), STATS_FIELD(generation_fill), STATS_FIELD(generations),
+    STATS_FIELD(keys), STATS_FIELD(cap_hits), STATS_FIELD(cells), STATS_FIELD(padding),
+    STATS_FIELD(scan_per_insert),
+};
+static const stats_field stats_unsigned[] = {
+    STATS_FIELD(k), STATS_FIELD(l), STATS_FIELD(slices), STATS_FIELD(cell_bits),
+};
+static const stats_field stats_double[] = {
+    STATS_FIELD(error_configured), STATS_FIELD(error_planned), STATS_FIELD(error_estimated),
+    STATS_FIELD(bits_per_item),
+};
+#define COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* dict[name] = value, dropping the reference; -1 if value is NULL. */
+static int set_new(PyObject *dict, const char *name, PyObject *value)
+{
+    int rc = value != NULL ? PyDict_SetItemString(dict, name, value) : -1;
+    Py_XDECREF(value);
+    return rc;
+}
+
 PyObject *pytdbf_stats_dict(const tdbf_stats *st)
 {
-    PyObject *window = st->window_ns != 0
-                           ? PyFloat_FromDouble((double)st->window_ns / 1e9)
-                           : PyLong_FromUnsignedLongLong(st->window_items);
-    if (window == NULL)
-        return NULL;
-    PyObject *dict = Py_BuildValue(
-        "{s:s,s:N,s:K,s:K,s:K,s:K,s:K,s:K,s:I,s:I,s:I,s:K,s:K,s:K,s:K,s:K,"
-        "s:d,s:d,s:d,s:d,s:K,s:K,s:K,s:I,s:K,s:s}",
-        "design", tdbf_design_name(st->design),
-        "window", window,
-        "window_items", (unsigned long long)st->window_items,
-        "window_ns", (unsigned long long)st->window_ns,
-        "memory_bytes", (unsigned long long)st->memory_bytes,
-        "items", (unsigned long long)st->items,
-        "seed", (unsigned long long)st->seed,
-        "now_ns", (unsigned long long)st->now_ns,
-        "k", st->k,
-        "l", st->l,
-        "slices", st->slices,
-        "slice_bits", (unsigned long long)st->slice_bits,
-        "generation_size", (unsigned long long)st->generation_size,
-        "generation_fill", (unsigned long long)st->generation_fill,
-        "generations", (unsigned long long)st->generations,
-        "keys", (unsigned long long)st->keys,
-        "error_configured", st->error_configured,
-        "error_planned", st->error_planned,
-        "error_estimated", st->error_estimated,
-        "bits_per_item", st->bits_per_item,
-        "cap_hits", (unsigned long long)st->cap_hits,
-        "cells", (unsigned long long)st->cells,
-        "padding", (unsigned long long)st->padding,
-        "cell_bits", st->cell_bits,
-        "scan_per_insert", (unsigned long long)st->scan_per_insert,
-        "simd", tdbf_simd_name(st->simd));
+    const char *base = (const char *)st;
+    PyObject *dict = PyDict_New();
+    int rc = dict != NULL ? 0 : -1;
+    if (rc == 0)
+        rc = set_new(dict, "design", PyUnicode_FromString(tdbf_design_name(st->design)));
+    if (rc == 0)
+        rc = set_new(dict, "window", st->window_ns != 0
+                                         ? PyFloat_FromDouble((double)st->window_ns / 1e9)
+                                         : PyLong_FromUnsignedLongLong(st->window_items));
+    for (size_t i = 0; rc == 0 && i < COUNT(stats_u64); i++)
+        rc = set_new(dict, stats_u64[i].name, PyLong_FromUnsignedLongLong(
+                         *(const uint64_t *)(base + stats_u64[i].offset)));
+    for (size_t i = 0; rc == 0 && i < COUNT(stats_unsigned); i++)
+        rc = set_new(dict, stats_unsigned[i].name, PyLong_FromUnsignedLong(
+                         *(const unsigned *)(base + stats_unsigned[i].offset)));
+    for (size_t i = 0; rc == 0 && i < COUNT(stats_double); i++)
+        rc = set_new(dict, stats_double[i].name, PyFloat_FromDouble(
+                         *(const double *)(base + stats_double[i].offset)));
+    if (rc == 0)
+        rc = set_new(dict, "simd", PyUnicode_FromString(tdbf_simd_name(st->simd)));
+    if (rc != 0)
+        Py_CLEAR(dict);
     return dict;
 }
 
@@ -344,17 +365,11 @@ static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
                                      &design, &capacity, &block_bits))
         return NULL;
     tdbf_config cfg;
-    tdbf_config_init(&cfg);
     uint64_t bits;
-    if (pytdbf_window(window, "window", &cfg.window_items, &cfg.window_ns) != 0 ||
-        pytdbf_design(design, cfg.window_ns ? TDBF_TLBF : TDBF_APBF_LINE, &cfg.design) != 0 ||
-        pytdbf_real(error, "error", 0.0, 1.0, 1, 0.01, &cfg.error) != 0 ||
-        pytdbf_u64(capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg.capacity) != 0 ||
+    if (pytdbf_config(window, error, design, capacity, &cfg) != 0 ||
         pytdbf_u64(block_bits, "block_bits", 64, 1024, 1, 0, &bits) != 0)
         return NULL;
     cfg.block_bits = (unsigned)bits;
-    if (cfg.capacity != 0 && cfg.window_ns == 0)
-        return PyErr_Format(PyExc_ValueError, "capacity: applies to time windows");
     int rc = TDBF_OK;
     PyObject *dict = plan_design(&cfg, &rc);
     if (dict == NULL && rc != TDBF_OK)

@@ -91,6 +91,13 @@ int pytdbf_real(PyObject *obj, const char *name, double low, double high,
  * listing the designs. */
 int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out);
 
+/* What Filter and plan share: a config from tdbf_config_init with the
+ * window, the error (None: 0.01), the design (None: apbf-line for a count
+ * window, tlbf for a time window) and the capacity (time windows only).
+ * Returns 0 or -1 with an exception naming the parameter. */
+int pytdbf_config(PyObject *window, PyObject *error, PyObject *design, PyObject *capacity,
+                  tdbf_config *cfg);
+
 /* ---- module.c -------------------------------------------------------- */
 
 /* tdbf.plan's body, and the stats dict (shared with Filter.stats). */

@@ -144,3 +144,19 @@ def test_posterior_and_expected_age():
         f.contains(b"never added")
     assert f.expected_age(b"19990", 10**6) < f.expected_age(b"12000", 10**6)
     assert 0 <= f.posterior(b"5", 10**6, model="power_law", key_probability=1e-6) <= 1
+
+
+def test_stubs_match_the_module():
+    import ast
+    import os
+    stub = os.path.join(os.path.dirname(tdbf.__file__), "__init__.pyi")
+    tree = ast.parse(open(stub).read())
+    names = {node.name for node in tree.body
+             if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert set(tdbf.__all__) - {"__version__"} <= names
+    methods = {node.name for cls in tree.body if isinstance(cls, ast.ClassDef)
+               and cls.name == "Filter" for node in cls.body
+               if isinstance(node, ast.FunctionDef)}
+    public = {name for name in dir(tdbf.Filter) if not name.startswith("_")}
+    assert public == methods - {"__init__", "__contains__"}
+    assert os.path.exists(os.path.join(os.path.dirname(tdbf.__file__), "py.typed"))
