@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Keys gathered per library call of add_many/contains_many. */
@@ -37,6 +38,7 @@ typedef struct filter_object {
     uint64_t    window_ns;          /* time window, or 0 */
     double      error;              /* configured false-positive rate */
     uint64_t    seed;
+    PyObject   *weakrefs;
 } filter_object;
 
 static const char not_open[] =
@@ -78,6 +80,8 @@ static PyObject *filter_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void filter_dealloc(filter_object *self)
 {
     /* Nobody else can hold the lock: a running call holds a reference. */
+    if (self->weakrefs != NULL)
+        PyObject_ClearWeakRefs((PyObject *)self);
     tdbf_close(self->filter);
     if (self->lock != NULL)
         PyThread_free_lock(self->lock);
@@ -708,7 +712,8 @@ static PyObject *filter_load(PyObject *cls, PyObject *path_arg)
     return loaded(self, rc, handle, "load");
 }
 
-/* pickle and copy: rebuilt from the saved bytes by the class's from_bytes. */
+/* pickle and copy: rebuilt from the saved bytes by the class's from_bytes;
+ * a subclass's instance attributes travel as the state. */
 static PyObject *filter_reduce(filter_object *self, PyObject *unused)
 {
     (void)unused;
@@ -716,7 +721,16 @@ static PyObject *filter_reduce(filter_object *self, PyObject *unused)
     if (data == NULL)
         return NULL;
     PyObject *rebuild = PyObject_GetAttrString((PyObject *)Py_TYPE(self), "from_bytes");
-    PyObject *result = rebuild ? Py_BuildValue("(O(O))", rebuild, data) : NULL;
+    PyObject *attributes = PyObject_GetAttrString((PyObject *)self, "__dict__");
+    if (attributes == NULL)
+        PyErr_Clear();                      /* the base type has none */
+    PyObject *result = NULL;
+    if (rebuild != NULL && attributes != NULL && PyDict_Check(attributes) &&
+        PyDict_GET_SIZE(attributes) > 0)
+        result = Py_BuildValue("(O(O)O)", rebuild, data, attributes);
+    else if (rebuild != NULL)
+        result = Py_BuildValue("(O(O))", rebuild, data);
+    Py_XDECREF(attributes);
     Py_XDECREF(rebuild);
     Py_DECREF(data);
     return result;
@@ -830,6 +844,7 @@ PyTypeObject pytdbf_filter_type = {
     .tp_repr = (reprfunc)filter_repr,
     .tp_as_sequence = &filter_as_sequence,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_weaklistoffset = offsetof(filter_object, weakrefs),
     .tp_doc = doc_filter,
     .tp_methods = filter_methods,
     .tp_getset = filter_getset,

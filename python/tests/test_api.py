@@ -1,9 +1,11 @@
 """The API's shape: constructors, windows of every spelling, key types,
 attributes, stats, plan for every design, help texts, subclassing."""
+import copy
 import datetime
 import inspect
 import pickle
 import pydoc
+import weakref
 
 import pytest
 
@@ -129,9 +131,18 @@ class Tagged(tdbf.Filter):
 def test_subclasses_round_trip():
     f = Tagged(100, 0.01, seed=2)
     f.add("x")
-    g = pickle.loads(pickle.dumps(f))
-    assert type(g) is Tagged and "x" in g
+    f.label = "clicks"
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        g = pickle.loads(pickle.dumps(f, protocol))
+        assert type(g) is Tagged and "x" in g and g.label == "clicks"
+    assert copy.deepcopy(f).label == "clicks"
     assert type(Tagged.from_bytes(f.to_bytes())) is Tagged
+    plain = tdbf.Filter(100, seed=2)
+    assert pickle.loads(pickle.dumps(plain, 0)).seed == 2
+    ref = weakref.ref(plain)
+    assert ref() is plain
+    del plain
+    assert ref() is None
 
 
 def test_posterior_and_expected_age():
