@@ -157,24 +157,37 @@ static const struct {
     {NULL, 0.0}
 };
 
+/* A plain decimal at s ("90", "1.5", ".25"): digits by hand, not strtod,
+ * whose decimal point follows the locale a program may have set.  Returns
+ * the characters read, 0 if there is no number. */
+static size_t decimal(const char *s, double *value)
+{
+    double whole = 0.0, scale = 1.0;
+    size_t len = 0, digits = 0;
+    int in_fraction = 0;
+    for (;; len++) {
+        if (isdigit((unsigned char)s[len])) {
+            whole = whole * 10.0 + (s[len] - '0');
+            scale *= in_fraction ? 10.0 : 1.0;
+            digits++;
+        } else if (s[len] == '.' && !in_fraction) {
+            in_fraction = 1;
+        } else {
+            break;
+        }
+    }
+    *value = whole / scale;
+    return digits > 0 ? len : 0;
+}
+
 /* One <number><unit> term at *p; adds its ns to *total.  Returns 0 or -1. */
 static int duration_term(const char **p, double *total)
 {
-    const char *s = *p;
-    size_t digits = 0, dots = 0, len = 0;
-    for (; isdigit((unsigned char)s[len]) || s[len] == '.'; len++) {
-        if (s[len] == '.')
-            dots++;
-        else
-            digits++;
-    }
-    char number[64];
-    if (digits == 0 || dots > 1 || len >= sizeof number)
+    double value;
+    size_t len = decimal(*p, &value);
+    if (len == 0)
         return -1;
-    memcpy(number, s, len);
-    number[len] = '\0';
-    double value = strtod(number, NULL);
-    const char *unit = s + len;
+    const char *unit = *p + len;
     size_t unit_len = 0;
     while (isalpha((unsigned char)unit[unit_len]))
         unit_len++;
