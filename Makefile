@@ -126,22 +126,16 @@ bench-redis: $(REDIS_MODULE) ## redis-benchmark ratios vs SET NX EX, and memory 
 # Built with $(PYTHON) (Debian's by default; any CPython >= 3.9 with its
 # headers and setuptools: make python PYTHON=python3) into build/python,
 # which the tests and the benchmark put on PYTHONPATH.  pip installs it
-# there offline (--no-build-isolation --no-index: PEP 668 leaves a --target
-# alone); a Python without the wheel package, which pip needs to build,
-# gets the same tree from setup.py build.  The extension compiles libtdbf's
-# sources itself, with warnings as errors here.
+# there offline (--no-build-isolation --no-index; PEP 668 leaves a --target
+# alone).  The extension compiles libtdbf's sources itself, with warnings
+# as errors here.
 PY_BUILD    := $(BUILD)/python
 PY_ENV      := PIP_ROOT_USER_ACTION=ignore PIP_DISABLE_PIP_VERSION_CHECK=1 TDBF_WERROR=1
 .PHONY: python test-python bench-python
-python: ## build the Python package (import tdbf) into build/python with $(PYTHON)
+python: ## build the Python package (import tdbf) into build/python (PYTHON=/usr/bin/python3)
 	@rm -rf $(PY_BUILD) && mkdir -p $(PY_BUILD)
-	@if $(PYTHON) -c 'import wheel' 2>/dev/null; then \
-	  $(PY_ENV) $(PYTHON) -m pip install -q --no-build-isolation --no-index --no-deps \
-	    --target $(abspath $(PY_BUILD)) ./python; \
-	else \
-	  cd python && $(PY_ENV) $(PYTHON) setup.py -q build --build-base $(abspath $(BUILD))/python-setup \
-	    --build-lib $(abspath $(PY_BUILD)); \
-	fi
+	@$(PY_ENV) $(PYTHON) -m pip install -q --no-build-isolation --no-index --no-deps \
+	  --target $(abspath $(PY_BUILD)) ./python
 
 test-python: python ## pytest on the Python package: properties, errors, threads, leaks
 	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
@@ -325,8 +319,8 @@ uninstall: ## remove what install put there
 	      $(DESTDIR)$(LIBDIR)/libtdbf.so $(DESTDIR)$(BINDIR)/tdbf \
 	      $(DESTDIR)$(PKGCONFIGDIR)/tdbf.pc
 
-clean: ## remove build/
-	rm -rf $(BUILD)
+clean: ## remove build/ (and pip's in-tree build of python/)
+	rm -rf $(BUILD) python/build python/tdbf.egg-info
 
 help: ## list the targets
 	@grep -hE '^[a-z-]+:.*## ' Makefile | sed -e 's/:.*## /\t/' | expand -t 12

@@ -35,6 +35,15 @@ def relative(path):
     return os.path.relpath(path, HERE)
 
 
+def library_version(root):
+    """The package's version is the library's: TDBF_VERSION_STRING."""
+    with open(os.path.join(root, "include", "tdbf.h"), encoding="utf-8") as header:
+        for line in header:
+            if line.startswith("#define TDBF_VERSION_STRING"):
+                return line.split('"')[1]
+    sys.exit("tdbf: no TDBF_VERSION_STRING in include/tdbf.h")
+
+
 ROOT = tdbf_root()
 lib_sources = sorted(glob.glob(os.path.join(ROOT, "src", "lib", "*.c")))
 ext_sources = sorted(glob.glob(os.path.join(HERE, "src", "*.c")))
@@ -62,7 +71,23 @@ extension = Extension(
     libraries=["m"],
 )
 
+with open(os.path.join(HERE, "README.md"), encoding="utf-8") as readme:
+    long_description = readme.read()
+
 setup(
+    name="tdbf",
+    version=library_version(ROOT),
+    description="Time-decaying Bloom filters: have I seen this key in the last N keys "
+                "or T seconds?",
+    long_description=long_description,
+    long_description_content_type="text/markdown",
+    python_requires=">=3.9",
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: C",
+        "Operating System :: POSIX :: Linux",
+        "Topic :: Software Development :: Libraries",
+    ],
     packages=["tdbf"],
     package_data={"tdbf": ["py.typed", "*.pyi"]},
     # The package data is named above; the manifest (which lists libtdbf's
