@@ -930,13 +930,21 @@ TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
  * 12b. Planning APBF_LINE (line-local APBF)
  *
  * One unit per key — a 64-byte cache line, or 128 bytes (two adjacent
- * lines) — cut into F = k + l + 1 word-aligned fields of W = U / F bits
- * (16, 32 or 64), one per age
- * slice (the extra one is the spare, emptied a few units per insert for
- * the next shift); a key sets b bits in each of the k newest fields of its
- * unit, and a query reads that one unit.  The FP is that of a run of k
- * matching fields, averaged over the loads a unit's generations bring
- * (Poisson), which neighbouring fields share (src/lib/apbf_line.c).
+ * lines) — cut into F word-aligned fields of W = U / F bits (16, 32 or
+ * 64), one per age slice; a key sets b bits in each of the k newest fields
+ * of its unit, and a query reads that one unit.  Two layouts, which (k, l,
+ * U) tell apart (F and F + 1 are never both powers of two):
+ *   - rolling, F = k + l (the default): every unit takes its own turn once
+ *     per generation as a sweep passes it (a few units per insert), its
+ *     oldest field emptied to become its newest, so units' generations
+ *     are staggered and the FP is the same at every moment;
+ *   - spare, F = k + l + 1 (cfg.concurrent, and tlbf-line's rings): the
+ *     whole filter shifts at once, the spare field emptied a few units per
+ *     insert beforehand; the FP peaks just before a shift.
+ * The FP is that of a run of k matching fields, averaged over the loads a
+ * unit's generations bring (Poisson), which neighbouring fields share
+ * (src/lib/apbf_line.c): rolling, over the phases of the units' current
+ * generation too; spare, at the worst case just before a shift.
  *
  * Concurrency (cfg.concurrent).  Adds take a ticket from one atomic
  * counter (their generation follows from it), set their bits with atomic
@@ -956,36 +964,41 @@ typedef struct tdbf_line_plan {
     unsigned l;               /* further fields a query reads (window = l g) */
     unsigned b;               /* bits per field per key (cfg.block_hashes) */
     unsigned unit_bits;       /* U: 512 or 1024 (cfg.block_bits) */
-    unsigned fields;          /* F = k + l + 1 */
+    unsigned fields;          /* F = k + l (rolling) or k + l + 1 (spare) */
     unsigned field_bits;      /* W = U / F: 16, 32 or 64 */
     uint64_t units;           /* units of U bits */
     uint64_t generation;      /* g: inserts per generation, ceil(window / l) */
     uint64_t window;          /* guaranteed window l g >= cfg.window_items */
     uint64_t bytes;           /* units * U / 8 */
     double   bits_per_item;   /* 8 * bytes / window */
-    double   fp;              /* modelled worst-case FP, just before a shift */
+    double   fp;              /* modelled FP at its worst (rolling: at any time;
+                                 spare: just before a shift) */
 } tdbf_line_plan;
 
 /* The modelled worst-case false-positive rate of an APBF_LINE filter of
  * `units` units of `unit_bits` bits, (k, l, b) and `generation` inserts
  * per generation: the mean over 4096 simulated units (fixed seed: a pure
- * function) of the probability of a run of k matching fields.  Returns
- * it, or -1.0 for invalid arguments (k 1..TDBF_MAX_K, l >= 1, b 1..4,
- * unit_bits 512 or 1024, unit_bits / (k + l + 1) exactly 16, 32 or 64,
- * units and generation >= 1).
+ * function) of the probability of a run of k matching fields, in the
+ * layout (k, l, unit_bits) implies (rolling: units at uniform phases of
+ * their generation; spare: every unit just before a shift).  Returns it,
+ * or -1.0 for invalid arguments (k 1..TDBF_MAX_K, l >= 1, b 1..4,
+ * unit_bits 512 or 1024, unit_bits / (k + l) or unit_bits / (k + l + 1)
+ * exactly 16, 32 or 64, units and generation >= 1).
  * About a millisecond. */
 TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                                   uint64_t units, uint64_t generation);
 
 /* Size an APBF_LINE filter exactly as tdbf_open(cfg) would, without
  * allocating: units of cfg.block_bits (0: TDBF_LINE_DEFAULT_UNIT) cut into
- * fields of W = 16, 32 or 64 bits (F = U / W, so l = F - 1 - k), k
- * (cfg.k, or 1..8) and b (cfg.block_hashes, or 1..4): the shape of least
- * memory by the model, then the fewest units whose modelled FP meets
- * cfg.error.  cfg.k and cfg.l, if given, must make U / (k + l + 1) such a
- * W.  Returns TDBF_OK, TDBF_EINVAL, TDBF_EERROR, TDBF_EWINDOW (no count
- * window), TDBF_EPARAM (k without l or l without k, block_hashes above 4,
- * block_bits not 0, 512 or 1024, a field width not 16, 32 or 64),
+ * fields of W = 16, 32 or 64 bits (F = U / W, so l = F - k rolling, or
+ * F - 1 - k with the spare cfg.concurrent needs), k (cfg.k, or 1..8) and
+ * b (cfg.block_hashes, or 1..4): the shape of least memory by the model,
+ * then the fewest units whose modelled FP meets cfg.error.  cfg.k and
+ * cfg.l, if given, must make U / (k + l) or U / (k + l + 1) such a W (the
+ * latter with cfg.concurrent).  Returns TDBF_OK, TDBF_EINVAL,
+ * TDBF_EERROR, TDBF_EWINDOW (no count window), TDBF_EPARAM (k without l
+ * or l without k, block_hashes above 4, block_bits not 0, 512 or 1024, a
+ * field width not 16, 32 or 64, a rolling (k, l) with cfg.concurrent),
  * TDBF_EINFEASIBLE (no shape meets the error) or TDBF_ETOOBIG (nothing
  * within cfg.max_memory).  About 0.1-0.2 s. */
 TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);

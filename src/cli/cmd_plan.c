@@ -504,10 +504,12 @@ static int run_line_plan(const cli_command *self, const plan_request *req)
         printf("  %-14s %3u %3u %39s %9.2f %10.4g\n", "apbf (least)", apbf.k, apbf.l, "",
                apbf.bits_per_item, apbf.fp);
     printf("\nunit: bytes a key's fields live in (one read per query); W: bits per field, "
-           "of\nk + l + 1 fields a unit (one spare, emptied a unit or so per insert for the\n"
-           "next shift: no pause); b: bits a key sets per field.  fp: the model's worst\n"
-           "case, just before a shift (units' loads shared by neighbouring fields\n"
-           "included).  A key may linger (k+l)*g = %llu insertions.\n",
+           "of\nk + l fields a unit (each unit empties its oldest field on its own turn, a\n"
+           "unit or so per insert: no pause; the library's concurrent mode plans k + l +\n"
+           "1 fields, one a spare).\n"
+           "b: bits a key sets per field.  fp: the model's, the same at every moment\n"
+           "(units' loads shared by neighbouring fields included; with a spare, just\n"
+           "before a shift).  A key may linger (k+l)*g = %llu insertions.\n",
            (unsigned long long)((uint64_t)(chosen.k + chosen.l) * chosen.generation));
     return CLI_EXIT_OK;
 }

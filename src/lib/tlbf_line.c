@@ -599,12 +599,9 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_EPARAM;
     /* The home ring: apbf-line's plan for a count window of `capacity`,
      * so g0 = ceil(capacity / l). */
-    tdbf_config home = *cfg;
-    home.design = TDBF_APBF_LINE;
-    home.window_items = cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY;
-    home.window_ns = 0;
     tdbf_line_plan plan;
-    int rc = tdbf_plan_apbf_line(&home, &plan);
+    int rc = tdbf_line_plan_ring(cfg, cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY,
+                                 &plan);
     if (rc != TDBF_OK)
         return rc;
     double fixed = (double)(sizeof(tlbf_line) + FIRST_SLOTS * sizeof(ring_slot));
@@ -855,6 +852,7 @@ static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots
         s->units = p.units;
         uint64_t fill = s->counts[s->generation % COUNTS];
         if (p.k != h->k || p.l != h->l || p.b != h->b || p.unit_bits != h->unit_bits ||
+            p.fields != p.k + p.l + 1 ||     /* rings keep the spare (tdbf_line_plan_ring) */
             tdbf_line_ring_fill(s->ring) != (fill < p.generation ? fill : p.generation))
             return TDBF_ECORRUPT;
     }
