@@ -79,6 +79,20 @@ static int same_plan(const tdbf_plan *a, const tdbf_plan *b)
 
 /* ---- JSON ------------------------------------------------------------ */
 
+/* "built": the shape tdbf_open gives a filter of this request, as
+ * tdbf_get_shape and `tdbf info` report it (k, l, window).  Every design's
+ * JSON has it, so scripts (and the tests) can compare. */
+static void json_built(cli_json *j, unsigned k, unsigned l, uint64_t window_items,
+                       uint64_t window_ns)
+{
+    cli_json_object_begin(j, "built");
+    cli_json_u64(j, "k", k);
+    cli_json_u64(j, "l", l);
+    cli_json_u64(j, "window_items", window_items);
+    cli_json_u64(j, "window_ns", window_ns);
+    cli_json_object_end(j);
+}
+
 static void json_plan_fields(cli_json *j, const tdbf_plan *plan)
 {
     cli_json_u64(j, "k", plan->k);
@@ -98,12 +112,19 @@ static void json_plan_fields(cli_json *j, const tdbf_plan *plan)
 }
 
 static void print_json(const plan_request *req, const tdbf_plan *best,
-                       const tdbf_plan *alts, size_t n_alts)
+                       const tdbf_plan *built, const tdbf_plan *alts, size_t n_alts)
 {
     cli_json j;
     cli_json_init(&j, stdout);
     cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "design", "apbf");
     json_plan_fields(&j, best);
+    /* what tdbf_open (and tdbf dedup --design apbf) builds */
+    json_built(&j, built->k, built->l, built->window, 0);
+    cli_json_object_begin(&j, "built_plan");
+    json_plan_fields(&j, built);
+    cli_json_object_end(&j);
+    cli_json_bool(&j, "built_is_least_memory", same_plan(best, built));
     cli_json_u64(&j, "requested_window", req->window);
     if (req->error > 0.0) {
         cli_json_double(&j, "target_error", req->error);
@@ -124,10 +145,10 @@ static void print_json(const plan_request *req, const tdbf_plan *best,
 
 /* ---- table ----------------------------------------------------------- */
 
-static void table_row(cli_table *t, const tdbf_plan *plan, int chosen)
+static void table_row(cli_table *t, const tdbf_plan *plan, const char *label)
 {
     char buf[32];
-    cli_table_cell(t, "%s", chosen ? "*" : "");
+    cli_table_cell(t, "%s", label);
     cli_table_cell(t, "%u", plan->k);
     cli_table_cell(t, "%u", plan->l);
     cli_table_cell(t, "%s", cli_format_count(buf, sizeof buf, plan->m));
@@ -144,7 +165,7 @@ static void table_row(cli_table *t, const tdbf_plan *plan, int chosen)
 }
 
 static int print_table(const plan_request *req, const tdbf_plan *best,
-                       const tdbf_plan *alts, size_t n_alts)
+                       const tdbf_plan *built, const tdbf_plan *alts, size_t n_alts)
 {
     char window[32];
     cli_format_count(window, sizeof window, req->window);
@@ -161,14 +182,20 @@ static int print_table(const plan_request *req, const tdbf_plan *best,
     cli_table t;
     cli_table_init(&t, 14, "lrrrrrrrrrrrrr");
     static const char *const headers[] = {
-        "", "k", "l", "m", "g", "window", "slack", "memory", "bits/item",
+        "plan", "k", "l", "m", "g", "window", "slack", "memory", "bits/item",
         "fp", "fp_paper", "eff", "acc_false", "npws"
     };
     for (size_t c = 0; c < sizeof headers / sizeof headers[0]; c++)
         cli_table_cell(&t, "%s", headers[c]);
-    table_row(&t, best, req->k == 0);
+    int both = same_plan(best, built);
+    if (req->k != 0)
+        table_row(&t, best, "given (built)");
+    else
+        table_row(&t, best, both ? "least memory, built" : "least memory");
+    if (req->k == 0 && !both)
+        table_row(&t, built, "built");
     for (size_t i = 0; i < n_alts; i++)
-        table_row(&t, &alts[i], 0);
+        table_row(&t, &alts[i], "");
     int rc = cli_table_print(&t, stdout, "", 1);
     cli_table_free(&t);
     if (rc != 0)
@@ -184,9 +211,11 @@ static int print_table(const plan_request *req, const tdbf_plan *best,
            "efficiency vs a Bloom filter (paper 5.5);\n"
            "acc_false = expected slice reads of a negative query; npws = peak "
            "normalized probability-weighted slack.\n",
-           req->k == 0 ? "* = chosen (least memory); the others trade memory "
-                         "for fewer reads (small k) or less slack (large l).\n"
-                       : "");
+           req->k == 0 ? "least memory = tdbf_plan_apbf's choice; built = what tdbf_open and "
+                         "tdbf dedup --design apbf\nbuild (the fewest slice reads within "
+                         "5 % of the least memory, cfg.plan_tolerance);\nthe others trade "
+                         "memory for fewer reads (small k) or less slack (large l).\n"
+                       : "built = what tdbf_open builds with cfg.k and cfg.l set.\n");
     if (req->k != 0 && req->error > 0.0 && best->fp > req->error)
         printf("\nNote: fp %.4g exceeds the target %g; run without --k/--l "
                "to let the planner choose.\n", best->fp, req->error);
@@ -234,6 +263,7 @@ static int run_decay_plan(const cli_command *self, const plan_request *req)
         cli_json_init(&j, stdout);
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        json_built(&j, plan.k, 0, plan.window, 0);
         cli_json_u64(&j, "cells", plan.cells);
         cli_json_u64(&j, "k", plan.k);
         cli_json_u64(&j, "cell_bits", plan.cell_bits);
@@ -309,6 +339,7 @@ static int run_design_plan(const cli_command *self, const plan_request *req)
         cli_json_init(&j, stdout);
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        json_built(&j, plan.k, 0, req->window_ns ? 0 : plan.capacity, req->window_ns);
         cli_json_u64(&j, "cells", plan.cells);
         cli_json_u64(&j, "k", plan.k);
         cli_json_u64(&j, "cell_bits", plan.cell_bits);
@@ -359,12 +390,36 @@ static int run_design_plan(const cli_command *self, const plan_request *req)
 
 /* ---- blocked APBF ------------------------------------------------------ */
 
-static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked *p)
+static void json_blocked_fields(cli_json *j, const tdbf_plan_blocked *p)
+{
+    cli_json_u64(j, "k", p->k);
+    cli_json_u64(j, "l", p->l);
+    cli_json_u64(j, "block_bits", p->block_bits);
+    cli_json_u64(j, "block_hashes", p->block_hashes);
+    cli_json_u64(j, "blocks", p->blocks);
+    cli_json_u64(j, "g", p->g);
+    cli_json_u64(j, "window", p->window);
+    cli_json_u64(j, "bits", p->bits);
+    cli_json_double(j, "bits_per_item", p->bits_per_item);
+    cli_json_double(j, "fp", p->fp);
+}
+
+/* The top level is the built plan; "built_plan" repeats it and
+ * "least_memory" gives tdbf_plan_apbbf's. */
+static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked *p,
+                               const tdbf_plan_blocked *least)
 {
     cli_json j;
     cli_json_init(&j, stdout);
     cli_json_object_begin(&j, NULL);
     cli_json_string(&j, "design", "apbbf");
+    json_built(&j, p->k, p->l, p->window, 0);
+    cli_json_object_begin(&j, "built_plan");
+    json_blocked_fields(&j, p);
+    cli_json_object_end(&j);
+    cli_json_object_begin(&j, "least_memory");
+    json_blocked_fields(&j, least);
+    cli_json_object_end(&j);
     cli_json_u64(&j, "k", p->k);
     cli_json_u64(&j, "l", p->l);
     cli_json_u64(&j, "block_bits", p->block_bits);
@@ -407,7 +462,8 @@ static int run_blocked_plan(const cli_command *self, const plan_request *req)
     if (progress)
         fprintf(stderr, "%s: planning (a second or two for small windows)...\r",
                 self->name);
-    int rc = tdbf_plan_apbbf_fast(req->window, req->error, block_bits, 0.05, &chosen);
+    int rc = tdbf_plan_apbbf_fast(req->window, req->error, block_bits,
+                                  TDBF_DEFAULT_PLAN_TOLERANCE, &chosen);
     if (rc == TDBF_OK)
         rc = tdbf_plan_apbbf(req->window, req->error, block_bits, &least);
     if (progress)
@@ -415,7 +471,7 @@ static int run_blocked_plan(const cli_command *self, const plan_request *req)
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
     if (req->json) {
-        print_blocked_json(req, &chosen);
+        print_blocked_json(req, &chosen, &least);
         return CLI_EXIT_OK;
     }
     printf("APBBF (blocked APBF, paper 004 section 6) for a window of %llu "
@@ -423,14 +479,14 @@ static int run_blocked_plan(const cli_command *self, const plan_request *req)
            (unsigned long long)req->window, req->error, block_bits);
     printf("  %-13s %3s %3s %5s %3s %12s %10s %9s %10s %7s %7s\n", "plan", "k",
            "l", "B", "b", "g", "memory", "bits/item", "fp", "rd neg", "rd win");
-    print_blocked_row("default", &chosen);
+    print_blocked_row("built", &chosen);
     print_blocked_row("least memory", &least);
-    printf("\ndefault: what tdbf_open and TDBF.RESERVE build, the fewest block "
+    printf("\nbuilt: what tdbf_open, tdbf dedup and TDBF.RESERVE build, the fewest block "
            "reads per\nnegative query within 5 %% of the least memory.  fp: "
            "worst case, just before a\nshift.  rd neg / rd win: expected "
            "blocks read by a query for an absent key /\na key inside the "
            "window (paper Table 3).  A key may linger k*g = %llu\ninsertions "
-           "past the window (default plan).\n",
+           "past the window (built plan).\n",
            (unsigned long long)chosen.slack);
     return CLI_EXIT_OK;
 }
@@ -443,6 +499,7 @@ static void print_line_json(const plan_request *req, const tdbf_line_plan *p)
     cli_json_init(&j, stdout);
     cli_json_object_begin(&j, NULL);
     cli_json_string(&j, "design", "apbf-line");
+    json_built(&j, p->k, p->l, p->window, 0);
     cli_json_u64(&j, "k", p->k);
     cli_json_u64(&j, "l", p->l);
     cli_json_u64(&j, "b", p->b);
@@ -497,7 +554,7 @@ static int run_line_plan(const cli_command *self, const plan_request *req)
            "insertions, target error %g\n\n", (unsigned long long)req->window, req->error);
     printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "plan", "k", "l", "b", "unit",
            "W", "g", "memory", "bits/item", "fp");
-    print_line_row(req->block_bits ? "chosen" : "default", &chosen);
+    print_line_row("built", &chosen);
     if (have_other)
         print_line_row(other.unit_bits == 1024 ? "128-byte unit" : "64-byte unit", &other);
     if (have_apbf)
@@ -539,6 +596,7 @@ static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
         cli_json_init(&j, stdout);
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", "tlbf-line");
+        json_built(&j, ring.k, ring.l, 0, req->window_ns);
         cli_json_u64(&j, "window_ns", req->window_ns);
         cli_json_u64(&j, "capacity", cfg.window_items);
         cli_json_u64(&j, "generation_ns", span_ns);
@@ -737,8 +795,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
     if (req.design != TDBF_APBF)
         return run_decay_plan(self, &req);
 
-    tdbf_plan best;
-    tdbf_plan alts[PLAN_MAX_ALTS + 1];
+    tdbf_plan best, built;
+    tdbf_plan alts[PLAN_MAX_ALTS + 2];
     size_t n_alts = 0;
     char what[96];
     int rc;
@@ -748,27 +806,34 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         snprintf(what, sizeof what, "k=%u, l=%u, window %llu", req.k, req.l,
                  (unsigned long long)req.window);
     } else {
-        /* ask for one more than shown: the chosen plan may be among them */
+        /* ask for two more than shown: the least-memory and the built
+         * plans may be among them */
         rc = tdbf_plan_apbf(req.window, req.error, &best,
-                            req.alts > 0 ? alts : NULL, (size_t)req.alts + 1,
+                            req.alts > 0 ? alts : NULL, (size_t)req.alts + 2,
                             &n_alts);
+        /* tdbf_open's choice at the default cfg.plan_tolerance */
+        if (rc == TDBF_OK)
+            rc = tdbf_plan_apbf_fast(req.window, req.error, TDBF_DEFAULT_PLAN_TOLERANCE,
+                                     &built);
         snprintf(what, sizeof what, "window %llu, error %g",
                  (unsigned long long)req.window, req.error);
     }
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
+    if (req.k != 0)
+        built = best;         /* tdbf_open with cfg.k, cfg.l: tdbf_plan_eval */
 
-    /* Alternatives other than the chosen plan, at most req.alts of them. */
+    /* Alternatives other than the plans above, at most req.alts of them. */
     size_t kept = 0;
     for (size_t i = 0; i < n_alts && kept < req.alts; i++)
-        if (!same_plan(&alts[i], &best))
+        if (!same_plan(&alts[i], &best) && !same_plan(&alts[i], &built))
             alts[kept++] = alts[i];
 
     if (req.json) {
-        print_json(&req, &best, alts, kept);
+        print_json(&req, &best, &built, alts, kept);
         return CLI_EXIT_OK;
     }
-    return print_table(&req, &best, alts, kept);
+    return print_table(&req, &best, &built, alts, kept);
 }
 
 const cli_command cli_cmd_plan = {
