@@ -200,8 +200,9 @@ bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
 .PHONY: test-cli bench-dedup
-test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup, info and eval
+test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup, info, plan, eval and every command's exit status
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
 
 bench-dedup: $(CLI) ## lines/s of tdbf dedup vs sort -u and awk on 10^7 lines

@@ -45,10 +45,10 @@ static const cli_option plan_options[] = {
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF); tlbf-line (its time-window rings); clock, rotating; or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF, what tdbf_open builds by default); tlbf (time window, as tdbf dedup --window); tlbf-line (its line-local twin); clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
-    [OPT_TIME]   = {"time", "DURATION", "clock, rotating, tlbf-line: time window instead of --window (60s, 5m)"},
-    [OPT_CAPACITY] = {"capacity", "C", "clock, rotating, tlbf-line with a time window: expected keys per window (default 1024)"},
+    [OPT_TIME]   = {"time", "DURATION", "clock, rotating, tlbf, tlbf-line: time window instead of --window (60s, 5m)"},
+    [OPT_CAPACITY] = {"capacity", "C", "clock, rotating, tlbf, tlbf-line with a time window: expected keys per window (default 1024)"},
     [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line, tlbf-line: unit size, 1024 (two lines, default) or 512"},
     {NULL, NULL, NULL}
 };
@@ -635,6 +635,67 @@ static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     return CLI_EXIT_OK;
 }
 
+/* ---- TLBF ---------------------------------------------------------------- */
+
+/* TLBF has no planner of its own in the API, but its open allocates no
+ * slice before the first add: a throwaway filter says which (k, l) it
+ * takes (tdbf_get_shape), and tdbf_plan_eval the slices of that pair for
+ * the planned keys per window. */
+static int run_tlbf_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    request_config(req, &cfg);
+    char window[32], what[96], span[32], memory[32], capacity[32];
+    cli_format_duration_ns(window, sizeof window, req->window_ns);
+    snprintf(what, sizeof what, "tlbf, window %s, error %g", window, req->error);
+    tdbf *probe;
+    int rc = tdbf_open(&probe, &cfg);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    tdbf_shape shape;
+    tdbf_get_shape(probe, &shape);
+    tdbf_close(probe);
+    uint64_t keys = req->capacity ? req->capacity : 1024;
+    tdbf_plan slices;
+    rc = tdbf_plan_eval(shape.k, shape.l, keys, &slices);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    uint64_t span_ns = req->window_ns / shape.l ? req->window_ns / shape.l : 1;
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", "tlbf");
+        json_built(&j, shape.k, shape.l, 0, req->window_ns);
+        cli_json_u64(&j, "capacity", keys);
+        cli_json_u64(&j, "generation_ns", span_ns);
+        cli_json_u64(&j, "slice_bits", slices.m);
+        cli_json_u64(&j, "bytes", (slices.bits + 7) / 8);
+        cli_json_double(&j, "bits_per_item", slices.bits_per_item);
+        cli_json_double(&j, "fp", shape.error_planned);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_duration_ns(span, sizeof span, span_ns);
+    cli_format_bytes(memory, sizeof memory, (slices.bits + 7) / 8);
+    cli_format_count(capacity, sizeof capacity, keys);
+    printf("TLBF (time-limited Bloom filter) for a window of %s, %s keys per window,\n"
+           "target error %g: what tdbf_open and tdbf dedup --window build\n\n"
+           "  k, l              %u, %u (least memory)\n"
+           "  generation        %s of time (window / l)\n"
+           "  slices            %u of %s bits at the planned rate\n"
+           "  memory            %s at the planned rate (%.2f bits/item)\n"
+           "  fp                %.4g (worst case, just before a shift)\n\n"
+           "Slices are sized as keys arrive, from the rate seen: memory follows the\n"
+           "rate, and a burst adds slices (up to a cap) rather than forgetting keys.\n",
+           window, capacity, req->error, shape.k, shape.l, span, shape.k + shape.l,
+           cli_format_count(what, sizeof what, slices.m), memory, slices.bits_per_item,
+           shape.error_planned);
+    return CLI_EXIT_OK;
+}
+
 /* ---- command --------------------------------------------------------- */
 
 static int parse_args(const cli_command *self, int argc, char **argv,
@@ -688,9 +749,10 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                 (req->design != TDBF_APBF && req->design != TDBF_APBBF &&
                  req->design != TDBF_APBF_LINE && req->design != TDBF_FPDECAY &&
                  req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
-                 req->design != TDBF_ROTATING && req->design != TDBF_TLBF_LINE))
-                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, tlbf-line, "
-                                       "clock, rotating, fpdecay or stable, not '%s'",
+                 req->design != TDBF_ROTATING && req->design != TDBF_TLBF_LINE &&
+                 req->design != TDBF_TLBF))
+                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, tlbf, "
+                                       "tlbf-line, clock, rotating, fpdecay or stable, not '%s'",
                                        value);
             break;
         case OPT_TIME:
@@ -720,8 +782,9 @@ static int parse_args(const cli_command *self, int argc, char **argv,
     }
 
     int line_rings = req->design == TDBF_TLBF_LINE;
-    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING || line_rings;
-    if (req->window_text && line_rings) {
+    int time_only = line_rings || req->design == TDBF_TLBF;
+    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING || time_only;
+    if (req->window_text && time_only) {
         if (req->window_ns != 0)
             return cli_usage_error(cmd, "give --window or --time, not both");
         if (cli_parse_duration_ns(cmd, "window", req->window_text, &req->window_ns) != 0)
@@ -732,11 +795,11 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         return CLI_EXIT_USAGE;
     }
     if (req->window_ns != 0 && !timed_design)
-        return cli_usage_error(cmd, "--time applies to --design clock, rotating or "
-                               "tlbf-line");
+        return cli_usage_error(cmd, "--time applies to --design clock, rotating, tlbf "
+                               "or tlbf-line");
     if (req->capacity != 0 && req->window_ns == 0)
         return cli_usage_error(cmd, "--capacity goes with --time");
-    if ((req->design == TDBF_CLOCK || line_rings) && req->window_ns == 0)
+    if ((req->design == TDBF_CLOCK || time_only) && req->window_ns == 0)
         return cli_usage_error(cmd, "--design %s needs a time window (--time 60s)",
                                tdbf_design_name(req->design));
     if (req->window != 0 && req->window_ns != 0)
@@ -792,6 +855,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return run_line_plan(self, &req);
     if (req.design == TDBF_TLBF_LINE)
         return run_tlbf_line_plan(self, &req);
+    if (req.design == TDBF_TLBF)
+        return run_tlbf_plan(self, &req);
     if (req.design != TDBF_APBF)
         return run_decay_plan(self, &req);
 
@@ -845,12 +910,17 @@ const cli_command cli_cmd_plan = {
              "--design rotating --error E --window N [--json]\n"
              "--design apbbf --error E --window N [--block-bits 64|512] [--json]\n"
              "--design clock|rotating --error E --time DURATION [--capacity C] [--json]\n"
+             "--design tlbf --error E --time DURATION [--capacity C] [--json]\n"
              "--design tlbf-line --error E --time DURATION [--capacity C] [--block-bits 512|1024] [--json]",
     .details =
-        "The planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
+        "Every design shows the plan tdbf_open builds (\"built\"; in --json the\n"
+        "\"built\" object: k, l and window as tdbf info reports them).\n"
+        "APBF: the planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
         "false-positive rate -- the worst case just before a shift, with the\n"
         "exact expected fill of every slice -- meets E with the least memory;\n"
-        "the alternatives use other k, each with the largest l that meets E.\n"
+        "tdbf_open builds the fewest slice reads within 5 % of it (shown as\n"
+        "built when it differs); the alternatives use other k, each with the\n"
+        "largest l that meets E.  tdbf_open's default design is apbf-line.\n"
         "With --k and --l it evaluates that pair instead (tdbf_plan_eval).\n"
         "Paper 004, section 5; its Table 2 lists the paper's choices.\n"
         "--design apbbf plans the blocked APBF (section 6): the plan tdbf_open\n"
@@ -863,6 +933,8 @@ const cli_command cli_cmd_plan = {
         "false negatives (tdbf_plan_design): the least memory whose worst-case\n"
         "FP meets E, for a time window of --capacity keys (default 1024) or,\n"
         "rotating only, a count window.\n"
+        "--design tlbf shows the (k, l) and slices tdbf_open chooses for a time\n"
+        "window of --capacity keys (default 1024; slices follow the rate).\n"
         "--design tlbf-line shows the ring tdbf_open starts a time-window\n"
         "filter with (apbf-line's plan for --capacity keys per window); the\n"
         "filter grows and shrinks by rings as the rate changes.\n",

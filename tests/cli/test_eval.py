@@ -399,7 +399,7 @@ def test_eval_list_and_usage():
         check(name in out, "eval --list lacks %s" % name)
     run(["eval"], expect=2)
     run(["eval", "nosuch"], expect=2)
-    run(["eval", "table2", "--csv", tmp("no/such/dir.csv")], expect=1)
+    run(["eval", "table2", "--csv", tmp("no/such/dir.csv")], expect=3)
 
 
 
