@@ -185,6 +185,10 @@ tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## 
 demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo
 
+.PHONY: readme-figures
+readme-figures: $(CLI) ## rewrite README.md's tdbf demo figures from what tdbf demo prints now (~1 min)
+	@$(PYTHON) scripts/readme_figures.py $(CLI) README.md
+
 .PHONY: bench
 bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call latency (windows 1e4, 1e6); CSV in bench/results.csv
 	@mkdir -p bench

@@ -420,17 +420,8 @@ static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked 
     cli_json_object_begin(&j, "least_memory");
     json_blocked_fields(&j, least);
     cli_json_object_end(&j);
-    cli_json_u64(&j, "k", p->k);
-    cli_json_u64(&j, "l", p->l);
-    cli_json_u64(&j, "block_bits", p->block_bits);
-    cli_json_u64(&j, "block_hashes", p->block_hashes);
-    cli_json_u64(&j, "blocks", p->blocks);
-    cli_json_u64(&j, "g", p->g);
-    cli_json_u64(&j, "window", p->window);
+    json_blocked_fields(&j, p);
     cli_json_u64(&j, "slack", p->slack);
-    cli_json_u64(&j, "bits", p->bits);
-    cli_json_double(&j, "bits_per_item", p->bits_per_item);
-    cli_json_double(&j, "fp", p->fp);
     cli_json_double(&j, "accesses_false", p->accesses_false);
     cli_json_double(&j, "accesses_window", p->accesses_window);
     cli_json_double(&j, "npws", p->npws);

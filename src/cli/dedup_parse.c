@@ -305,6 +305,9 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv)
             return CLI_OPT_ERROR;
         }
     }
+    /* --time-field alone reads seconds, as its help says */
+    if (a->time_field != 0 && !a->time_format_given)
+        a->time_format = DEDUP_TIME_UNIX;
     if (check_combination(a, key_regex) != 0 ||
         (key_regex != NULL && compile_regex(a, key_regex) != 0)) {
         dedup_args_free(a);

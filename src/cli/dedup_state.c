@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -218,18 +217,22 @@ static char *temp_name(const char *path)
     return name;
 }
 
-/* Make the rename durable: fsync the directory that holds path. */
+/* Make the rename durable: fsync the directory that holds path (the part
+ * before its last '/', or "." without one). */
 static int sync_directory(const char *path)
 {
-    char *copy = strdup(path);
-    if (copy == NULL)
+    const char *slash = strrchr(path, '/');
+    size_t len = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(len + 1);
+    if (dir == NULL)
         return -1;
-    int dir = open(dirname(copy), O_RDONLY);
-    free(copy);
-    if (dir < 0)
-        return -1;
-    int rc = fsync(dir);
-    close(dir);
+    memcpy(dir, slash == NULL ? "." : path, len);
+    dir[len] = '\0';
+    int fd = open(dir, O_RDONLY);
+    free(dir);
+    int rc = fd >= 0 ? fsync(fd) : -1;
+    if (fd >= 0)
+        close(fd);
     return rc;
 }
 
@@ -242,6 +245,13 @@ static int write_all_of(FILE *out, const tdbf *f, const unsigned char *section,
         fsync(fileno(out)) != 0)
         return -1;
     return 0;
+}
+
+static void unlink_keeping_errno(const char *name)
+{
+    int saved = errno;
+    unlink(name);
+    errno = saved;
 }
 
 int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec)
@@ -265,11 +275,8 @@ int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec)
         if (!failed && rename(temp, path) == 0 && sync_directory(path) == 0)
             rc = DEDUP_STATE_OK;
     }
-    if (rc != DEDUP_STATE_OK && fd >= 0) {
-        int saved = errno;
-        unlink(temp);
-        errno = saved;
-    }
+    if (rc != DEDUP_STATE_OK && fd >= 0)
+        unlink_keeping_errno(temp);   /* errno says why the save failed */
     free(section);
     free(temp);
     return rc;

@@ -14,9 +14,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
-from test_dedup import TDBF, check, handles_signal, main, run, tmp
+from test_dedup import TDBF, check, main, run, send_when_caught, tmp
 
 # (plan options, the same filter made by `tdbf dedup`): the plan's "built"
 # shape must be what `tdbf info` reports for the saved filter
@@ -143,11 +142,7 @@ def test_exit_codes_ok_and_help():
 def stopped(args, sig):
     proc = subprocess.Popen([TDBF] + args, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
-    deadline = time.time() + 20
-    while not handles_signal(proc.pid, sig) and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.2)
-    proc.send_signal(sig)
+    send_when_caught(proc, sig, 0.2)
     proc.communicate(timeout=60)
     return proc.returncode
 

@@ -397,6 +397,17 @@ def handles_signal(pid, sig):
     return False
 
 
+def send_when_caught(proc, sig, settle):
+    """Send `sig` to proc once it catches it, after `settle` seconds more
+    (time to read what it was given); then wait for it to end."""
+    deadline = time.time() + 20
+    while not handles_signal(proc.pid, sig) and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(settle)
+    proc.send_signal(sig)
+    proc.wait(timeout=30)      # before closing stdin: EOF would race it
+
+
 def signal_case(sig, expected_status):
     state = tmp("signal-%d.tdbf" % sig)
     proc = subprocess.Popen([TDBF, "dedup", "--window", "1h", "--state", state,
@@ -406,12 +417,7 @@ def signal_case(sig, expected_status):
     lines = ["line-%d" % (i % 700) for i in range(2000)]
     proc.stdin.write(joined(lines))
     proc.stdin.flush()
-    deadline = time.time() + 20
-    while not handles_signal(proc.pid, sig) and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.3)            # let it read; then it blocks in read(2)
-    proc.send_signal(sig)
-    proc.wait(timeout=30)      # before closing stdin: EOF would race it
+    send_when_caught(proc, sig, 0.3)   # it reads, then blocks in read(2)
     out, err = proc.communicate(timeout=30)
     check(proc.returncode == expected_status, "exit %d, expected %d (%s)" % (
         proc.returncode, expected_status, err.decode(errors="replace")))
@@ -449,12 +455,7 @@ def stop_on_stdin(args, first_lines, sig=signal.SIGINT):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdin.write(joined(first_lines))
     proc.stdin.flush()
-    deadline = time.time() + 20
-    while not handles_signal(proc.pid, sig) and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.3)
-    proc.send_signal(sig)
-    proc.wait(timeout=30)
+    send_when_caught(proc, sig, 0.3)
     out, err = proc.communicate(timeout=30)
     return proc.returncode, out, err
 
@@ -691,6 +692,12 @@ def test_state_of_every_design():
             again = run(["dedup", "--state", state], joined(lines[:40]))
             check(again.stdout == b"", "%s %s: resumed run printed %r" % (
                 design, window, again.stdout[:60]))
+
+
+def test_time_field_defaults_to_unix_seconds():
+    data = b"100 a\n130 a\n200 a\n"
+    proc = run(["dedup", "--window", "60s", "--time-field", "1", "--field", "2"], data)
+    check(proc.stdout == b"100 a\n200 a\n", "unix seconds by default: %r" % proc.stdout)
 
 
 def test_bad_time_stops_or_skips():
