@@ -185,6 +185,10 @@ tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## 
 demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo
 
+.PHONY: readme-figures
+readme-figures: $(CLI) ## rewrite README.md's tdbf demo figures from what tdbf demo prints now (~1 min)
+	@$(PYTHON) scripts/readme_figures.py $(CLI) README.md
+
 .PHONY: bench
 bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call latency (windows 1e4, 1e6); CSV in bench/results.csv
 	@mkdir -p bench
@@ -200,8 +204,9 @@ bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
 .PHONY: test-cli bench-dedup
-test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup, info and eval
+test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup, info, plan, eval and every command's exit status
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
 
 bench-dedup: $(CLI) ## lines/s of tdbf dedup vs sort -u and awk on 10^7 lines

@@ -14,7 +14,7 @@
  *   5. Lifecycle
  *   6. Operations (add, contains, advance)
  *   7. Batch operations
- *   8. Introspection (stats, current error estimate)
+ *   8. Introspection (stats, shape, current error estimate)
  *   9. Inference (posteriors, expected age, min-penalty answers)
  *  10. Serialization (save, load, files)
  *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
@@ -295,6 +295,29 @@ TDBF_API int tdbf_open(tdbf **out, const tdbf_config *cfg);
 /* Release a filter and all its memory.  NULL is accepted (no-op). */
 TDBF_API void tdbf_close(tdbf *f);
 
+/* A deep copy of f: same design, parameters, seed, clock, adds and
+ * contents, so it answers every query as f does; afterwards the two are
+ * independent.  The copy uses f's allocator and, for APBF_LINE, f's
+ * concurrent mode; it takes the vector path tdbf_open would now.  It is
+ * made through the saved form (tdbf_save into a buffer, tdbf_load from
+ * it): O(memory) time, and for a moment about twice f's memory besides
+ * the copy.  Returns TDBF_OK and sets *out (close it with tdbf_close), or
+ * TDBF_EINVAL (out or f NULL), TDBF_ENOMEM, or TDBF_ENOTSUP (a design
+ * that cannot be saved); on failure *out is NULL.  Read-only on f (as
+ * safe as tdbf_contains for concurrent readers; not during adds). */
+TDBF_API int tdbf_copy(tdbf **out, const tdbf *f);
+
+/* Empty f: afterwards it holds no key and counts no adds, as if just
+ * opened with the same configuration -- same design, parameters and hash
+ * seed; time-window designs drop the slices or rings they grew.  The
+ * clock is kept (time is never rewound).  Made by opening a new filter
+ * from the configuration f was opened with and moving it in, so it needs
+ * that filter's memory for a moment; on failure f is unchanged.  Returns
+ * TDBF_OK, TDBF_EINVAL (f NULL), TDBF_ENOMEM, or TDBF_ENOTSUP for a
+ * filter made by tdbf_load or tdbf_copy (its opening configuration is not
+ * known: open a new one instead).  Not thread-safe (mutates). */
+TDBF_API int tdbf_clear(tdbf *f);
+
 /* ======================================================================
  * 6. Operations
  * ====================================================================== */
@@ -395,6 +418,30 @@ typedef struct tdbf_stats {
  * whose estimated error needs a population count.  Read-only.
  * Returns TDBF_OK or TDBF_EINVAL. */
 TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
+
+/* What a filter is, as opposed to what it holds: the fields of tdbf_stats
+ * that never need a scan.  Each equals the tdbf_stats field of the same
+ * name. */
+typedef struct tdbf_shape {
+    tdbf_design design;
+    uint64_t window_items;    /* guaranteed count window (0: time window) */
+    uint64_t window_ns;       /* time window, ns (0: count window) */
+    unsigned k;               /* slices (cells, bits) set per insertion */
+    unsigned l;               /* extra slices (APBF family, TLBF family) */
+    uint64_t memory_bytes;    /* bytes allocated now (time designs grow and
+                                 shrink with the rate) */
+    double   error_configured;/* cfg.error */
+    double   error_planned;   /* analytic worst-case FP of the parameters */
+    uint64_t seed;            /* the hash seed in use (never 0) */
+    int      concurrent;      /* 1 if adds may run from many threads at once
+                                 (FPDECAY; APBF_LINE opened concurrent) */
+} tdbf_shape;
+
+/* Fill *out with f's shape in O(1): no scan of the bits, no allocation.
+ * Read-only; as safe for concurrent readers as tdbf_contains (and, for
+ * the concurrent designs, during adds).  Returns TDBF_OK or TDBF_EINVAL
+ * (f or out NULL). */
+TDBF_API int tdbf_get_shape(const tdbf *f, tdbf_shape *out);
 
 /* Estimated false-positive rate of a query at now_ns, from the insert
  * counts the filter keeps: O(1) or O(slices), never a scan of its bits

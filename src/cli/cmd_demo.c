@@ -1679,7 +1679,7 @@ static int run_demo(const cli_command *self, int argc, char **argv)
     }
     keys_free(&keys);
     if (status == CLI_EXIT_OK && failed)
-        status = CLI_EXIT_RUNTIME;
+        status = CLI_EXIT_DATA;
     return status;
 }
 

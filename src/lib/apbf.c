@@ -263,20 +263,26 @@ static void measured_fills(const apbf *a, double *fills)
     }
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void apbf_shape(const tdbf *f, tdbf_shape *out)
+{
+    const apbf *a = f->impl;
+    out->k = a->k;
+    out->l = a->l;
+    out->window_items = (uint64_t)a->l * a->g;
+    out->error_planned = a->fp_planned;
+}
+
 static void apbf_stats(const tdbf *f, tdbf_stats *st)
 {
     const apbf *a = f->impl;
     double fills[TDBF_MAX_K + TDBF_MAX_L];
     measured_fills(a, fills);
-    st->k = a->k;
-    st->l = a->l;
     st->slices = a->slices;
     st->slice_bits = a->m;
     st->generation_size = a->g;
     st->generation_fill = a->fill;
     st->generations = a->shifts;
-    st->window_items = (uint64_t)a->l * a->g;
-    st->error_planned = a->fp_planned;
     st->error_estimated = tdbf_apbf_fp(a->k, a->l, fills);
 }
 
@@ -372,6 +378,7 @@ const tdbf_ops tdbf_apbf_ops = {
     .contains = apbf_contains,
     .advance = NULL,
     .stats = apbf_stats,
+    .shape = apbf_shape,
     .contains_many = apbf_contains_many,
     .add_many = apbf_add_many,
     .payload_size = apbf_payload_size,

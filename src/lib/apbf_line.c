@@ -1153,19 +1153,25 @@ double tdbf_line_ring_estimated(const tdbf_line_ring *t)
     return sum / (double)read;
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void line_shape(const tdbf *f, tdbf_shape *out)
+{
+    const line_filter *t = f->impl;
+    out->k = t->k;
+    out->l = t->l;
+    out->window_items = window_of(t->l, t->g);
+    out->error_planned = t->fp_planned;
+}
+
 static void line_stats(const tdbf *f, tdbf_stats *st)
 {
     line_filter now = settled(f->impl);
     const line_filter *t = &now;
-    st->k = t->k;
-    st->l = t->l;
     st->slices = t->fields;
     st->slice_bits = t->field_bits;
-    st->window_items = window_of(t->l, t->g);
     st->generation_size = t->g;
     st->generation_fill = t->fill;
     st->generations = t->shifts;
-    st->error_planned = t->fp_planned;
     st->error_estimated = tdbf_line_ring_estimated(t);
     st->simd = t->path;
 }
@@ -1387,6 +1393,7 @@ const tdbf_ops tdbf_apbf_line_ops = {
     .add = line_add,
     .contains = line_contains,
     .stats = line_stats,
+    .shape = line_shape,
     .prefetch = line_prefetch,
     .payload_size = line_payload_size,
     .save = line_save,

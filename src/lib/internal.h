@@ -119,8 +119,12 @@ typedef struct tdbf_ops {
     int  (*contains)(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
     /* NULL when the design has nothing to expire by time. */
     int  (*advance)(tdbf *f, uint64_t now_ns);
-    /* Fill the design's fields of *st (the shell fills the generic ones). */
+    /* Fill the design's fields of *st (the shell fills the generic ones,
+     * and those of `shape`). */
     void (*stats)(const tdbf *f, tdbf_stats *st);
+    /* O(1), no allocation: the design's k, l, window_items, window_ns and
+     * error_planned (tdbf_get_shape; tdbf_get_stats starts from it). */
+    void (*shape)(const tdbf *f, tdbf_shape *out);
     /* Optional: start loading the memory an add (for_add = 1) or a query
      * of this key will touch.  The batch calls issue it a few keys ahead
      * of the one they process, so the loads overlap. */
@@ -194,6 +198,11 @@ struct tdbf {
      * (TDBF_WALK_MIN_BYTES; tests set 0). */
     uint64_t        walk_min_bytes;
     void           *impl;       /* the design's state */
+    /* The configuration tdbf_open made it from, seed included, allocator
+     * not (tdbf_clear opens it again); has_config is false for a filter
+     * from tdbf_load. */
+    tdbf_config     opened_with;
+    bool            has_config;
 };
 
 /* Interleaved walks pay once a filter's lines miss the caches.  Measured

@@ -590,6 +590,16 @@ static void tlbf_close(tdbf *f)
     tdbf_mem_free(f, t, sizeof *t);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void tlbf_shape(const tdbf *f, tdbf_shape *out)
+{
+    const tlbf *t = f->impl;
+    out->k = t->k;
+    out->l = t->l;
+    out->window_ns = t->window_ns;
+    out->error_planned = t->fp_planned;
+}
+
 static void tlbf_stats(const tdbf *f, tdbf_stats *st)
 {
     const tlbf *t = f->impl;
@@ -601,15 +611,11 @@ static void tlbf_stats(const tdbf *f, tdbf_stats *st)
         fills[i] = (double)tdbf_popcount(s->bits, tdbf_words_for_bits(s->m)) / (double)s->m;
         held += s->generation;
     }
-    st->k = t->k;
-    st->l = t->l;
-    st->window_ns = t->window_ns;
     st->slices = t->count;
     st->slice_bits = t->count ? at(t, 0)->m : 0;
     st->generation_size = t->gen_target;
     st->generation_fill = t->count ? at(t, 0)->generation : 0;
     st->generations = t->shifts;
-    st->error_planned = t->fp_planned;
     st->error_estimated = slices_fp(t, live, fills);
     st->keys = held;
     st->cap_hits = t->cap_hits;
@@ -777,6 +783,7 @@ const tdbf_ops tdbf_tlbf_ops = {
     .contains = tlbf_contains,
     .advance = tlbf_advance,
     .stats = tlbf_stats,
+    .shape = tlbf_shape,
     .current_error = tlbf_current_error,
     .payload_size = tlbf_payload_size,
     .save = tlbf_save,
