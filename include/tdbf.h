@@ -1060,7 +1060,9 @@ TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
  * t' - t < T, under any rate pattern (it may answer for up to (k + l)
  * generations).  The rate is not known in advance: the filter keeps a
  * chain of rings of the same shape (k, l, b, unit), the first planned by
- * tdbf_plan_apbf_line for cfg.capacity keys per window (default 1024).
+ * tdbf_plan_apbf_line for cfg.capacity keys per window (default 1024) in
+ * the layout with a spare field (as with cfg.concurrent: rings shift all
+ * at once).
  * New keys go into the newest ring; when a generation brings more than a
  * ring was planned for, a larger successor (2x to 4x) takes them and the
  * old ring is only read until it has aged out; a generation with under a

@@ -565,7 +565,9 @@ static int run_line_plan(const cli_command *self, const plan_request *req)
 /* ---- line-local rings over a time window ----------------------------- */
 
 /* The ring tdbf_open starts a tlbf-line filter with (apbf-line's plan for
- * a count window of the capacity), and what the time window makes of it. */
+ * a count window of the capacity, with the spare field concurrent mode
+ * plans too: rings shift all at once), and what the time window makes of
+ * it. */
 static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
@@ -574,6 +576,7 @@ static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     cfg.window_items = req->capacity ? req->capacity : 1024;
     cfg.error = req->error;
     cfg.block_bits = req->block_bits;
+    cfg.concurrent = 1;
     char window[32], what[96], span[32], slack[32], memory[32], capacity[32];
     cli_format_duration_ns(window, sizeof window, req->window_ns);
     snprintf(what, sizeof what, "tlbf-line, window %s, error %g", window, req->error);

@@ -506,9 +506,14 @@ def test_state_not_writable_stops_before_reading():
 
 def test_max_memory():
     proc = run(["dedup", "--last", "1M", "--max-memory", "1M"], b"a\n", expect=2)
-    check(b"needs 2.63 MiB" in proc.stderr and b"--max-memory 3M" in proc.stderr,
-          "refusal %r" % proc.stderr)
-    run(["dedup", "--last", "1M", "--max-memory", "3M"], b"a\n")
+    # the refusal states the size the plan needs and a --max-memory that fits it
+    plan = json.loads(run(["plan", "--design", "apbf-line", "--window", "1M", "--error", "0.01", "--json"]).stdout)
+    found = re.search(rb"needs ([0-9.]+) MiB.*--max-memory ([0-9]+)M", proc.stderr)
+    check(found is not None, "refusal %r" % proc.stderr)
+    needs, suggested = float(found.group(1)), int(found.group(2))
+    check(abs(needs - plan["bytes"] / 2**20) < 0.05 and suggested >= needs,
+          "needs %g MiB, suggests %dM, plan %d bytes" % (needs, suggested, plan["bytes"]))
+    run(["dedup", "--last", "1M", "--max-memory", "%dM" % suggested], b"a\n")
     run(["dedup", "--last", "1M", "--max-memory", "0.003GiB"], b"a\n")
     proc = run(["dedup", "--window", "1m", "--capacity", "1e9", "--max-memory", "64M"],
                b"a\n", expect=2)
@@ -659,7 +664,7 @@ def test_bad_options():
         (["--window", "1e30"], b"too long: the longest duration is 213503d"),
         (["--window", "213504d"], b"too long: the longest duration is 213503d"),
         (["--last", "5", "--max-memory", "4X"], b"not a size"),
-        (["--last", "1000000", "--max-memory", "1M"], b"needs 2.63 MiB"),
+        (["--last", "1000000", "--max-memory", "1M"], b"MiB, more than the 1.00 MiB"),
     ]
     for options, message in cases:
         proc = run(["dedup"] + options, b"a\n", expect=2)
