@@ -284,9 +284,10 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls ----------------------------------------------------- */
 
-static uint64_t room(const void *state)
+static uint64_t room(const void *state, unsigned *l)
 {
     const apbbf *a = state;
+    *l = a->l;
     return a->g - a->fill;
 }
 
@@ -309,12 +310,13 @@ static void apbbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
     tdbf_find_run_batch(a, a->k, a->l, keys, n, apbbf_slices.has, apbbf_slices.line, found);
 }
 
-static void apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
-                           uint64_t now_ns, uint8_t *present)
+static int apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
+                          uint64_t now_ns, uint8_t *present)
 {
     (void)now_ns;
     apbbf *a = f->impl;
-    tdbf_add_many_slices(a, a->k, a->l, &apbbf_slices, keys, n, present);
+    tdbf_add_many_slices(a, a->k, &apbbf_slices, keys, n, present);
+    return TDBF_OK;
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */

@@ -170,9 +170,10 @@ static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls (filter.c) ---- */
 
-static uint64_t room(const void *state)
+static uint64_t room(const void *state, unsigned *l)
 {
     const apbf *a = state;
+    *l = a->l;
     return a->g - a->fill;
 }
 
@@ -196,12 +197,13 @@ static void apbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
     tdbf_find_run_batch(a, a->k, a->l, keys, n, apbf_slices.has, apbf_slices.line, found);
 }
 
-static void apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
-                          uint64_t now_ns, uint8_t *present)
+static int apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
+                         uint64_t now_ns, uint8_t *present)
 {
     (void)now_ns;
     apbf *a = f->impl;
-    tdbf_add_many_slices(a, a->k, a->l, &apbf_slices, keys, n, present);
+    tdbf_add_many_slices(a, a->k, &apbf_slices, keys, n, present);
+    return TDBF_OK;
 }
 
 /* The slices a single add asks for first. */

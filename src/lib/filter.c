@@ -423,7 +423,9 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
     for (size_t done = 0; done < n;) {
         size_t count = hash_chunk(f, done, n, keys, lens, chunk);
         if (f->ops->add_many && walks(f)) {
-            f->ops->add_many(f, chunk, count, now, results ? results + done : present);
+            int rc = f->ops->add_many(f, chunk, count, now, results ? results + done : present);
+            if (rc < 0)
+                return rc;
             count_adds(f, count);
             done += count;
             continue;

@@ -136,9 +136,10 @@ typedef struct tdbf_ops {
                           uint64_t now_ns, uint8_t *found);
     /* Optional: present[i] = add(keys[i]) for i < n in order, exactly,
      * with the memory accesses overlapped (tdbf_add_many_slices); when
-     * set, tdbf_add_batch uses it. */
-    void (*add_many)(tdbf *f, const tdbf_key *keys, size_t n,
-                     uint64_t now_ns, uint8_t *present);
+     * set, tdbf_add_batch uses it.  TDBF_OK, or the error the first add
+     * would return, with nothing added (later adds cannot fail). */
+    int (*add_many)(tdbf *f, const tdbf_key *keys, size_t n,
+                    uint64_t now_ns, uint8_t *present);
     /* Serialization (codec.c); NULL = TDBF_ENOTSUP.  payload_size is the
      * exact byte count save writes; load reads the payload, validating
      * every field before it allocates or uses it, and sets f->impl. */
@@ -489,8 +490,9 @@ typedef struct tdbf_slices_ops {
     void (*set)(void *state, const tdbf_hash128 *h);
     /* The single add: query, shift if due, set. */
     int (*add)(void *state, const tdbf_hash128 *h);
-    /* Adds that can still be made before one shifts (g - fill). */
-    uint64_t (*room)(const void *state);
+    /* Adds that can still be made before one shifts (g - fill), and the
+     * l of Algorithm 1 until then (*l: slices a query reads past k). */
+    uint64_t (*room)(const void *state, unsigned *l);
 } tdbf_slices_ops;
 
 enum { TDBF_SET_AHEAD = 8, TDBF_WRITTEN_BITS = 1u << 16 };
@@ -555,14 +557,15 @@ static TDBF_ALWAYS_INLINE void tdbf_add_stretch(void *state, unsigned k, unsigne
     }
 }
 
-static TDBF_ALWAYS_INLINE void tdbf_add_many_slices(void *state, unsigned k, unsigned l,
+static TDBF_ALWAYS_INLINE void tdbf_add_many_slices(void *state, unsigned k,
                                                     const tdbf_slices_ops *ops,
                                                     const tdbf_key *keys, size_t n,
                                                     uint8_t *present)
 {
     uint64_t written[TDBF_WRITTEN_BITS / 64];
     for (size_t done = 0; done < n;) {
-        uint64_t room = ops->room(state);
+        unsigned l = 0;
+        uint64_t room = ops->room(state, &l);
         if (room == 0) { /* this add shifts: the single add does it */
             present[done] = (uint8_t)ops->add(state, &keys[done].hash);
             done++;
