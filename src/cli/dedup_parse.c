@@ -45,7 +45,7 @@ const cli_option dedup_options[] = {
     [OPT_WINDOW]     = {"window", "T", "time window: drop a line whose key was seen in the "
                                        "last T (10m, 30s; default design tlbf)"},
     [OPT_LAST]       = {"last", "N", "count window: drop a line whose key is among the "
-                                     "last N lines' (default design apbf)"},
+                                     "last N lines' (default design apbf-line)"},
     [OPT_ERROR]      = {"error", "E", "false-positive rate: share of new lines wrongly "
                                       "dropped (default 0.01)"},
     [OPT_DESIGN]     = {"design", "NAME", "filter design with that kind of window (tlbf, "
