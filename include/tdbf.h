@@ -329,9 +329,12 @@ TDBF_API int tdbf_clear(tdbf *f);
  *   key, len  the key bytes (key may be NULL if len == 0)
  *   now_ns    caller's clock in ns (ignored by count-window designs)
  * Returns 1 if the key was already present (possibly a false positive),
- * 0 if it was new, or a negative error code (TDBF_EINVAL for a NULL
- * filter, or NULL key with len > 0).  Not thread-safe (mutates), except
- * for TDBF_FPDECAY (section 12). */
+ * 0 if it was new, or a negative error code: TDBF_EINVAL for a NULL
+ * filter, or NULL key with len > 0; for the designs that allocate as they
+ * go (EXACT, TLBF, TLBF_LINE), TDBF_ENOMEM or TDBF_ETOOBIG (past
+ * cfg.max_memory), the key not inserted.  Not thread-safe (mutates),
+ * except for TDBF_FPDECAY (section 12) and APBF_LINE opened with
+ * cfg.concurrent. */
 TDBF_API int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns);
 
 /* Query: is `key` present in the window as of now_ns?  Never modifies the
@@ -359,8 +362,10 @@ TDBF_API int tdbf_advance(tdbf *f, uint64_t now_ns);
  * DRAM-sized filter; no gain, and no loss, inside the caches).
  *   keys[i], lens[i]  the i-th key
  *   results           if not NULL, results[i] = 1 (was present) or 0 (new)
- * Returns TDBF_OK or a negative error code (no key is inserted when the
- * arguments are invalid). */
+ * Returns TDBF_OK or a negative error code: no key is inserted when the
+ * arguments are invalid; when an add fails (tdbf_add's errors) the keys
+ * before it are inserted, their results set, and it and the keys after
+ * it are not. */
 TDBF_API int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
                             const size_t *lens, uint64_t now_ns,
                             uint8_t *results);
@@ -663,8 +668,9 @@ typedef struct tdbf_load_options {
 TDBF_API uint64_t tdbf_saved_size(const tdbf *f);
 
 /* Stream f to `write` in pieces (never a second copy of the filter).
- * Returns TDBF_OK, TDBF_EINVAL, TDBF_ENOTSUP (design not serializable
- * yet) or TDBF_EIO (the sink failed).  Read-only on f. */
+ * Returns TDBF_OK, TDBF_EINVAL, TDBF_ENOTSUP (a design without a file
+ * format: none in this version) or TDBF_EIO (the sink failed).  Read-only
+ * on f. */
 TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
 
 /* Load a filter from `read`.  On success *out is a new filter (close with
@@ -673,7 +679,9 @@ TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
  *   TDBF_ECORRUPT  bad magic, truncated, inconsistent field, bad checksum
  *   TDBF_EVERSION  a format version this library does not read
  *   TDBF_EDESIGN   a design this build does not have
- *   TDBF_ENOTSUP   the design has no loader yet
+ *   TDBF_ENOTSUP   the design has no loader (none in this version), or
+ *                  opts->concurrent for a design or layout without a
+ *                  concurrent mode
  *   TDBF_ETOOBIG   it would need more than opts->max_memory
  *   TDBF_ENOMEM, TDBF_EINVAL (out or read NULL)
  * opts may be NULL (defaults). */

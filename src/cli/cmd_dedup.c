@@ -743,7 +743,7 @@ static int open_filter(dedup_args *a, tdbf **out)
         designs_with(cfg.window_ns != 0, 1, names, sizeof names);
         tdbf_close(*out);
         *out = NULL;
-        return cli_usage_error("dedup", "design %s cannot be saved yet, so it cannot "
+        return cli_usage_error("dedup", "design %s cannot be saved, so it cannot "
                                "keep a --state; designs that can: %s",
                                tdbf_design_name(cfg.design), names);
     }

@@ -213,8 +213,7 @@ struct tdbf {
  * APBBF-512 add 100 vs 191, query 78 vs 162). */
 #define TDBF_WALK_MIN_BYTES (UINT64_C(4) << 20)
 
-/* Per-design operation tables (NULL entries in filter.c's table are
- * designs not built yet). */
+/* Per-design operation tables (filter.c indexes them by tdbf_design). */
 /* Adds since open: the shell's count, or the design's own (ops->items). */
 uint64_t tdbf_items(const tdbf *f);
 
