@@ -356,7 +356,7 @@ TDBF_API int tdbf_advance(tdbf *f, uint64_t now_ns);
 /* Batch test-and-insert of n keys in order; equivalent to n tdbf_add calls
  * (a key repeated within the batch is reported present the second time),
  * but overlaps memory accesses: keys are hashed 256 at a time; most
- * designs prefetch a few keys ahead, and APBF and APBBF filters of 4 MiB
+ * designs prefetch a few keys ahead, and APBF, APBBF and TLBF filters of 4 MiB
  * or more walk the keys' queries interleaved, 32 at once, each
  * prefetching the slice it reads next (3-4x faster than single calls on a
  * DRAM-sized filter; no gain, and no loss, inside the caches).
