@@ -313,14 +313,13 @@ static void progress(const bench_run *run, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\rtdbf bench: [%zu/%zu] %-84.84s", run->step, run->steps, line);
-    fflush(stderr);
+    cli_progress("bench", "[%zu/%zu] %s", run->step, run->steps, line);
 }
 
 static void progress_clear(const bench_run *run)
 {
     if (run->progress)
-        fprintf(stderr, "\r%110s\r", "");
+        cli_progress_clear();
 }
 
 /* ======================================================================

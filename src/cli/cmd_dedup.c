@@ -76,7 +76,6 @@
 #define READ_BUFFER_BYTES  ((size_t)1 << 20)
 #define WRITE_BUFFER_BYTES ((size_t)1 << 20)
 #define BATCH_KEYS         256
-#define PROGRESS_PERIOD_NS UINT64_C(500000000)
 #define SEED_FILE_MAX      4096
 
 /* Set by the SIGINT/SIGTERM handler; 0 while running. */
@@ -322,7 +321,7 @@ static int save_state(dedup_run *run)
 static void progress_clear(dedup_run *run)
 {
     if (run->progress)
-        fputs("\r\033[K", stderr);
+        cli_progress_clear();
 }
 
 /* Between blocks: progress line and checkpoint when due. */
@@ -334,11 +333,11 @@ static int between_blocks(dedup_run *run)
     if (run->progress && now >= run->next_progress) {
         char in[32], out[32];
         double seconds = (double)(now - run->started) / 1e9;
-        fprintf(stderr, "\rtdbf dedup: %s lines in, %s out, %.3g lines/s\033[K",
-                cli_format_count(in, sizeof in, run->lines_in),
-                cli_format_count(out, sizeof out, run->lines_out),
-                seconds > 0 ? (double)run->lines_in / seconds : 0.0);
-        run->next_progress = now + PROGRESS_PERIOD_NS;
+        cli_progress("dedup", "%s lines in, %s out, %.3g lines/s",
+                     cli_format_count(in, sizeof in, run->lines_in),
+                     cli_format_count(out, sizeof out, run->lines_out),
+                     seconds > 0 ? (double)run->lines_in / seconds : 0.0);
+        run->next_progress = now + CLI_PROGRESS_PERIOD_NS;
     }
     if (run->next_checkpoint != 0 && now >= run->next_checkpoint) {
         run->next_checkpoint = now + run->args->checkpoint_ns;
@@ -959,7 +958,7 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
     run->wall_offset = wall_minus_monotonic();
     run->started = cli_now_ns();
     run->progress = !args.quiet && isatty(STDERR_FILENO);
-    run->next_progress = run->started + PROGRESS_PERIOD_NS;
+    run->next_progress = run->started + CLI_PROGRESS_PERIOD_NS;
     if (args.checkpoint_ns != 0)
         run->next_checkpoint = run->started + args.checkpoint_ns;
 

@@ -679,6 +679,23 @@ void cli_json_string(cli_json *j, const char *key, const char *value)
  * Clock
  * ====================================================================== */
 
+void cli_progress(const char *command, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\rtdbf %s: %s\033[K", command, line);
+    fflush(stderr);
+}
+
+void cli_progress_clear(void)
+{
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
+
 uint64_t cli_now_ns(void)
 {
     struct timespec ts;

@@ -226,6 +226,20 @@ void cli_chunk_times_reset(cli_chunk_times *t);
 void cli_chunk_times_free(cli_chunk_times *t);
 
 /* ======================================================================
+ * Progress line: one line on stderr, redrawn in place ("\r", then
+ * clear to the end of the line), for commands that run for a while.
+ * Callers draw it only when stderr is a terminal and not --quiet.
+ * ====================================================================== */
+
+/* How often a command redraws its line, at most. */
+#define CLI_PROGRESS_PERIOD_NS UINT64_C(500000000)
+
+/* Draw "tdbf COMMAND: " and the formatted text over the current line. */
+void cli_progress(const char *command, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Erase the line (before the command prints its results). */
+void cli_progress_clear(void);
+
+/* ======================================================================
  * Pseudo-random numbers for generated workloads (not for secrets)
  * ====================================================================== */
 
