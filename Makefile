@@ -328,6 +328,9 @@ install: all ## install library, header, CLI, man pages, Redis module and tdbf.p
 	done
 	@# Redis (7.0 and later) refuses a module without the execute bit.
 	install -m 755 $(REDIS_MODULE) $(DESTDIR)$(REDIS_MODULEDIR)/tdbf.so
+	@# A live install by root: refresh the loader's cache, or programs would
+	@# not find libtdbf.so.0 in /usr/local/lib until the next ldconfig.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall: ## remove what install put there
 	rm -f $(DESTDIR)$(INCLUDEDIR)/tdbf.h $(DESTDIR)$(LIBDIR)/libtdbf.a \

@@ -75,7 +75,12 @@ else
 fi
 (cd "$src" && DPKG_GENSYMBOLS_CHECK_LEVEL=4 \
     dpkg-buildpackage -us -uc -b -j"$(nproc)") >"$tmp/build.log" 2>&1 ||
-    { tail -40 "$tmp/build.log" >&2; fail "dpkg-buildpackage -us -uc -b (log above)"; }
+    { tail -40 "$tmp/build.log" >&2
+      grep -q 'dpkg-gensymbols: error' "$tmp/build.log" &&
+          echo "deb-smoke: the library's exports changed: list them in debian/libtdbf0.symbols" \
+               "(the '+' lines above, with the version that added them; '-' lines: a removed" \
+               "symbol breaks the ABI and needs a new SOVERSION)" >&2
+      fail "dpkg-buildpackage -us -uc -b (log above)"; }
 debs=""
 for p in $packages; do
     deb=$tmp/${p}_${version}_$(dpkg --print-architecture).deb
