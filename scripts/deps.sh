@@ -8,7 +8,10 @@ set -eu
 build_pkgs="make gcc libc6-dev libxxhash-dev pkg-config"
 # wamerican: the word list of `tdbf eval compare`'s real stream (its
 # --quick run is part of test-cli).
-test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3 wamerican"
+# debhelper .. man-db: tests/deb-smoke.sh builds, checks and installs the
+# Debian packages; groff-base renders the man pages (tests/man-pages.sh).
+test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3 wamerican
+           debhelper dpkg-dev lintian fakeroot man-db groff-base git"
 plot_pkgs="python3 python3-matplotlib wamerican"
 
 case "${1:-all}" in
