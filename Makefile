@@ -1,6 +1,7 @@
 # tdbf — GNU Makefile.  `make help` lists the targets.
 #
-# Honours PREFIX, DESTDIR, LIBDIR, CC, CFLAGS (appended), LDFLAGS.
+# Honours PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, BINDIR, MANDIR,
+# PKGCONFIGDIR, REDIS_MODULEDIR, CC, CPPFLAGS, CFLAGS (appended), LDFLAGS.
 
 VERSION     := 0.1.0
 SOVERSION   := 0
@@ -9,12 +10,16 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 BINDIR      ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR      ?= $(PREFIX)/share/man
+# Not under LIBDIR: Redis modules are not multiarch libraries, and
+# /usr/lib/redis/modules is where Debian's Redis module packages put them.
+REDIS_MODULEDIR ?= $(PREFIX)/lib/redis/modules
 
 CC          ?= cc
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASEFLAGS   := -std=c11 $(WARN) -Iinclude -Isrc/lib
 OPT         ?= -O2 -g
-ALL_CFLAGS  := $(BASEFLAGS) $(OPT) $(CFLAGS)
+ALL_CFLAGS  := $(BASEFLAGS) $(CPPFLAGS) $(OPT) $(CFLAGS)
 LIB_CFLAGS  := $(ALL_CFLAGS) -fPIC -fvisibility=hidden
 SAN_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The sanitizer build prefers clang: it can also trap unsigned wrap-around,
@@ -76,10 +81,24 @@ $(SHARED_LIB): $(LIB_OBJ)
 $(CLI): $(CLI_OBJ) $(STATIC_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(LIBS)
 
-$(PCFILE): tdbf.pc.in Makefile
+# tdbf.pc holds the install paths, so it is remade whenever they change
+# (`make` then `make install PREFIX=/opt/tdbf` must not install a pc file
+# naming /usr/local): the stamp is rewritten only when its content -- the
+# paths -- differs, and the pc file depends on it.  Directories under
+# PREFIX are written relative to ${prefix}, so `pkg-config
+# --define-prefix` can relocate them.
+PC_VARS     := $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(VERSION)
+PC_LIBDIR   := $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR := $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
+.PHONY: FORCE
+$(BUILD)/tdbf.pc.vars: FORCE
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	@echo '$(PC_VARS)' | cmp -s - $@ || echo '$(PC_VARS)' > $@
+
+$(PCFILE): tdbf.pc.in $(BUILD)/tdbf.pc.vars
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(PC_LIBDIR)|g' \
+	    -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # ---- Redis module ----------------------------------------------------------
 # build/tdbf.so: the module sees only tdbf.h and links libtdbf.a (objects
@@ -206,6 +225,10 @@ tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## 
 demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo
 
+.PHONY: readme-figures
+readme-figures: $(CLI) ## rewrite README.md's tdbf demo figures from what tdbf demo prints now (~1 min)
+	@$(PYTHON) scripts/readme_figures.py $(CLI) README.md
+
 .PHONY: bench
 bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call latency (windows 1e4, 1e6); CSV in bench/results.csv
 	@mkdir -p bench
@@ -220,10 +243,14 @@ bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the
 	@$(PYTHON) scripts/bench_table.py bench/results-speed.csv --error 0.001
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
-.PHONY: test-cli bench-dedup
-test-cli: $(CLI) ## run the end-to-end tests of tdbf dedup, info and eval
+.PHONY: test-cli bench-dedup check-man
+test-cli: $(CLI) check-man ## run the end-to-end tests of tdbf dedup, info, plan, eval and every command's exit status (and check-man)
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
+
+check-man: $(CLI) ## check that tdbf(1) lists every option the CLI parses and libtdbf(3) every exported function
+	@sh tests/man-pages.sh $(CLI)
 
 bench-dedup: $(CLI) ## lines/s of tdbf dedup vs sort -u and awk on 10^7 lines
 	@sh bench/dedup.sh $(CLI)
@@ -303,8 +330,16 @@ fuzz-cli: $(BUILD)/fuzz/fuzz_cli
 	@sh tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(BUILD)/fuzz/cli tests/fuzz/corpus/cli
 
 # ---- install -----------------------------------------------------------
-install: all ## install library, header, CLI and tdbf.pc under $(DESTDIR)$(PREFIX)
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGCONFIGDIR)
+# The man pages: tdbf(1), libtdbf(3), and one tdbf_*(3) per function
+# group, each a one-line .so link to libtdbf(3).
+MAN1        := $(wildcard man/*.1)
+MAN3        := $(wildcard man/*.3)
+MAN3_LINKS  := $(shell sed -n 's/^\.\\" *links: *//p' man/libtdbf.3 2>/dev/null)
+
+install: all ## install library, header, CLI, man pages, Redis module and tdbf.pc under $(DESTDIR)$(PREFIX)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
+	    $(DESTDIR)$(REDIS_MODULEDIR)
 	install -m 644 include/tdbf.h $(DESTDIR)$(INCLUDEDIR)/tdbf.h
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libtdbf.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libtdbf.so.$(VERSION)
@@ -312,12 +347,27 @@ install: all ## install library, header, CLI and tdbf.pc under $(DESTDIR)$(PREFI
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtdbf.so
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/tdbf
 	install -m 644 $(PCFILE) $(DESTDIR)$(PKGCONFIGDIR)/tdbf.pc
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+	for page in $(MAN3_LINKS); do \
+	    echo '.so man3/libtdbf.3' > $(DESTDIR)$(MANDIR)/man3/$$page.3 || exit 1; \
+	done
+	@# Redis (7.0 and later) refuses a module without the execute bit.
+	install -m 755 $(REDIS_MODULE) $(DESTDIR)$(REDIS_MODULEDIR)/tdbf.so
+	@# A live install by root: refresh the loader's cache, or programs would
+	@# not find libtdbf.so.0 in /usr/local/lib until the next ldconfig.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall: ## remove what install put there
 	rm -f $(DESTDIR)$(INCLUDEDIR)/tdbf.h $(DESTDIR)$(LIBDIR)/libtdbf.a \
 	      $(DESTDIR)$(LIBDIR)/libtdbf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libtdbf.so $(DESTDIR)$(BINDIR)/tdbf \
-	      $(DESTDIR)$(PKGCONFIGDIR)/tdbf.pc
+	      $(DESTDIR)$(PKGCONFIGDIR)/tdbf.pc $(DESTDIR)$(REDIS_MODULEDIR)/tdbf.so \
+	      $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
+	      $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%) \
+	      $(MAN3_LINKS:%=$(DESTDIR)$(MANDIR)/man3/%.3)
+	@# The module directory, if nothing else is in it.
+	rmdir $(DESTDIR)$(REDIS_MODULEDIR) 2>/dev/null || true
 
 clean: ## remove build/ (and pip's in-tree build of python/)
 	rm -rf $(BUILD) python/build python/tdbf.egg-info

@@ -14,7 +14,7 @@
  *   5. Lifecycle
  *   6. Operations (add, contains, advance)
  *   7. Batch operations
- *   8. Introspection (stats, current error estimate)
+ *   8. Introspection (stats, shape, current error estimate)
  *   9. Inference (posteriors, expected age, min-penalty answers)
  *  10. Serialization (save, load, files)
  *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
@@ -295,6 +295,29 @@ TDBF_API int tdbf_open(tdbf **out, const tdbf_config *cfg);
 /* Release a filter and all its memory.  NULL is accepted (no-op). */
 TDBF_API void tdbf_close(tdbf *f);
 
+/* A deep copy of f: same design, parameters, seed, clock, adds and
+ * contents, so it answers every query as f does; afterwards the two are
+ * independent.  The copy uses f's allocator and, for APBF_LINE, f's
+ * concurrent mode; it takes the vector path tdbf_open would now.  It is
+ * made through the saved form (tdbf_save into a buffer, tdbf_load from
+ * it): O(memory) time, and for a moment about twice f's memory besides
+ * the copy.  Returns TDBF_OK and sets *out (close it with tdbf_close), or
+ * TDBF_EINVAL (out or f NULL), TDBF_ENOMEM, or TDBF_ENOTSUP (a design
+ * that cannot be saved); on failure *out is NULL.  Read-only on f (as
+ * safe as tdbf_contains for concurrent readers; not during adds). */
+TDBF_API int tdbf_copy(tdbf **out, const tdbf *f);
+
+/* Empty f: afterwards it holds no key and counts no adds, as if just
+ * opened with the same configuration -- same design, parameters and hash
+ * seed; time-window designs drop the slices or rings they grew.  The
+ * clock is kept (time is never rewound).  Made by opening a new filter
+ * from the configuration f was opened with and moving it in, so it needs
+ * that filter's memory for a moment; on failure f is unchanged.  Returns
+ * TDBF_OK, TDBF_EINVAL (f NULL), TDBF_ENOMEM, or TDBF_ENOTSUP for a
+ * filter made by tdbf_load or tdbf_copy (its opening configuration is not
+ * known: open a new one instead).  Not thread-safe (mutates). */
+TDBF_API int tdbf_clear(tdbf *f);
+
 /* ======================================================================
  * 6. Operations
  * ====================================================================== */
@@ -306,9 +329,12 @@ TDBF_API void tdbf_close(tdbf *f);
  *   key, len  the key bytes (key may be NULL if len == 0)
  *   now_ns    caller's clock in ns (ignored by count-window designs)
  * Returns 1 if the key was already present (possibly a false positive),
- * 0 if it was new, or a negative error code (TDBF_EINVAL for a NULL
- * filter, or NULL key with len > 0).  Not thread-safe (mutates), except
- * for TDBF_FPDECAY (section 12). */
+ * 0 if it was new, or a negative error code: TDBF_EINVAL for a NULL
+ * filter, or NULL key with len > 0; for the designs that allocate as they
+ * go (EXACT, TLBF, TLBF_LINE), TDBF_ENOMEM or TDBF_ETOOBIG (past
+ * cfg.max_memory), the key not inserted.  Not thread-safe (mutates),
+ * except for TDBF_FPDECAY (section 12) and APBF_LINE opened with
+ * cfg.concurrent. */
 TDBF_API int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns);
 
 /* Query: is `key` present in the window as of now_ns?  Never modifies the
@@ -330,14 +356,16 @@ TDBF_API int tdbf_advance(tdbf *f, uint64_t now_ns);
 /* Batch test-and-insert of n keys in order; equivalent to n tdbf_add calls
  * (a key repeated within the batch is reported present the second time),
  * but overlaps memory accesses: keys are hashed 256 at a time; most
- * designs prefetch a few keys ahead, and APBF and APBBF filters of 4 MiB
+ * designs prefetch a few keys ahead, and APBF, APBBF and TLBF filters of 4 MiB
  * or more walk the keys' queries interleaved, 32 at once, each
  * prefetching the slice it reads next (3-4x faster than single calls on a
  * DRAM-sized filter; no gain, and no loss, inside the caches).
  *   keys[i], lens[i]  the i-th key
  *   results           if not NULL, results[i] = 1 (was present) or 0 (new)
- * Returns TDBF_OK or a negative error code (no key is inserted when the
- * arguments are invalid). */
+ * Returns TDBF_OK or a negative error code: no key is inserted when the
+ * arguments are invalid; when an add fails (tdbf_add's errors) the keys
+ * before it are inserted, their results set, and it and the keys after
+ * it are not. */
 TDBF_API int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
                             const size_t *lens, uint64_t now_ns,
                             uint8_t *results);
@@ -395,6 +423,30 @@ typedef struct tdbf_stats {
  * whose estimated error needs a population count.  Read-only.
  * Returns TDBF_OK or TDBF_EINVAL. */
 TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
+
+/* What a filter is, as opposed to what it holds: the fields of tdbf_stats
+ * that never need a scan.  Each equals the tdbf_stats field of the same
+ * name. */
+typedef struct tdbf_shape {
+    tdbf_design design;
+    uint64_t window_items;    /* guaranteed count window (0: time window) */
+    uint64_t window_ns;       /* time window, ns (0: count window) */
+    unsigned k;               /* slices (cells, bits) set per insertion */
+    unsigned l;               /* extra slices (APBF family, TLBF family) */
+    uint64_t memory_bytes;    /* bytes allocated now (time designs grow and
+                                 shrink with the rate) */
+    double   error_configured;/* cfg.error */
+    double   error_planned;   /* analytic worst-case FP of the parameters */
+    uint64_t seed;            /* the hash seed in use (never 0) */
+    int      concurrent;      /* 1 if adds may run from many threads at once
+                                 (FPDECAY; APBF_LINE opened concurrent) */
+} tdbf_shape;
+
+/* Fill *out with f's shape in O(1): no scan of the bits, no allocation.
+ * Read-only; as safe for concurrent readers as tdbf_contains (and, for
+ * the concurrent designs, during adds).  Returns TDBF_OK or TDBF_EINVAL
+ * (f or out NULL). */
+TDBF_API int tdbf_get_shape(const tdbf *f, tdbf_shape *out);
 
 /* Estimated false-positive rate of a query at now_ns, from the insert
  * counts the filter keeps: O(1) or O(slices), never a scan of its bits
@@ -616,8 +668,9 @@ typedef struct tdbf_load_options {
 TDBF_API uint64_t tdbf_saved_size(const tdbf *f);
 
 /* Stream f to `write` in pieces (never a second copy of the filter).
- * Returns TDBF_OK, TDBF_EINVAL, TDBF_ENOTSUP (design not serializable
- * yet) or TDBF_EIO (the sink failed).  Read-only on f. */
+ * Returns TDBF_OK, TDBF_EINVAL, TDBF_ENOTSUP (a design without a file
+ * format: none in this version) or TDBF_EIO (the sink failed).  Read-only
+ * on f. */
 TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
 
 /* Load a filter from `read`.  On success *out is a new filter (close with
@@ -626,7 +679,9 @@ TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
  *   TDBF_ECORRUPT  bad magic, truncated, inconsistent field, bad checksum
  *   TDBF_EVERSION  a format version this library does not read
  *   TDBF_EDESIGN   a design this build does not have
- *   TDBF_ENOTSUP   the design has no loader yet
+ *   TDBF_ENOTSUP   the design has no loader (none in this version), or
+ *                  opts->concurrent for a design or layout without a
+ *                  concurrent mode
  *   TDBF_ETOOBIG   it would need more than opts->max_memory
  *   TDBF_ENOMEM, TDBF_EINVAL (out or read NULL)
  * opts may be NULL (defaults). */
@@ -930,13 +985,21 @@ TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
  * 12b. Planning APBF_LINE (line-local APBF)
  *
  * One unit per key — a 64-byte cache line, or 128 bytes (two adjacent
- * lines) — cut into F = k + l + 1 word-aligned fields of W = U / F bits
- * (16, 32 or 64), one per age
- * slice (the extra one is the spare, emptied a few units per insert for
- * the next shift); a key sets b bits in each of the k newest fields of its
- * unit, and a query reads that one unit.  The FP is that of a run of k
- * matching fields, averaged over the loads a unit's generations bring
- * (Poisson), which neighbouring fields share (src/lib/apbf_line.c).
+ * lines) — cut into F word-aligned fields of W = U / F bits (16, 32 or
+ * 64), one per age slice; a key sets b bits in each of the k newest fields
+ * of its unit, and a query reads that one unit.  Two layouts, which (k, l,
+ * U) tell apart (F and F + 1 are never both powers of two):
+ *   - rolling, F = k + l (the default): every unit takes its own turn once
+ *     per generation as a sweep passes it (a few units per insert), its
+ *     oldest field emptied to become its newest, so units' generations
+ *     are staggered and the FP is the same at every moment;
+ *   - spare, F = k + l + 1 (cfg.concurrent, and tlbf-line's rings): the
+ *     whole filter shifts at once, the spare field emptied a few units per
+ *     insert beforehand; the FP peaks just before a shift.
+ * The FP is that of a run of k matching fields, averaged over the loads a
+ * unit's generations bring (Poisson), which neighbouring fields share
+ * (src/lib/apbf_line.c): rolling, over the phases of the units' current
+ * generation too; spare, at the worst case just before a shift.
  *
  * Concurrency (cfg.concurrent).  Adds take a ticket from one atomic
  * counter (their generation follows from it), set their bits with atomic
@@ -956,36 +1019,41 @@ typedef struct tdbf_line_plan {
     unsigned l;               /* further fields a query reads (window = l g) */
     unsigned b;               /* bits per field per key (cfg.block_hashes) */
     unsigned unit_bits;       /* U: 512 or 1024 (cfg.block_bits) */
-    unsigned fields;          /* F = k + l + 1 */
+    unsigned fields;          /* F = k + l (rolling) or k + l + 1 (spare) */
     unsigned field_bits;      /* W = U / F: 16, 32 or 64 */
     uint64_t units;           /* units of U bits */
     uint64_t generation;      /* g: inserts per generation, ceil(window / l) */
     uint64_t window;          /* guaranteed window l g >= cfg.window_items */
     uint64_t bytes;           /* units * U / 8 */
     double   bits_per_item;   /* 8 * bytes / window */
-    double   fp;              /* modelled worst-case FP, just before a shift */
+    double   fp;              /* modelled FP at its worst (rolling: at any time;
+                                 spare: just before a shift) */
 } tdbf_line_plan;
 
 /* The modelled worst-case false-positive rate of an APBF_LINE filter of
  * `units` units of `unit_bits` bits, (k, l, b) and `generation` inserts
  * per generation: the mean over 4096 simulated units (fixed seed: a pure
- * function) of the probability of a run of k matching fields.  Returns
- * it, or -1.0 for invalid arguments (k 1..TDBF_MAX_K, l >= 1, b 1..4,
- * unit_bits 512 or 1024, unit_bits / (k + l + 1) exactly 16, 32 or 64,
- * units and generation >= 1).
+ * function) of the probability of a run of k matching fields, in the
+ * layout (k, l, unit_bits) implies (rolling: units at uniform phases of
+ * their generation; spare: every unit just before a shift).  Returns it,
+ * or -1.0 for invalid arguments (k 1..TDBF_MAX_K, l >= 1, b 1..4,
+ * unit_bits 512 or 1024, unit_bits / (k + l) or unit_bits / (k + l + 1)
+ * exactly 16, 32 or 64, units and generation >= 1).
  * About a millisecond. */
 TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                                   uint64_t units, uint64_t generation);
 
 /* Size an APBF_LINE filter exactly as tdbf_open(cfg) would, without
  * allocating: units of cfg.block_bits (0: TDBF_LINE_DEFAULT_UNIT) cut into
- * fields of W = 16, 32 or 64 bits (F = U / W, so l = F - 1 - k), k
- * (cfg.k, or 1..8) and b (cfg.block_hashes, or 1..4): the shape of least
- * memory by the model, then the fewest units whose modelled FP meets
- * cfg.error.  cfg.k and cfg.l, if given, must make U / (k + l + 1) such a
- * W.  Returns TDBF_OK, TDBF_EINVAL, TDBF_EERROR, TDBF_EWINDOW (no count
- * window), TDBF_EPARAM (k without l or l without k, block_hashes above 4,
- * block_bits not 0, 512 or 1024, a field width not 16, 32 or 64),
+ * fields of W = 16, 32 or 64 bits (F = U / W, so l = F - k rolling, or
+ * F - 1 - k with the spare cfg.concurrent needs), k (cfg.k, or 1..8) and
+ * b (cfg.block_hashes, or 1..4): the shape of least memory by the model,
+ * then the fewest units whose modelled FP meets cfg.error.  cfg.k and
+ * cfg.l, if given, must make U / (k + l) or U / (k + l + 1) such a W (the
+ * latter with cfg.concurrent).  Returns TDBF_OK, TDBF_EINVAL,
+ * TDBF_EERROR, TDBF_EWINDOW (no count window), TDBF_EPARAM (k without l
+ * or l without k, block_hashes above 4, block_bits not 0, 512 or 1024, a
+ * field width not 16, 32 or 64, a rolling (k, l) with cfg.concurrent),
  * TDBF_EINFEASIBLE (no shape meets the error) or TDBF_ETOOBIG (nothing
  * within cfg.max_memory).  About 0.1-0.2 s. */
 TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
@@ -1000,7 +1068,9 @@ TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
  * t' - t < T, under any rate pattern (it may answer for up to (k + l)
  * generations).  The rate is not known in advance: the filter keeps a
  * chain of rings of the same shape (k, l, b, unit), the first planned by
- * tdbf_plan_apbf_line for cfg.capacity keys per window (default 1024).
+ * tdbf_plan_apbf_line for cfg.capacity keys per window (default 1024) in
+ * the layout with a spare field (as with cfg.concurrent: rings shift all
+ * at once).
  * New keys go into the newest ring; when a generation brings more than a
  * ring was planned for, a larger successor (2x to 4x) takes them and the
  * old ring is only read until it has aged out; a generation with under a

@@ -8,10 +8,14 @@ set -eu
 build_pkgs="make gcc libc6-dev libxxhash-dev pkg-config"
 # wamerican: the word list of `tdbf eval compare`'s real stream (its
 # --quick run is part of test-cli).
+# debhelper .. man-db: tests/deb-smoke.sh builds, checks and installs the
+# Debian packages; groff-base renders the man pages (tests/man-pages.sh).
 # python3-dev .. python3-wheel: building the Python package (make python)
 # offline with Debian's python3: headers, setuptools, pip and the wheel
 # package pip builds with.
-test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3 wamerican python3-dev python3-setuptools python3-pip python3-wheel"
+test_pkgs="libcmocka-dev clang libclang-rt-14-dev valgrind redis-server redis-tools python3-redis python3-pytest python3 wamerican
+           debhelper dpkg-dev lintian fakeroot man-db groff-base git
+           python3-dev python3-setuptools python3-pip python3-wheel"
 plot_pkgs="python3 python3-matplotlib wamerican"
 
 case "${1:-all}" in

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The whole test suite: install what is missing, build, run the unit,
 # property and statistical tests, an install smoke test (pkg-config + a
-# program built against the installed library), valgrind memcheck of the
+# program built against the installed library, man pages, the module,
+# uninstall), the Debian packages (built, lintian, installed with dpkg -i,
+# used, purged), valgrind memcheck of the
 # quick tests, the CLI's end-to-end tests, the Python package's tests
 # (built with pip from python/, run with pytest), a short fuzzing run, the
 # lock-free designs' thread tests under ThreadSanitizer, and last the same
@@ -25,6 +27,8 @@ stage "unit, property and statistical tests"
 make -s -j"$jobs" test
 stage "install smoke test"
 sh tests/install-smoke.sh
+stage "Debian packages: dpkg-buildpackage, lintian, dpkg -i, pkg-config, redis-server --loadmodule, purge"
+sh tests/deb-smoke.sh
 stage "valgrind memcheck of the quick tests"
 make -s valgrind
 stage "Redis module tests (pytest, real redis-server)"

@@ -1,15 +1,17 @@
 #!/bin/sh
-# install-smoke.sh — install tdbf into a scratch root and build against it
-# the way a user would: <tdbf.h> and `pkg-config tdbf`, once with the shared
-# library and once statically.  Also checks the shared library's SONAME and
-# that it exports nothing without the tdbf_ prefix.
+# install-smoke.sh — install tdbf the way a user would and build against
+# it: <tdbf.h> and `pkg-config tdbf`, once with the shared library and once
+# statically.  Also checks the shared library's SONAME, that it exports
+# nothing without the tdbf_ prefix, that tdbf.pc names the PREFIX of the
+# install (not the one of an earlier `make`), that the man pages and the
+# Redis module are installed, and that `make uninstall` removes everything
+# `make install` put there (with DESTDIR).
 #
 # Usage: sh tests/install-smoke.sh      (from anywhere; uses $CC or cc)
 set -eu
 
 cd "$(dirname "$0")/.."
 CC=${CC:-cc}
-prefix=/usr/local
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tdbf-install.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
 
@@ -18,19 +20,47 @@ fail() {
     exit 1
 }
 
-make -s install DESTDIR="$tmp" PREFIX="$prefix" >"$tmp/make.log" 2>&1 ||
-    { cat "$tmp/make.log" >&2; fail "make install DESTDIR=$tmp PREFIX=$prefix"; }
+# The files an install must hold, relative to PREFIX.
+installed="include/tdbf.h lib/libtdbf.a lib/libtdbf.so lib/libtdbf.so.0
+           lib/pkgconfig/tdbf.pc bin/tdbf lib/redis/modules/tdbf.so
+           share/man/man1/tdbf.1 share/man/man3/libtdbf.3
+           share/man/man3/tdbf_open.3 share/man/man3/tdbf_add.3"
 
-root=$tmp$prefix
-for f in include/tdbf.h lib/libtdbf.a lib/libtdbf.so lib/libtdbf.so.0 \
-         lib/pkgconfig/tdbf.pc bin/tdbf; do
-    [ -e "$root/$f" ] || fail "not installed: $prefix/$f"
+# 1. Staged (DESTDIR), as a packager does: a PREFIX other than the build's
+#    default, then uninstall.
+stage=$tmp/stage
+make -s install DESTDIR="$stage" PREFIX=/opt/tdbf >"$tmp/make.log" 2>&1 ||
+    { cat "$tmp/make.log" >&2; fail "make install DESTDIR=$stage PREFIX=/opt/tdbf"; }
+for f in $installed; do
+    [ -e "$stage/opt/tdbf/$f" ] || fail "not installed: /opt/tdbf/$f"
 done
+grep -qx 'prefix=/opt/tdbf' "$stage/opt/tdbf/lib/pkgconfig/tdbf.pc" ||
+    fail "tdbf.pc installed with PREFIX=/opt/tdbf says: $(grep '^prefix=' "$stage/opt/tdbf/lib/pkgconfig/tdbf.pc")"
+[ -x "$stage/opt/tdbf/lib/redis/modules/tdbf.so" ] ||
+    fail "the Redis module is not executable (redis-server 7 refuses it)"
+make -s uninstall DESTDIR="$stage" PREFIX=/opt/tdbf >"$tmp/make.log" 2>&1 ||
+    { cat "$tmp/make.log" >&2; fail "make uninstall DESTDIR=$stage PREFIX=/opt/tdbf"; }
+left=$(find "$stage" ! -type d)
+[ -z "$left" ] || fail "make uninstall left: $left"
 
-PKG_CONFIG_PATH=$root/lib/pkgconfig
-PKG_CONFIG_SYSROOT_DIR=$tmp
+# 2. Straight into a PREFIX, as a user does; then build against it with
+#    nothing but pkg-config.
+prefix=$tmp/prefix
+make -s install PREFIX="$prefix" >"$tmp/make.log" 2>&1 ||
+    { cat "$tmp/make.log" >&2; fail "make install PREFIX=$prefix"; }
+for f in $installed; do
+    [ -e "$prefix/$f" ] || fail "not installed: $prefix/$f"
+done
+if command -v man >/dev/null 2>&1; then
+    for page in tdbf libtdbf tdbf_add; do
+        MANPATH=$prefix/share/man man -w "$page" >/dev/null 2>&1 ||
+            fail "man -w $page finds nothing under $prefix/share/man"
+    done
+fi
+
+root=$prefix
 PKG_CONFIG_LIBDIR=$root/lib/pkgconfig # only our .pc, not the system's
-export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
+export PKG_CONFIG_LIBDIR
 cflags=$(pkg-config --cflags tdbf) || fail "pkg-config --cflags tdbf"
 libs=$(pkg-config --libs tdbf) || fail "pkg-config --libs tdbf"
 static_libs=$(pkg-config --static --libs tdbf) || fail "pkg-config --static --libs tdbf"
@@ -38,59 +68,7 @@ static_libs=$(pkg-config --static --libs tdbf) || fail "pkg-config --static --li
     fail "pkg-config --modversion tdbf does not match TDBF_VERSION_STRING"
 
 # A small user program: only <tdbf.h>, nothing from the source tree.
-cat >"$tmp/smoke.c" <<'EOF'
-#include <tdbf.h>
-#include <stdio.h>
-#include <string.h>
-
-int main(void)
-{
-    tdbf_config cfg;
-    tdbf *f = NULL;
-    char key[32];
-    int i, rc;
-
-    if (tdbf_version_number() != TDBF_VERSION_NUMBER ||
-        strcmp(tdbf_version_string(), TDBF_VERSION_STRING) != 0) {
-        fprintf(stderr, "smoke: version mismatch\n");
-        return 1;
-    }
-    tdbf_config_init(&cfg);
-    cfg.design = TDBF_APBF;
-    cfg.window_items = 1000;
-    cfg.seed = 42;
-    rc = tdbf_open(&f, &cfg);
-    if (rc != TDBF_OK) {
-        fprintf(stderr, "smoke: tdbf_open: %s\n", tdbf_strerror(rc));
-        return 1;
-    }
-    for (i = 0; i < 500; i++) {
-        snprintf(key, sizeof key, "key-%d", i);
-        if (tdbf_add(f, key, strlen(key), 0) < 0) {
-            fprintf(stderr, "smoke: tdbf_add failed\n");
-            return 1;
-        }
-    }
-    for (i = 0; i < 500; i++) {
-        snprintf(key, sizeof key, "key-%d", i);
-        if (tdbf_contains(f, key, strlen(key), 0) != 1) {
-            fprintf(stderr, "smoke: %s missing\n", key);
-            return 1;
-        }
-    }
-    /* Re-adding a key says it was there. */
-    if (tdbf_add(f, "key-7", 5, 0) != 1) {
-        fprintf(stderr, "smoke: re-add not reported present\n");
-        return 1;
-    }
-    if (tdbf_contains(f, "never", 5, 0) < 0 || tdbf_contains(f, NULL, 3, 0) != TDBF_EINVAL) {
-        fprintf(stderr, "smoke: bad answers to odd queries\n");
-        return 1;
-    }
-    tdbf_close(f);
-    return 0;
-}
-EOF
+cp tests/smoke/smoke.c "$tmp/smoke.c"
 
 # Shared: must need libtdbf.so.0 and run from the installed copy.
 # shellcheck disable=SC2086
@@ -128,4 +106,4 @@ if [ -n "$offenders" ]; then
 fi
 count=$(echo "$exported" | wc -l | tr -d ' ')
 
-echo "install-smoke: OK ($count tdbf_* symbols exported, SONAME libtdbf.so.0, shared and static builds via pkg-config run)"
+echo "install-smoke: OK ($count tdbf_* symbols exported, SONAME libtdbf.so.0, shared and static builds via pkg-config run, man pages and module installed, uninstall clean)"

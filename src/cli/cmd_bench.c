@@ -313,14 +313,13 @@ static void progress(const bench_run *run, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\rtdbf bench: [%zu/%zu] %-84.84s", run->step, run->steps, line);
-    fflush(stderr);
+    cli_progress("bench", "[%zu/%zu] %s", run->step, run->steps, line);
 }
 
 static void progress_clear(const bench_run *run)
 {
     if (run->progress)
-        fprintf(stderr, "\r%110s\r", "");
+        cli_progress_clear();
 }
 
 /* ======================================================================
@@ -1168,7 +1167,7 @@ static int write_csv_cell(const bench_run *run, size_t w, size_t e, size_t d)
              cell_at(run, w, e, d), classic_of(run, w, e), inline_of(run, w, e),
              run->timer);
     if (fflush(run->csv) != 0 || ferror(run->csv))
-        return cli_error("bench", "%s: write failed", args->csv);
+        return cli_io_error("bench", "%s: write failed", args->csv);
     return CLI_EXIT_OK;
 }
 
@@ -1656,7 +1655,7 @@ static int run_bench(const cli_command *self, int argc, char **argv)
         run.csv = fopen(args.csv, "w");
         if (run.csv == NULL) {
             free(run.cells);
-            return cli_error(self->name, "%s: cannot open for writing", args.csv);
+            return cli_io_error(self->name, "%s: cannot open for writing", args.csv);
         }
         fputs(csv_header, run.csv);
     }
@@ -1669,7 +1668,7 @@ static int run_bench(const cli_command *self, int argc, char **argv)
     free(run.cells);
     cli_chunk_times_free(&run.chunks);
     if (run.csv != NULL && fclose(run.csv) != 0 && status == CLI_EXIT_OK)
-        status = cli_error(self->name, "%s: write failed", args.csv);
+        status = cli_io_error(self->name, "%s: write failed", args.csv);
     return status;
 }
 

@@ -50,13 +50,17 @@
  * filter never holds a line whose output was lost.  An error exit (bad
  * input, write failure) leaves the file as it was at the last save.
  *
- * Exit status: 0 done, 1 bad options or input (or a library error),
- * 2 I/O error, 130/143 interrupted (state saved).
+ * Exit status (util.h): 0 done, 1 bad input (a bad time field, a corrupt
+ * or mismatched state file), 2 bad options, 3 I/O error, 130/143
+ * interrupted (state saved; stderr says how many lines were taken and
+ * how to resume).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
 #include "dedup_parse.h"
+#include "dedup_state.h"
+#include "sizing.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,14 +76,7 @@
 #define READ_BUFFER_BYTES  ((size_t)1 << 20)
 #define WRITE_BUFFER_BYTES ((size_t)1 << 20)
 #define BATCH_KEYS         256
-#define PROGRESS_PERIOD_NS UINT64_C(500000000)
 #define SEED_FILE_MAX      4096
-
-enum {
-    EXIT_DONE = 0,
-    EXIT_BAD  = 1,   /* options, input, library */
-    EXIT_IO   = 2    /* read, write, state file */
-};
 
 /* Set by the SIGINT/SIGTERM handler; 0 while running. */
 static volatile sig_atomic_t stop_signal;
@@ -167,7 +164,10 @@ typedef struct dedup_run {
 
     /* where we are */
     const char *source;      /* file name for messages */
+    size_t      source_index;/* in args->files (0 for standard input) */
     uint64_t    line_no;     /* in the current source */
+    int         argc;        /* the command line, to print how to resume */
+    char      **argv;
 
     /* clocks */
     uint64_t wall_offset;    /* wall clock - monotonic clock, at start */
@@ -205,8 +205,7 @@ static int flush_batch(dedup_run *run)
                             run->key_lens, run->batch_ns, run->repeats);
     if (rc != TDBF_OK) {
         run->batch_n = 0;
-        cli_lib_error("dedup", "adding keys", rc);
-        return EXIT_BAD;
+        return cli_lib_error("dedup", "adding keys", rc);
     }
     for (size_t i = 0; i < run->batch_n; i++) {
         int repeat = run->repeats[i];
@@ -217,7 +216,7 @@ static int flush_batch(dedup_run *run)
             output_bytes(&run->out, run->lines[i], run->line_lens[i]) ||
             output_bytes(&run->out, "\n", 1)) {
             run->batch_n = 0;
-            return EXIT_IO;
+            return CLI_EXIT_IO;
         }
         run->lines_out++;
     }
@@ -258,9 +257,8 @@ static int bad_time(dedup_run *run, const char *line, size_t len, int why)
                  dedup_time_format_name(a->time_format));
     }
     if (!a->skip_bad) {
-        cli_error("dedup", "%s:%llu: %s (--skip-bad drops such lines)",
-                  run->source, (unsigned long long)run->line_no, message);
-        return EXIT_BAD;
+        return cli_error("dedup", "%s:%llu: %s (--skip-bad drops such lines)",
+                         run->source, (unsigned long long)run->line_no, message);
     }
     if (run->lines_bad++ == 0)
         snprintf(run->first_bad, sizeof run->first_bad, "%s:%llu: %s",
@@ -307,23 +305,23 @@ static int save_state(dedup_run *run)
     if (run->args->state_path == NULL)
         return 0;
     if (output_flush(&run->out) != 0)
-        return EXIT_IO;
-    int rc = tdbf_save_file(run->filter, run->args->state_path);
-    if (rc != TDBF_OK) {
-        if (rc == TDBF_EIO)
-            cli_error("dedup", "%s: cannot save the state: %s",
-                      run->args->state_path, strerror(errno));
-        else
-            cli_lib_error("dedup", run->args->state_path, rc);
-        return EXIT_IO;
-    }
+        return CLI_EXIT_IO;
+    dedup_keyspec spec;
+    dedup_args_keyspec(run->args, &spec);
+    int rc = dedup_state_save(run->args->state_path, run->filter, &spec);
+    if (rc == DEDUP_STATE_NOMEM)
+        return cli_error("dedup", "%s: cannot save the state: out of memory",
+                         run->args->state_path);
+    if (rc != DEDUP_STATE_OK)
+        return cli_io_error("dedup", "%s: cannot save the state: %s",
+                            run->args->state_path, strerror(errno));
     return 0;
 }
 
 static void progress_clear(dedup_run *run)
 {
     if (run->progress)
-        fputs("\r\033[K", stderr);
+        cli_progress_clear();
 }
 
 /* Between blocks: progress line and checkpoint when due. */
@@ -335,11 +333,11 @@ static int between_blocks(dedup_run *run)
     if (run->progress && now >= run->next_progress) {
         char in[32], out[32];
         double seconds = (double)(now - run->started) / 1e9;
-        fprintf(stderr, "\rtdbf dedup: %s lines in, %s out, %.3g lines/s\033[K",
-                cli_format_count(in, sizeof in, run->lines_in),
-                cli_format_count(out, sizeof out, run->lines_out),
-                seconds > 0 ? (double)run->lines_in / seconds : 0.0);
-        run->next_progress = now + PROGRESS_PERIOD_NS;
+        cli_progress("dedup", "%s lines in, %s out, %.3g lines/s",
+                     cli_format_count(in, sizeof in, run->lines_in),
+                     cli_format_count(out, sizeof out, run->lines_out),
+                     seconds > 0 ? (double)run->lines_in / seconds : 0.0);
+        run->next_progress = now + CLI_PROGRESS_PERIOD_NS;
     }
     if (run->next_checkpoint != 0 && now >= run->next_checkpoint) {
         run->next_checkpoint = now + run->args->checkpoint_ns;
@@ -386,15 +384,13 @@ static int take_block(dedup_run *run, size_t *end, size_t *scanned,
 static int grow_input(dedup_run *run)
 {
     if (run->in_size > SIZE_MAX / 4) {
-        cli_error("dedup", "%s:%llu: line too long", run->source,
-                  (unsigned long long)run->line_no + 1);
-        return EXIT_BAD;
+        return cli_error("dedup", "%s:%llu: line too long", run->source,
+                         (unsigned long long)run->line_no + 1);
     }
     char *bigger = realloc(run->in, 2 * run->in_size + 1);
     if (bigger == NULL) {
-        cli_error("dedup", "%s:%llu: line too long (out of memory)",
-                  run->source, (unsigned long long)run->line_no + 1);
-        return EXIT_BAD;
+        return cli_error("dedup", "%s:%llu: line too long (out of memory)",
+                         run->source, (unsigned long long)run->line_no + 1);
     }
     run->in = bigger;
     run->in_size *= 2;
@@ -423,9 +419,8 @@ static int read_source(dedup_run *run, int fd)
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            cli_error("dedup", "%s: cannot read: %s", run->source,
-                      strerror(errno));
-            return EXIT_IO;
+            return cli_io_error("dedup", "%s: cannot read: %s", run->source,
+                                strerror(errno));
         }
         if (n == 0)
             break;
@@ -457,13 +452,12 @@ static int read_inputs(dedup_run *run)
         int fd = STDIN_FILENO;
         if (strcmp(name, "-") != 0) {
             fd = open(name, O_RDONLY);
-            if (fd < 0) {
-                cli_error("dedup", "%s: cannot open: %s", name,
-                          strerror(errno));
-                return EXIT_IO;
-            }
+            if (fd < 0)
+                return cli_io_error("dedup", "%s: cannot open: %s", name,
+                                    strerror(errno));
         }
         run->source = strcmp(name, "-") == 0 ? "(stdin)" : name;
+        run->source_index = i;
         int rc = read_source(run, fd);
         if (fd != STDIN_FILENO)
             close(fd);
@@ -489,6 +483,8 @@ static void config_from_args(const dedup_args *a, uint64_t seed,
     cfg->window_items = a->window_items;
     cfg->capacity = a->capacity;
     cfg->seed = seed;
+    if (a->max_memory != 0)
+        cfg->max_memory = a->max_memory;
 }
 
 /* Comma-separated names of the designs that open with a window of this
@@ -516,16 +512,46 @@ static void designs_with(int time_window, int saveable, char *buf, size_t size)
     }
 }
 
-static int open_error(const tdbf_config *cfg, int rc)
+/* A filter over the memory cap: say what it would need and how to allow
+ * it.  Exit 2: the options ask for it. */
+static int too_big(const dedup_args *a, const tdbf_config *cfg)
+{
+    char cap[32], need[32], window[48], raise[32];
+    uint64_t limit = cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY;
+    uint64_t bytes = 0;
+    cli_format_bytes(cap, sizeof cap, limit);
+    if (a->window_ns != 0)
+        snprintf(window, sizeof window, "--window %s",
+                 cli_format_duration_ns(need, sizeof need, a->window_ns));
+    else
+        snprintf(window, sizeof window, "--last %s",
+                 cli_format_count(need, sizeof need, a->window_items));
+    if (cli_planned_bytes(cfg, &bytes) != 0 || bytes <= limit)
+        return cli_usage_error("dedup", "the %s filter for %s at error %g needs more than "
+                               "the %s --max-memory allows; raise it, or ask for a shorter "
+                               "window or a larger --error", tdbf_design_name(cfg->design),
+                               window, cfg->error, cap);
+    cli_format_bytes(need, sizeof need, bytes);
+    cli_size_suggestion(raise, sizeof raise, bytes);
+    return cli_usage_error("dedup", "the %s filter for %s at error %g needs %s, more than "
+                           "the %s --max-memory allows; raise it (--max-memory %s), or ask "
+                           "for a shorter window or a larger --error",
+                           tdbf_design_name(cfg->design), window, cfg->error, need, cap,
+                           raise);
+}
+
+static int open_error(const dedup_args *a, const tdbf_config *cfg, int rc)
 {
     const char *name = tdbf_design_name(cfg->design);
     char names[256];
     int time_window = cfg->window_ns != 0;
+    if (rc == TDBF_ETOOBIG)
+        return too_big(a, cfg);
     if (rc == TDBF_EWINDOW) {
         designs_with(time_window, 0, names, sizeof names);
-        return cli_error("dedup", "design %s has no %s window (%s); designs "
-                         "that have one: %s", name, time_window ? "time" : "count",
-                         time_window ? "--window" : "--last", names);
+        return cli_usage_error("dedup", "design %s has no %s window (%s); designs "
+                               "that have one: %s", name, time_window ? "time" : "count",
+                               time_window ? "--window" : "--last", names);
     }
     return cli_lib_error("dedup", name, rc);
 }
@@ -535,7 +561,7 @@ static int read_seed_file(const char *path, uint64_t *seed)
 {
     int fd = open(path, O_RDONLY);
     if (fd < 0)
-        return cli_error("dedup", "--seed-file %s: %s", path, strerror(errno));
+        return cli_io_error("dedup", "--seed-file %s: %s", path, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
         fprintf(stderr, "tdbf dedup: warning: the seed file %s is accessible "
@@ -557,14 +583,88 @@ static int read_seed_file(const char *path, uint64_t *seed)
     return 0;
 }
 
+/* The window a filter opened with these options would guarantee, when the
+ * state does not say which was asked for (a state saved before states
+ * kept their key section): open a throwaway filter of that shape. */
+static int probe_window(const dedup_args *a, const tdbf_shape *have, tdbf_shape *want)
+{
+    tdbf_config cfg;
+    dedup_args same = *a;
+    same.design = have->design;
+    same.design_given = 1;
+    config_from_args(&same, have->seed, &cfg);
+    cfg.error = have->error_configured;
+    tdbf *probe;
+    int rc = tdbf_open(&probe, &cfg);
+    if (rc != TDBF_OK)
+        return open_error(a, &cfg, rc);
+    tdbf_get_shape(probe, want);
+    tdbf_close(probe);
+    return 0;
+}
+
+/* The window the options ask for must be the state's. */
+static int check_window(const dedup_args *a, const char *path, const dedup_state *state,
+                        const tdbf_shape *have)
+{
+    char shown[32], asked[32];
+    if (a->window_ns == 0 && a->window_items == 0)
+        return 0;
+    if (state->has_spec) {
+        const dedup_keyspec *spec = &state->spec;
+        if (spec->window_ns != a->window_ns && a->window_ns != 0)
+            return cli_error("dedup", "%s was made with --window %s, not %s", path,
+                             cli_format_duration_ns(shown, sizeof shown, spec->window_ns),
+                             cli_format_duration_ns(asked, sizeof asked, a->window_ns));
+        if (spec->window_items != a->window_items && a->window_items != 0)
+            return cli_error("dedup", "%s was made with a window of --last %llu, not %llu",
+                             path, (unsigned long long)spec->window_items,
+                             (unsigned long long)a->window_items);
+        return 0;
+    }
+    tdbf_shape want;
+    int rc = probe_window(a, have, &want);
+    if (rc != 0)
+        return rc;
+    if (want.window_ns != have->window_ns)
+        return cli_error("dedup", "%s has a window of %s, not %s", path,
+                         cli_format_duration_ns(shown, sizeof shown, have->window_ns),
+                         cli_format_duration_ns(asked, sizeof asked, want.window_ns));
+    if (want.window_items != have->window_items)
+        return cli_error("dedup", "%s has a window of %llu lines, not %llu "
+                         "(--last %llu)", path, (unsigned long long)have->window_items,
+                         (unsigned long long)want.window_items,
+                         (unsigned long long)a->window_items);
+    return 0;
+}
+
+/* Keys must be cut from lines as they were when the state was made: the
+ * options given must say the same, and none given take the state's. */
+static int check_keys(dedup_args *a, const char *path, const dedup_state *state)
+{
+    if (!state->has_spec)
+        return 0;        /* an older state: it does not say; trust the options */
+    if (!dedup_args_name_keys(a))
+        return dedup_args_adopt_keyspec(a, &state->spec) == 0 ? 0 : CLI_EXIT_DATA;
+    dedup_keyspec asked;
+    dedup_args_keyspec(a, &asked);
+    if (dedup_keyspec_equal(&asked, &state->spec))
+        return 0;
+    char made[512], now[512];
+    dedup_keyspec_describe(&state->spec, made, sizeof made);
+    dedup_keyspec_describe(&asked, now, sizeof now);
+    return cli_error("dedup", "%s was made with keys from %s; this run asks for %s.  Resume "
+                     "with the same key options (or none, to take the state's), or use "
+                     "another --state", path, made, now);
+}
+
 /* The saved filter must be what the options describe, where given. */
-static int check_state(const dedup_args *a, const char *path, tdbf *loaded,
+static int check_state(dedup_args *a, const char *path, const dedup_state *state,
                        uint64_t seed)
 {
-    tdbf_stats have;
-    tdbf_get_stats(loaded, &have);
+    tdbf_shape have;
+    tdbf_get_shape(state->filter, &have);
     const char *have_name = tdbf_design_name(have.design);
-    char shown[32], asked[32];
     int have_time = have.window_ns != 0;
 
     if ((a->window_ns != 0 && !have_time) || (a->window_items != 0 && have_time))
@@ -579,91 +679,88 @@ static int check_state(const dedup_args *a, const char *path, tdbf *loaded,
                          have.error_configured, a->error);
     if (seed != 0 && seed != have.seed)
         return cli_error("dedup", "%s was made with another hash seed", path);
-    if (a->window_ns == 0 && a->window_items == 0)
-        return 0;
+    int rc = check_window(a, path, state, &have);
+    return rc != 0 ? rc : check_keys(a, path, state);
+}
 
-    /* The window: what a filter opened with these options would hold
-     * (APBF rounds the count window up to l*g). */
-    tdbf_config cfg;
-    dedup_args same = *a;
-    same.design = have.design;
-    same.design_given = 1;
-    config_from_args(&same, have.seed, &cfg);
-    cfg.error = have.error_configured;
-    tdbf *probe;
-    int rc = tdbf_open(&probe, &cfg);
-    if (rc != TDBF_OK)
-        return open_error(&cfg, rc);
-    tdbf_stats want;
-    tdbf_get_stats(probe, &want);
-    tdbf_close(probe);
-    if (want.window_ns != have.window_ns)
-        return cli_error("dedup", "%s has a window of %s, not %s", path,
-                         cli_format_duration_ns(shown, sizeof shown,
-                                                have.window_ns),
-                         cli_format_duration_ns(asked, sizeof asked,
-                                                want.window_ns));
-    if (want.window_items != have.window_items)
-        return cli_error("dedup", "%s has a window of %llu lines, not %llu "
-                         "(--last %llu)", path,
-                         (unsigned long long)have.window_items,
-                         (unsigned long long)want.window_items,
-                         (unsigned long long)a->window_items);
-    return 0;
+/* Load --state: CLI_EXIT_OK with *out set, or an exit code. */
+static int load_state(dedup_args *a, uint64_t seed, tdbf **out)
+{
+    tdbf_load_options opts = {0};
+    opts.max_memory = a->max_memory;
+    dedup_state state;
+    const char *why = NULL;
+    int rc = dedup_state_load(a->state_path, &opts, &state, &why);
+    if (rc == DEDUP_STATE_IO)
+        return cli_io_error("dedup", "%s: cannot read the state: %s", a->state_path,
+                            strerror(errno));
+    if (rc == DEDUP_STATE_NOMEM)
+        return cli_error("dedup", "%s: out of memory loading the state", a->state_path);
+    if (rc != DEDUP_STATE_OK && strcmp(why, tdbf_strerror(TDBF_ETOOBIG)) == 0)
+        return cli_usage_error("dedup", "%s: the state is larger than the %s --max-memory "
+                               "allows; raise it", a->state_path,
+                               a->max_memory ? "cap" : "default 4 GiB");
+    if (rc != DEDUP_STATE_OK)
+        return cli_error("dedup", "%s: not a usable state file: %s", a->state_path, why);
+    rc = check_state(a, a->state_path, &state, seed);
+    if (rc == 0) {
+        *out = state.filter;
+        state.filter = NULL;
+    }
+    dedup_state_free(&state);
+    return rc;
 }
 
 /* Open the filter: load --state if the file exists, else create. */
-static int open_filter(const dedup_args *a, tdbf **out)
+static int open_filter(dedup_args *a, tdbf **out)
 {
     uint64_t seed = a->seed;
     *out = NULL;
-    if (a->seed_file != NULL && read_seed_file(a->seed_file, &seed) != 0)
-        return EXIT_BAD;
+    if (a->seed_file != NULL) {
+        int rc = read_seed_file(a->seed_file, &seed);
+        if (rc != 0)
+            return rc;
+    }
 
     struct stat st;
-    if (a->state_path != NULL && stat(a->state_path, &st) == 0) {
-        tdbf *loaded;
-        int rc = tdbf_load_file(&loaded, a->state_path, NULL);
-        if (rc == TDBF_EIO) {
-            cli_error("dedup", "%s: cannot read the state: %s",
-                      a->state_path, strerror(errno));
-            return EXIT_IO;
-        }
-        if (rc != TDBF_OK)
-            return cli_error("dedup", "%s: not a usable state file: %s",
-                             a->state_path, tdbf_strerror(rc));
-        if (check_state(a, a->state_path, loaded, seed) != 0) {
-            tdbf_close(loaded);
-            return EXIT_BAD;
-        }
-        *out = loaded;
-        return 0;
-    }
-    if (a->state_path != NULL && errno != ENOENT) {
-        cli_error("dedup", "%s: %s", a->state_path, strerror(errno));
-        return EXIT_IO;
-    }
-    if (a->window_ns == 0 && a->window_items == 0) {
-        cli_usage_error("dedup", "give a window: --window T (time) or --last N "
-                        "(count)%s", a->state_path != NULL
-                        ? ", or an existing --state file" : "");
-        return EXIT_BAD;
-    }
+    if (a->state_path != NULL && stat(a->state_path, &st) == 0)
+        return load_state(a, seed, out);
+    if (a->state_path != NULL && errno != ENOENT)
+        return cli_io_error("dedup", "%s: %s", a->state_path, strerror(errno));
+    if (a->window_ns == 0 && a->window_items == 0)
+        return cli_usage_error("dedup", "give a window: --window T (time) or --last N "
+                               "(count)%s", a->state_path != NULL
+                               ? ", or an existing --state file" : "");
 
     tdbf_config cfg;
     config_from_args(a, seed, &cfg);
     int rc = tdbf_open(out, &cfg);
     if (rc != TDBF_OK)
-        return open_error(&cfg, rc);
+        return open_error(a, &cfg, rc);
     if (a->state_path != NULL && tdbf_saved_size(*out) == 0) {
         char names[256];
         designs_with(cfg.window_ns != 0, 1, names, sizeof names);
         tdbf_close(*out);
         *out = NULL;
-        return cli_error("dedup", "design %s cannot be saved yet, so it cannot "
-                         "keep a --state; designs that can: %s",
-                         tdbf_design_name(cfg.design), names);
+        return cli_usage_error("dedup", "design %s cannot be saved, so it cannot "
+                               "keep a --state; designs that can: %s",
+                               tdbf_design_name(cfg.design), names);
     }
+    return 0;
+}
+
+/* Before any input is read: a --state that could not be saved at the end
+ * would lose the whole run. */
+static int check_state_writable(const dedup_args *a)
+{
+    if (a->state_path == NULL)
+        return 0;
+    struct stat st;
+    if (stat(a->state_path, &st) == 0 && S_ISDIR(st.st_mode))
+        return cli_io_error("dedup", "--state %s is a directory", a->state_path);
+    if (dedup_state_writable(a->state_path) != DEDUP_STATE_OK)
+        return cli_io_error("dedup", "--state %s: cannot write there (%s); nothing was "
+                            "read", a->state_path, strerror(errno));
     return 0;
 }
 
@@ -717,10 +814,6 @@ static void print_stats(const dedup_run *run)
     cli_table_free(&t);
 }
 
-/* ======================================================================
- * The command
- * ====================================================================== */
-
 static int install_handlers(struct sigaction *old_int,
                             struct sigaction *old_term)
 {
@@ -737,19 +830,105 @@ static int install_handlers(struct sigaction *old_int,
     return 0;
 }
 
+/* ======================================================================
+ * After a stop signal: what was taken, and how to go on
+ * ====================================================================== */
+
+/* One shell word: as is when plain, else in single quotes. */
+static void print_word(FILE *out, const char *word)
+{
+    if (*word != '\0' && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                       "0123456789_@%+=:,./-") == strlen(word)) {
+        fprintf(out, " %s", word);
+        return;
+    }
+    fputs(" '", out);
+    for (; *word != '\0'; word++)
+        if (*word == '\'')
+            fputs("'\\''", out);
+        else
+            fputc(*word, out);
+    fputc('\'', out);
+}
+
+static int is_operand(const dedup_args *a, const char *arg)
+{
+    for (size_t i = 0; i < a->n_files; i++)
+        if (a->files[i] == arg)
+            return 1;
+    return 0;
+}
+
+/* "tdbf dedup OPTIONS [-] [FILES]": this run's options, then the inputs
+ * it had not finished, the current one from standard input. */
+static void print_resume_command(const dedup_run *run, int from_stdin)
+{
+    const dedup_args *a = run->args;
+    fputs(" tdbf dedup", stderr);
+    for (int i = 1; i < run->argc; i++)
+        if (!is_operand(a, run->argv[i]) && strcmp(run->argv[i], "--") != 0)
+            print_word(stderr, run->argv[i]);
+    int dashes = 0;
+    for (size_t i = run->source_index + 1; i < a->n_files; i++)
+        dashes |= a->files[i][0] == '-' && a->files[i][1] != '\0';
+    if (dashes)
+        fputs(" --", stderr);
+    if (from_stdin && run->source_index + 1 < a->n_files)
+        fputs(" -", stderr);
+    for (size_t i = run->source_index + 1; i < a->n_files; i++)
+        print_word(stderr, a->files[i]);
+    fputc('\n', stderr);
+}
+
+static void print_resume(const dedup_run *run, int finished)
+{
+    const dedup_args *a = run->args;
+    char count[32], next[32];
+    fprintf(stderr, "tdbf dedup: stopped by %s after %s input lines",
+            stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
+            cli_format_count(count, sizeof count, run->lines_in));
+    if (a->state_path == NULL) {
+        fputs("; without --state nothing was saved, so a rerun starts afresh\n", stderr);
+        return;
+    }
+    fprintf(stderr, "; the state in %s holds them.\n", a->state_path);
+    if (finished) {
+        fputs("tdbf dedup: all the input had been read: nothing is left to resume\n", stderr);
+        return;
+    }
+    const char *name = a->n_files > 0 ? a->files[run->source_index] : "-";
+    snprintf(next, sizeof next, "%llu", (unsigned long long)run->line_no + 1);
+    if (strcmp(name, "-") == 0) {
+        fprintf(stderr, "tdbf dedup: %s lines of standard input were taken; to resume, "
+                "feed it from line %s on to:\n ", cli_format_count(count, sizeof count,
+                                                                  run->line_no), next);
+        print_resume_command(run, 1);
+        return;
+    }
+    fprintf(stderr, "tdbf dedup: %s lines of %s were taken; to resume:\n  tail -n +%s",
+            cli_format_count(count, sizeof count, run->line_no), name, next);
+    print_word(stderr, name);
+    fputs(" |", stderr);
+    print_resume_command(run, 1);
+}
+
+/* ======================================================================
+ * The command
+ * ====================================================================== */
+
 static int run_dedup(const cli_command *self, int argc, char **argv)
 {
     dedup_args args;
     int rc = dedup_parse_args(&args, argc, argv);
     if (rc == CLI_OPT_HELP) {
         cli_command_help(self, stdout);
-        return EXIT_DONE;
+        return CLI_EXIT_OK;
     }
     if (rc != 0)
-        return EXIT_BAD;
+        return CLI_EXIT_USAGE;
 
     dedup_run *run = calloc(1, sizeof *run);
-    int status = EXIT_BAD;
+    int status = CLI_EXIT_DATA;
     struct sigaction old_int, old_term;
     int handlers = 0;
     if (run == NULL) {
@@ -757,6 +936,8 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
         goto done;
     }
     run->args = &args;
+    run->argc = argc;
+    run->argv = argv;
     run->in_size = READ_BUFFER_BYTES;
     run->in = malloc(run->in_size + 1);
     run->out.buf = malloc(WRITE_BUFFER_BYTES);
@@ -764,7 +945,9 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
         cli_error("dedup", "out of memory");
         goto done;
     }
-    status = open_filter(&args, &run->filter);
+    status = check_state_writable(&args);
+    if (status == 0)
+        status = open_filter(&args, &run->filter);
     if (status != 0)
         goto done;
     status = install_handlers(&old_int, &old_term);
@@ -775,7 +958,7 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
     run->wall_offset = wall_minus_monotonic();
     run->started = cli_now_ns();
     run->progress = !args.quiet && isatty(STDERR_FILENO);
-    run->next_progress = run->started + PROGRESS_PERIOD_NS;
+    run->next_progress = run->started + CLI_PROGRESS_PERIOD_NS;
     if (args.checkpoint_ns != 0)
         run->next_checkpoint = run->started + args.checkpoint_ns;
 
@@ -783,11 +966,14 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
     progress_clear(run);
     if (status == 0 || status == -1) {
         /* done, or stopped by a signal: everything taken is saved */
-        int saved = output_flush(&run->out) != 0 ? EXIT_IO : save_state(run);
-        if (saved != 0)
+        int finished = status == 0;
+        int saved = output_flush(&run->out) != 0 ? CLI_EXIT_IO : save_state(run);
+        if (saved != 0) {
             status = saved;
-        else if (stop_signal)   /* even if the input ended meanwhile */
-            status = 128 + stop_signal;
+        } else if (stop_signal) {   /* even if the input ended meanwhile */
+            status = CLI_EXIT_SIGNAL + stop_signal;
+            print_resume(run, finished);
+        }
     }
     if (run->lines_bad > 0)
         cli_error("dedup", "skipped %llu line%s with a bad time; the first: %s",
@@ -802,7 +988,7 @@ done:
         sigaction(SIGTERM, &old_term, NULL);
     }
     if (run != NULL) {
-        if (status != 0 && status != EXIT_IO && run->out.buf != NULL &&
+        if (status != 0 && status != CLI_EXIT_IO && run->out.buf != NULL &&
             !run->out.failed)
             output_flush(&run->out);   /* the lines before an input error */
         tdbf_close(run->filter);
@@ -845,9 +1031,18 @@ const cli_command cli_cmd_dedup = {
         "State: --state FILE loads FILE if it exists -- options given must\n"
         "match it; sizing options (--capacity) apply only when it is made --\n"
         "and saves the filter there atomically at the end, every --checkpoint,\n"
-        "and on SIGINT/SIGTERM (exit 130/143 after saving).  Lines are\n"
-        "printed before the state that includes them is saved.  On an error\n"
-        "exit the file keeps its last saved contents.\n"
+        "and on SIGINT/SIGTERM (exit 130/143 after saving; stderr then says\n"
+        "how many lines were taken and the command that resumes).  The state\n"
+        "also keeps how keys and times were cut from lines (--field,\n"
+        "--delimiter, --key-regex, --time-field, --time-format): a resumed run\n"
+        "that gives none of them takes the state's, one that gives others is\n"
+        "refused (exit 1).  Whether FILE can be written is checked before any\n"
+        "input is read (exit 3).  Lines are printed before the state that\n"
+        "includes them is saved.  On an error exit the file keeps its last\n"
+        "saved contents.\n"
+        "\n"
+        "Memory: a filter larger than --max-memory (default 4G) is refused\n"
+        "before anything is read, with the size it would need (exit 2).\n"
         "\n"
         "Hash seed: random by default (and kept in the state).  Anyone who\n"
         "knows the seed can craft keys that collide, making new keys look\n"
@@ -858,10 +1053,7 @@ const cli_command cli_cmd_dedup = {
         "\n"
         "Output: stdout, fully buffered (1 MiB).  A last line without a\n"
         "newline gets one.  --count prints every line as '0<TAB>line' (new)\n"
-        "or '1<TAB>line' (repeat): a filter knows whether, not how often.\n"
-        "\n"
-        "Exit status: 0 done, 1 bad options or input, 2 I/O error (input,\n"
-        "output, state file), 130/143 interrupted after saving the state.\n",
+        "or '1<TAB>line' (repeat): a filter knows whether, not how often.\n",
     .options = dedup_options,
     .run = run_dedup,
 };

@@ -82,7 +82,6 @@
 enum { PHASE_BEFORE, PHASE_BURST, PHASE_AFTER };   /* time-run segments */
 
 #define PROGRESS_EVERY      65536                 /* events between clock reads */
-#define PROGRESS_PERIOD_NS  UINT64_C(500000000)
 
 enum {
     OPT_EVENTS,
@@ -131,58 +130,22 @@ typedef struct demo_args {
 } demo_args;
 
 /* ======================================================================
- * Random numbers: xoshiro256** seeded through splitmix64
+ * Random numbers: util.h's generator, one state word
  * ====================================================================== */
 
 typedef struct demo_rng {
-    uint64_t state[4];
+    uint64_t state;
 } demo_rng;
-
-static uint64_t splitmix64_next(uint64_t *x)
-{
-    uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
-/* A bijective scramble of one 64-bit value (the splitmix64 output step). */
-static uint64_t mix64(uint64_t x)
-{
-    uint64_t copy = x;
-    return splitmix64_next(&copy);
-}
 
 static void rng_seed(demo_rng *rng, uint64_t seed)
 {
-    uint64_t x = seed;
-    for (int i = 0; i < 4; i++)
-        rng->state[i] = splitmix64_next(&x);
-}
-
-static uint64_t rotl64(uint64_t x, int bits)
-{
-    return (x << bits) | (x >> (64 - bits));
-}
-
-static uint64_t rng_next(demo_rng *rng)
-{
-    uint64_t *s = rng->state;
-    uint64_t result = rotl64(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl64(s[3], 45);
-    return result;
+    rng->state = seed;
 }
 
 /* Uniform in [0, 1) with 53 random bits. */
 static double rng_uniform(demo_rng *rng)
 {
-    return (double)(rng_next(rng) >> 11) * 0x1.0p-53;
+    return (double)(cli_rng_next(&rng->state) >> 11) * 0x1.0p-53;
 }
 
 /* ======================================================================
@@ -301,7 +264,7 @@ static size_t format_key(char *out, uint64_t rank, uint64_t salt)
     size_t n = 0;
     memcpy(out + n, "user:", 5);
     n += 5;
-    n += put_decimal(out + n, mix64(rank ^ salt) % UINT64_C(100000000));
+    n += put_decimal(out + n, cli_mix64(rank ^ salt) % UINT64_C(100000000));
     memcpy(out + n, "/page:", 6);
     n += 6;
     n += put_decimal(out + n, rank);
@@ -330,13 +293,11 @@ static void progress_show(progress *p, uint64_t done)
 {
     char a[32], b[32];
     if (p->total == 0)                /* a phase without a count */
-        fprintf(stderr, "\rtdbf demo: %-50s", p->phase);
+        cli_progress("demo", "%s", p->phase);
     else
-        fprintf(stderr, "\rtdbf demo: %-22s %3d%%  %s / %s ", p->phase,
-                (int)(done * 100 / p->total),
-                cli_format_count(a, sizeof a, done),
-                cli_format_count(b, sizeof b, p->total));
-    fflush(stderr);
+        cli_progress("demo", "%-22s %3d%%  %s / %s", p->phase, (int)(done * 100 / p->total),
+                     cli_format_count(a, sizeof a, done),
+                     cli_format_count(b, sizeof b, p->total));
 }
 
 static void progress_begin(progress *p, const char *phase, uint64_t total)
@@ -354,7 +315,7 @@ static void progress_update(progress *p, uint64_t done)
     if (!p->enabled)
         return;
     uint64_t now = cli_now_ns();
-    if (now - p->last_ns >= PROGRESS_PERIOD_NS) {
+    if (now - p->last_ns >= CLI_PROGRESS_PERIOD_NS) {
         p->last_ns = now;
         progress_show(p, done);
     }
@@ -362,10 +323,8 @@ static void progress_update(progress *p, uint64_t done)
 
 static void progress_clear(progress *p)
 {
-    if (p->enabled) {
-        fprintf(stderr, "\r%72s\r", "");
-        fflush(stderr);
-    }
+    if (p->enabled)
+        cli_progress_clear();
 }
 
 /* ======================================================================
@@ -394,7 +353,7 @@ static int generate_keys(const demo_args *args, demo_keys *keys,
     rng_seed(&rng, args->seed);
     zipf_sampler zipf;
     zipf_init(&zipf, args->keys, args->zipf);
-    uint64_t salt = mix64(args->seed ^ UINT64_C(0x5a17));
+    uint64_t salt = cli_mix64(args->seed ^ UINT64_C(0x5a17));
     uint64_t count_distinct = 0;
 
     progress_begin(prog, "generating keys", args->events);
@@ -467,7 +426,7 @@ static int generate_times(const demo_args *args, size_t count,
     }
 
     demo_rng rng;
-    rng_seed(&rng, mix64(args->seed ^ UINT64_C(0x74696d6573)));   /* "times" */
+    rng_seed(&rng, cli_mix64(args->seed ^ UINT64_C(0x74696d6573)));   /* "times" */
     double now_ns = 0.0;
     size_t phase = 0;
     progress_begin(prog, "generating times", count);
@@ -1650,7 +1609,7 @@ static int run_demo(const cli_command *self, int argc, char **argv)
     prog.enabled = !args.quiet && isatty(STDERR_FILENO);
     /* The filters get their own seed, derived from the workload's; never 0
      * (0 asks the library for a random seed). */
-    uint64_t filter_seed = mix64(args.seed) | 1;
+    uint64_t filter_seed = cli_mix64(args.seed) | 1;
 
     demo_keys keys;
     uint64_t distinct = 0;
@@ -1679,7 +1638,7 @@ static int run_demo(const cli_command *self, int argc, char **argv)
     }
     keys_free(&keys);
     if (status == CLI_EXIT_OK && failed)
-        status = CLI_EXIT_RUNTIME;
+        status = CLI_EXIT_DATA;
     return status;
 }
 

@@ -125,10 +125,10 @@ static int run_eval(const cli_command *self, int argc, char **argv)
 
     eval_csv csv;
     if (csv_open(&csv, req.csv_path) != 0)
-        return cli_error(self->name, "cannot create %s", req.csv_path);
+        return cli_io_error(self->name, "cannot create %s", req.csv_path);
     status = experiments[which]->run(self->name, &req, &csv);
     if (csv_close(&csv) != 0 && status == CLI_EXIT_OK)
-        status = cli_error(self->name, "cannot write %s", req.csv_path);
+        status = cli_io_error(self->name, "cannot write %s", req.csv_path);
     return status;
 }
 

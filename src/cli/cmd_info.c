@@ -1,9 +1,11 @@
 /*
  * cmd_info.c — `tdbf info FILE`: describe a saved filter.
  *
- * Loads FILE with tdbf_load_file, which checks every field and the
+ * Loads FILE as tdbf_load does, which checks every field and the
  * checksum (docs/format.md), so a file that `info` describes is one that
- * `tdbf dedup --state` and tdbf_load accept.  Prints the design, its
+ * `tdbf dedup --state` and tdbf_load accept; a `tdbf dedup` state also
+ * has the key section that follows the filter (dedup_state.h), shown as
+ * the options that made it.  Prints the design, its
  * parameters and state from tdbf_get_stats: window, error rates (as
  * configured, as planned, as estimated from the current fill), k, l,
  * slices, memory, adds and the filter's clock.  The hash seed is hidden
@@ -12,10 +14,12 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "dedup_state.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <tdbf.h>
@@ -52,8 +56,32 @@ static int format_wall_clock(char *buf, size_t size, uint64_t ns)
     return strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0 ? 0 : -1;
 }
 
+static void json_keys(cli_json *j, const dedup_state *state)
+{
+    if (!state->has_spec) {
+        cli_json_string(j, "dedup_keys", NULL);
+        return;
+    }
+    const dedup_keyspec *spec = &state->spec;
+    cli_json_object_begin(j, "dedup_keys");
+    cli_json_u64(j, "last", spec->window_items);
+    cli_json_u64(j, "window_ns", spec->window_ns);
+    cli_json_u64(j, "field", spec->field);
+    if (spec->delimiter == DEDUP_BLANKS) {
+        cli_json_string(j, "delimiter", NULL);
+    } else {
+        char delimiter[2] = {(char)spec->delimiter, '\0'};
+        cli_json_string(j, "delimiter", delimiter);
+    }
+    cli_json_string(j, "key_regex", spec->regex);
+    cli_json_u64(j, "time_field", spec->time_field);
+    cli_json_string(j, "time_format", spec->time_field != 0
+                    ? dedup_time_format_name((dedup_time_format)spec->time_format) : NULL);
+    cli_json_object_end(j);
+}
+
 static void print_json(const info_request *req, uint64_t file_bytes,
-                       const tdbf_stats *st)
+                       const tdbf_stats *st, const dedup_state *state)
 {
     cli_json j;
     cli_json_init(&j, stdout);
@@ -83,6 +111,7 @@ static void print_json(const info_request *req, uint64_t file_bytes,
     cli_json_u64(&j, "padding", st->padding);
     cli_json_u64(&j, "scan_per_insert", st->scan_per_insert);
     cli_json_u64(&j, "now_ns", st->now_ns);
+    json_keys(&j, state);
     if (req->show_seed)
         cli_json_u64(&j, "seed", st->seed);
     else
@@ -106,7 +135,7 @@ static void row(cli_table *t, const char *name, const char *fmt, ...)
 }
 
 static int print_text(const info_request *req, uint64_t file_bytes,
-                      const tdbf_stats *st)
+                      const tdbf_stats *st, const dedup_state *state)
 {
     char a[48], b[48], c[48];
     cli_table t;
@@ -156,6 +185,11 @@ static int print_text(const info_request *req, uint64_t file_bytes,
             (unsigned long long)st->now_ns, b);
     else
         row(&t, "clock (now)", "%llu ns", (unsigned long long)st->now_ns);
+    if (state->has_spec) {
+        char keys[CLI_TABLE_CELL];
+        dedup_keyspec_describe(&state->spec, keys, sizeof keys);
+        row(&t, "dedup keys", "%s", keys);
+    }
     if (req->show_seed)
         row(&t, "seed", "0x%016llx", (unsigned long long)st->seed);
     else
@@ -209,25 +243,31 @@ static int run_info(const cli_command *self, int argc, char **argv)
     if (status != CLI_EXIT_OK)
         return status;
 
-    tdbf *f;
-    int rc = tdbf_load_file(&f, req.path, NULL);
-    if (rc == TDBF_EIO)
-        return cli_error(self->name, "%s: cannot read: %s", req.path,
-                         strerror(errno));
-    if (rc != TDBF_OK)
-        return cli_error(self->name, "%s: not a usable tdbf file: %s",
-                         req.path, tdbf_strerror(rc));
+    dedup_state state;
+    const char *why = NULL;
+    /* no cap: describing a file allocates what it holds, whatever that is */
+    tdbf_load_options opts = {UINT64_MAX, NULL, 0};
+    int rc = dedup_state_load(req.path, &opts, &state, &why);
+    if (rc == DEDUP_STATE_IO)
+        return cli_io_error(self->name, "%s: cannot read: %s", req.path, strerror(errno));
+    if (rc == DEDUP_STATE_NOMEM)
+        return cli_error(self->name, "%s: out of memory", req.path);
+    if (rc != DEDUP_STATE_OK)
+        return cli_error(self->name, "%s: not a usable tdbf file: %s", req.path, why);
     tdbf_stats st;
-    rc = tdbf_get_stats(f, &st);
-    uint64_t file_bytes = tdbf_saved_size(f);
-    tdbf_close(f);
+    rc = tdbf_get_stats(state.filter, &st);
+    struct stat file;
+    uint64_t file_bytes = stat(req.path, &file) == 0 ? (uint64_t)file.st_size
+                                                     : tdbf_saved_size(state.filter);
+    status = CLI_EXIT_OK;
     if (rc != TDBF_OK)
-        return cli_lib_error(self->name, "stats", rc);
-    if (req.json) {
-        print_json(&req, file_bytes, &st);
-        return CLI_EXIT_OK;
-    }
-    return print_text(&req, file_bytes, &st);
+        status = cli_lib_error(self->name, "stats", rc);
+    else if (req.json)
+        print_json(&req, file_bytes, &st, &state);
+    else
+        status = print_text(&req, file_bytes, &st, &state);
+    dedup_state_free(&state);
+    return status;
 }
 
 const cli_command cli_cmd_info = {
@@ -239,7 +279,9 @@ const cli_command cli_cmd_info = {
         "are checked (docs/format.md) -- and prints the design, window, error\n"
         "rates (configured; planned for these parameters; estimated from the\n"
         "current fill), k and l, slices, memory, adds and the filter's clock.\n"
-        "A file that does not load is reported with the reason (exit 1).\n",
+        "A `tdbf dedup` state also shows how its keys were cut from lines.\n"
+        "A file that does not load is reported with the reason (exit 1; one\n"
+        "that cannot be read: exit 3).\n",
     .options = info_options,
     .run = run_info,
 };

@@ -45,10 +45,10 @@ static const cli_option plan_options[] = {
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF); tlbf-line (its time-window rings); clock, rotating; or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF, what tdbf_open builds by default); tlbf (time window, as tdbf dedup --window); tlbf-line (its line-local twin); clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
-    [OPT_TIME]   = {"time", "DURATION", "clock, rotating, tlbf-line: time window instead of --window (60s, 5m)"},
-    [OPT_CAPACITY] = {"capacity", "C", "clock, rotating, tlbf-line with a time window: expected keys per window (default 1024)"},
+    [OPT_TIME]   = {"time", "DURATION", "clock, rotating, tlbf, tlbf-line: time window instead of --window (60s, 5m)"},
+    [OPT_CAPACITY] = {"capacity", "C", "clock, rotating, tlbf, tlbf-line with a time window: expected keys per window (default 1024)"},
     [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line, tlbf-line: unit size, 1024 (two lines, default) or 512"},
     {NULL, NULL, NULL}
 };
@@ -79,6 +79,20 @@ static int same_plan(const tdbf_plan *a, const tdbf_plan *b)
 
 /* ---- JSON ------------------------------------------------------------ */
 
+/* "built": the shape tdbf_open gives a filter of this request, as
+ * tdbf_get_shape and `tdbf info` report it (k, l, window).  Every design's
+ * JSON has it, so scripts (and the tests) can compare. */
+static void json_built(cli_json *j, unsigned k, unsigned l, uint64_t window_items,
+                       uint64_t window_ns)
+{
+    cli_json_object_begin(j, "built");
+    cli_json_u64(j, "k", k);
+    cli_json_u64(j, "l", l);
+    cli_json_u64(j, "window_items", window_items);
+    cli_json_u64(j, "window_ns", window_ns);
+    cli_json_object_end(j);
+}
+
 static void json_plan_fields(cli_json *j, const tdbf_plan *plan)
 {
     cli_json_u64(j, "k", plan->k);
@@ -98,12 +112,19 @@ static void json_plan_fields(cli_json *j, const tdbf_plan *plan)
 }
 
 static void print_json(const plan_request *req, const tdbf_plan *best,
-                       const tdbf_plan *alts, size_t n_alts)
+                       const tdbf_plan *built, const tdbf_plan *alts, size_t n_alts)
 {
     cli_json j;
     cli_json_init(&j, stdout);
     cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "design", "apbf");
     json_plan_fields(&j, best);
+    /* what tdbf_open (and tdbf dedup --design apbf) builds */
+    json_built(&j, built->k, built->l, built->window, 0);
+    cli_json_object_begin(&j, "built_plan");
+    json_plan_fields(&j, built);
+    cli_json_object_end(&j);
+    cli_json_bool(&j, "built_is_least_memory", same_plan(best, built));
     cli_json_u64(&j, "requested_window", req->window);
     if (req->error > 0.0) {
         cli_json_double(&j, "target_error", req->error);
@@ -124,10 +145,10 @@ static void print_json(const plan_request *req, const tdbf_plan *best,
 
 /* ---- table ----------------------------------------------------------- */
 
-static void table_row(cli_table *t, const tdbf_plan *plan, int chosen)
+static void table_row(cli_table *t, const tdbf_plan *plan, const char *label)
 {
     char buf[32];
-    cli_table_cell(t, "%s", chosen ? "*" : "");
+    cli_table_cell(t, "%s", label);
     cli_table_cell(t, "%u", plan->k);
     cli_table_cell(t, "%u", plan->l);
     cli_table_cell(t, "%s", cli_format_count(buf, sizeof buf, plan->m));
@@ -144,7 +165,7 @@ static void table_row(cli_table *t, const tdbf_plan *plan, int chosen)
 }
 
 static int print_table(const plan_request *req, const tdbf_plan *best,
-                       const tdbf_plan *alts, size_t n_alts)
+                       const tdbf_plan *built, const tdbf_plan *alts, size_t n_alts)
 {
     char window[32];
     cli_format_count(window, sizeof window, req->window);
@@ -161,14 +182,20 @@ static int print_table(const plan_request *req, const tdbf_plan *best,
     cli_table t;
     cli_table_init(&t, 14, "lrrrrrrrrrrrrr");
     static const char *const headers[] = {
-        "", "k", "l", "m", "g", "window", "slack", "memory", "bits/item",
+        "plan", "k", "l", "m", "g", "window", "slack", "memory", "bits/item",
         "fp", "fp_paper", "eff", "acc_false", "npws"
     };
     for (size_t c = 0; c < sizeof headers / sizeof headers[0]; c++)
         cli_table_cell(&t, "%s", headers[c]);
-    table_row(&t, best, req->k == 0);
+    int both = same_plan(best, built);
+    if (req->k != 0)
+        table_row(&t, best, "given (built)");
+    else
+        table_row(&t, best, both ? "least memory, built" : "least memory");
+    if (req->k == 0 && !both)
+        table_row(&t, built, "built");
     for (size_t i = 0; i < n_alts; i++)
-        table_row(&t, &alts[i], 0);
+        table_row(&t, &alts[i], "");
     int rc = cli_table_print(&t, stdout, "", 1);
     cli_table_free(&t);
     if (rc != 0)
@@ -184,9 +211,11 @@ static int print_table(const plan_request *req, const tdbf_plan *best,
            "efficiency vs a Bloom filter (paper 5.5);\n"
            "acc_false = expected slice reads of a negative query; npws = peak "
            "normalized probability-weighted slack.\n",
-           req->k == 0 ? "* = chosen (least memory); the others trade memory "
-                         "for fewer reads (small k) or less slack (large l).\n"
-                       : "");
+           req->k == 0 ? "least memory = tdbf_plan_apbf's choice; built = what tdbf_open and "
+                         "tdbf dedup --design apbf\nbuild (the fewest slice reads within "
+                         "5 % of the least memory, cfg.plan_tolerance);\nthe others trade "
+                         "memory for fewer reads (small k) or less slack (large l).\n"
+                       : "built = what tdbf_open builds with cfg.k and cfg.l set.\n");
     if (req->k != 0 && req->error > 0.0 && best->fp > req->error)
         printf("\nNote: fp %.4g exceeds the target %g; run without --k/--l "
                "to let the planner choose.\n", best->fp, req->error);
@@ -234,6 +263,7 @@ static int run_decay_plan(const cli_command *self, const plan_request *req)
         cli_json_init(&j, stdout);
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        json_built(&j, plan.k, 0, plan.window, 0);
         cli_json_u64(&j, "cells", plan.cells);
         cli_json_u64(&j, "k", plan.k);
         cli_json_u64(&j, "cell_bits", plan.cell_bits);
@@ -309,6 +339,7 @@ static int run_design_plan(const cli_command *self, const plan_request *req)
         cli_json_init(&j, stdout);
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        json_built(&j, plan.k, 0, req->window_ns ? 0 : plan.capacity, req->window_ns);
         cli_json_u64(&j, "cells", plan.cells);
         cli_json_u64(&j, "k", plan.k);
         cli_json_u64(&j, "cell_bits", plan.cell_bits);
@@ -359,23 +390,38 @@ static int run_design_plan(const cli_command *self, const plan_request *req)
 
 /* ---- blocked APBF ------------------------------------------------------ */
 
-static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked *p)
+static void json_blocked_fields(cli_json *j, const tdbf_plan_blocked *p)
+{
+    cli_json_u64(j, "k", p->k);
+    cli_json_u64(j, "l", p->l);
+    cli_json_u64(j, "block_bits", p->block_bits);
+    cli_json_u64(j, "block_hashes", p->block_hashes);
+    cli_json_u64(j, "blocks", p->blocks);
+    cli_json_u64(j, "g", p->g);
+    cli_json_u64(j, "window", p->window);
+    cli_json_u64(j, "bits", p->bits);
+    cli_json_double(j, "bits_per_item", p->bits_per_item);
+    cli_json_double(j, "fp", p->fp);
+}
+
+/* The top level is the built plan; "built_plan" repeats it and
+ * "least_memory" gives tdbf_plan_apbbf's. */
+static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked *p,
+                               const tdbf_plan_blocked *least)
 {
     cli_json j;
     cli_json_init(&j, stdout);
     cli_json_object_begin(&j, NULL);
     cli_json_string(&j, "design", "apbbf");
-    cli_json_u64(&j, "k", p->k);
-    cli_json_u64(&j, "l", p->l);
-    cli_json_u64(&j, "block_bits", p->block_bits);
-    cli_json_u64(&j, "block_hashes", p->block_hashes);
-    cli_json_u64(&j, "blocks", p->blocks);
-    cli_json_u64(&j, "g", p->g);
-    cli_json_u64(&j, "window", p->window);
+    json_built(&j, p->k, p->l, p->window, 0);
+    cli_json_object_begin(&j, "built_plan");
+    json_blocked_fields(&j, p);
+    cli_json_object_end(&j);
+    cli_json_object_begin(&j, "least_memory");
+    json_blocked_fields(&j, least);
+    cli_json_object_end(&j);
+    json_blocked_fields(&j, p);
     cli_json_u64(&j, "slack", p->slack);
-    cli_json_u64(&j, "bits", p->bits);
-    cli_json_double(&j, "bits_per_item", p->bits_per_item);
-    cli_json_double(&j, "fp", p->fp);
     cli_json_double(&j, "accesses_false", p->accesses_false);
     cli_json_double(&j, "accesses_window", p->accesses_window);
     cli_json_double(&j, "npws", p->npws);
@@ -407,7 +453,8 @@ static int run_blocked_plan(const cli_command *self, const plan_request *req)
     if (progress)
         fprintf(stderr, "%s: planning (a second or two for small windows)...\r",
                 self->name);
-    int rc = tdbf_plan_apbbf_fast(req->window, req->error, block_bits, 0.05, &chosen);
+    int rc = tdbf_plan_apbbf_fast(req->window, req->error, block_bits,
+                                  TDBF_DEFAULT_PLAN_TOLERANCE, &chosen);
     if (rc == TDBF_OK)
         rc = tdbf_plan_apbbf(req->window, req->error, block_bits, &least);
     if (progress)
@@ -415,7 +462,7 @@ static int run_blocked_plan(const cli_command *self, const plan_request *req)
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
     if (req->json) {
-        print_blocked_json(req, &chosen);
+        print_blocked_json(req, &chosen, &least);
         return CLI_EXIT_OK;
     }
     printf("APBBF (blocked APBF, paper 004 section 6) for a window of %llu "
@@ -423,14 +470,14 @@ static int run_blocked_plan(const cli_command *self, const plan_request *req)
            (unsigned long long)req->window, req->error, block_bits);
     printf("  %-13s %3s %3s %5s %3s %12s %10s %9s %10s %7s %7s\n", "plan", "k",
            "l", "B", "b", "g", "memory", "bits/item", "fp", "rd neg", "rd win");
-    print_blocked_row("default", &chosen);
+    print_blocked_row("built", &chosen);
     print_blocked_row("least memory", &least);
-    printf("\ndefault: what tdbf_open and TDBF.RESERVE build, the fewest block "
+    printf("\nbuilt: what tdbf_open, tdbf dedup and TDBF.RESERVE build, the fewest block "
            "reads per\nnegative query within 5 %% of the least memory.  fp: "
            "worst case, just before a\nshift.  rd neg / rd win: expected "
            "blocks read by a query for an absent key /\na key inside the "
            "window (paper Table 3).  A key may linger k*g = %llu\ninsertions "
-           "past the window (default plan).\n",
+           "past the window (built plan).\n",
            (unsigned long long)chosen.slack);
     return CLI_EXIT_OK;
 }
@@ -443,6 +490,7 @@ static void print_line_json(const plan_request *req, const tdbf_line_plan *p)
     cli_json_init(&j, stdout);
     cli_json_object_begin(&j, NULL);
     cli_json_string(&j, "design", "apbf-line");
+    json_built(&j, p->k, p->l, p->window, 0);
     cli_json_u64(&j, "k", p->k);
     cli_json_u64(&j, "l", p->l);
     cli_json_u64(&j, "b", p->b);
@@ -497,17 +545,19 @@ static int run_line_plan(const cli_command *self, const plan_request *req)
            "insertions, target error %g\n\n", (unsigned long long)req->window, req->error);
     printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "plan", "k", "l", "b", "unit",
            "W", "g", "memory", "bits/item", "fp");
-    print_line_row(req->block_bits ? "chosen" : "default", &chosen);
+    print_line_row("built", &chosen);
     if (have_other)
         print_line_row(other.unit_bits == 1024 ? "128-byte unit" : "64-byte unit", &other);
     if (have_apbf)
         printf("  %-14s %3u %3u %39s %9.2f %10.4g\n", "apbf (least)", apbf.k, apbf.l, "",
                apbf.bits_per_item, apbf.fp);
     printf("\nunit: bytes a key's fields live in (one read per query); W: bits per field, "
-           "of\nk + l + 1 fields a unit (one spare, emptied a unit or so per insert for the\n"
-           "next shift: no pause); b: bits a key sets per field.  fp: the model's worst\n"
-           "case, just before a shift (units' loads shared by neighbouring fields\n"
-           "included).  A key may linger (k+l)*g = %llu insertions.\n",
+           "of\nk + l fields a unit (each unit empties its oldest field on its own turn, a\n"
+           "unit or so per insert: no pause; the library's concurrent mode plans k + l +\n"
+           "1 fields, one a spare).\n"
+           "b: bits a key sets per field.  fp: the model's, the same at every moment\n"
+           "(units' loads shared by neighbouring fields included; with a spare, just\n"
+           "before a shift).  A key may linger (k+l)*g = %llu insertions.\n",
            (unsigned long long)((uint64_t)(chosen.k + chosen.l) * chosen.generation));
     return CLI_EXIT_OK;
 }
@@ -515,7 +565,9 @@ static int run_line_plan(const cli_command *self, const plan_request *req)
 /* ---- line-local rings over a time window ----------------------------- */
 
 /* The ring tdbf_open starts a tlbf-line filter with (apbf-line's plan for
- * a count window of the capacity), and what the time window makes of it. */
+ * a count window of the capacity, with the spare field concurrent mode
+ * plans too: rings shift all at once), and what the time window makes of
+ * it. */
 static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
@@ -524,6 +576,7 @@ static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     cfg.window_items = req->capacity ? req->capacity : 1024;
     cfg.error = req->error;
     cfg.block_bits = req->block_bits;
+    cfg.concurrent = 1;
     char window[32], what[96], span[32], slack[32], memory[32], capacity[32];
     cli_format_duration_ns(window, sizeof window, req->window_ns);
     snprintf(what, sizeof what, "tlbf-line, window %s, error %g", window, req->error);
@@ -539,6 +592,7 @@ static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
         cli_json_init(&j, stdout);
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", "tlbf-line");
+        json_built(&j, ring.k, ring.l, 0, req->window_ns);
         cli_json_u64(&j, "window_ns", req->window_ns);
         cli_json_u64(&j, "capacity", cfg.window_items);
         cli_json_u64(&j, "generation_ns", span_ns);
@@ -574,6 +628,67 @@ static int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
            "follows the rate, a query reads one unit per live ring.  fp: the ring's\n"
            "model at its planned load, just before a shift.\n",
            span, memory, ring.bits_per_item, slack);
+    return CLI_EXIT_OK;
+}
+
+/* ---- TLBF ---------------------------------------------------------------- */
+
+/* TLBF has no planner of its own in the API, but its open allocates no
+ * slice before the first add: a throwaway filter says which (k, l) it
+ * takes (tdbf_get_shape), and tdbf_plan_eval the slices of that pair for
+ * the planned keys per window. */
+static int run_tlbf_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    request_config(req, &cfg);
+    char window[32], what[96], span[32], memory[32], capacity[32];
+    cli_format_duration_ns(window, sizeof window, req->window_ns);
+    snprintf(what, sizeof what, "tlbf, window %s, error %g", window, req->error);
+    tdbf *probe;
+    int rc = tdbf_open(&probe, &cfg);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    tdbf_shape shape;
+    tdbf_get_shape(probe, &shape);
+    tdbf_close(probe);
+    uint64_t keys = req->capacity ? req->capacity : 1024;
+    tdbf_plan slices;
+    rc = tdbf_plan_eval(shape.k, shape.l, keys, &slices);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    uint64_t span_ns = req->window_ns / shape.l ? req->window_ns / shape.l : 1;
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", "tlbf");
+        json_built(&j, shape.k, shape.l, 0, req->window_ns);
+        cli_json_u64(&j, "capacity", keys);
+        cli_json_u64(&j, "generation_ns", span_ns);
+        cli_json_u64(&j, "slice_bits", slices.m);
+        cli_json_u64(&j, "bytes", (slices.bits + 7) / 8);
+        cli_json_double(&j, "bits_per_item", slices.bits_per_item);
+        cli_json_double(&j, "fp", shape.error_planned);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_duration_ns(span, sizeof span, span_ns);
+    cli_format_bytes(memory, sizeof memory, (slices.bits + 7) / 8);
+    cli_format_count(capacity, sizeof capacity, keys);
+    printf("TLBF (time-limited Bloom filter) for a window of %s, %s keys per window,\n"
+           "target error %g: what tdbf_open and tdbf dedup --window build\n\n"
+           "  k, l              %u, %u (least memory)\n"
+           "  generation        %s of time (window / l)\n"
+           "  slices            %u of %s bits at the planned rate\n"
+           "  memory            %s at the planned rate (%.2f bits/item)\n"
+           "  fp                %.4g (worst case, just before a shift)\n\n"
+           "Slices are sized as keys arrive, from the rate seen: memory follows the\n"
+           "rate, and a burst adds slices (up to a cap) rather than forgetting keys.\n",
+           window, capacity, req->error, shape.k, shape.l, span, shape.k + shape.l,
+           cli_format_count(what, sizeof what, slices.m), memory, slices.bits_per_item,
+           shape.error_planned);
     return CLI_EXIT_OK;
 }
 
@@ -630,9 +745,10 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                 (req->design != TDBF_APBF && req->design != TDBF_APBBF &&
                  req->design != TDBF_APBF_LINE && req->design != TDBF_FPDECAY &&
                  req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
-                 req->design != TDBF_ROTATING && req->design != TDBF_TLBF_LINE))
-                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, tlbf-line, "
-                                       "clock, rotating, fpdecay or stable, not '%s'",
+                 req->design != TDBF_ROTATING && req->design != TDBF_TLBF_LINE &&
+                 req->design != TDBF_TLBF))
+                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, tlbf, "
+                                       "tlbf-line, clock, rotating, fpdecay or stable, not '%s'",
                                        value);
             break;
         case OPT_TIME:
@@ -662,8 +778,9 @@ static int parse_args(const cli_command *self, int argc, char **argv,
     }
 
     int line_rings = req->design == TDBF_TLBF_LINE;
-    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING || line_rings;
-    if (req->window_text && line_rings) {
+    int time_only = line_rings || req->design == TDBF_TLBF;
+    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING || time_only;
+    if (req->window_text && time_only) {
         if (req->window_ns != 0)
             return cli_usage_error(cmd, "give --window or --time, not both");
         if (cli_parse_duration_ns(cmd, "window", req->window_text, &req->window_ns) != 0)
@@ -674,11 +791,11 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         return CLI_EXIT_USAGE;
     }
     if (req->window_ns != 0 && !timed_design)
-        return cli_usage_error(cmd, "--time applies to --design clock, rotating or "
-                               "tlbf-line");
+        return cli_usage_error(cmd, "--time applies to --design clock, rotating, tlbf "
+                               "or tlbf-line");
     if (req->capacity != 0 && req->window_ns == 0)
         return cli_usage_error(cmd, "--capacity goes with --time");
-    if ((req->design == TDBF_CLOCK || line_rings) && req->window_ns == 0)
+    if ((req->design == TDBF_CLOCK || time_only) && req->window_ns == 0)
         return cli_usage_error(cmd, "--design %s needs a time window (--time 60s)",
                                tdbf_design_name(req->design));
     if (req->window != 0 && req->window_ns != 0)
@@ -734,11 +851,13 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return run_line_plan(self, &req);
     if (req.design == TDBF_TLBF_LINE)
         return run_tlbf_line_plan(self, &req);
+    if (req.design == TDBF_TLBF)
+        return run_tlbf_plan(self, &req);
     if (req.design != TDBF_APBF)
         return run_decay_plan(self, &req);
 
-    tdbf_plan best;
-    tdbf_plan alts[PLAN_MAX_ALTS + 1];
+    tdbf_plan best, built;
+    tdbf_plan alts[PLAN_MAX_ALTS + 2];
     size_t n_alts = 0;
     char what[96];
     int rc;
@@ -748,27 +867,34 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         snprintf(what, sizeof what, "k=%u, l=%u, window %llu", req.k, req.l,
                  (unsigned long long)req.window);
     } else {
-        /* ask for one more than shown: the chosen plan may be among them */
+        /* ask for two more than shown: the least-memory and the built
+         * plans may be among them */
         rc = tdbf_plan_apbf(req.window, req.error, &best,
-                            req.alts > 0 ? alts : NULL, (size_t)req.alts + 1,
+                            req.alts > 0 ? alts : NULL, (size_t)req.alts + 2,
                             &n_alts);
+        /* tdbf_open's choice at the default cfg.plan_tolerance */
+        if (rc == TDBF_OK)
+            rc = tdbf_plan_apbf_fast(req.window, req.error, TDBF_DEFAULT_PLAN_TOLERANCE,
+                                     &built);
         snprintf(what, sizeof what, "window %llu, error %g",
                  (unsigned long long)req.window, req.error);
     }
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
+    if (req.k != 0)
+        built = best;         /* tdbf_open with cfg.k, cfg.l: tdbf_plan_eval */
 
-    /* Alternatives other than the chosen plan, at most req.alts of them. */
+    /* Alternatives other than the plans above, at most req.alts of them. */
     size_t kept = 0;
     for (size_t i = 0; i < n_alts && kept < req.alts; i++)
-        if (!same_plan(&alts[i], &best))
+        if (!same_plan(&alts[i], &best) && !same_plan(&alts[i], &built))
             alts[kept++] = alts[i];
 
     if (req.json) {
-        print_json(&req, &best, alts, kept);
+        print_json(&req, &best, &built, alts, kept);
         return CLI_EXIT_OK;
     }
-    return print_table(&req, &best, alts, kept);
+    return print_table(&req, &best, &built, alts, kept);
 }
 
 const cli_command cli_cmd_plan = {
@@ -780,12 +906,17 @@ const cli_command cli_cmd_plan = {
              "--design rotating --error E --window N [--json]\n"
              "--design apbbf --error E --window N [--block-bits 64|512] [--json]\n"
              "--design clock|rotating --error E --time DURATION [--capacity C] [--json]\n"
+             "--design tlbf --error E --time DURATION [--capacity C] [--json]\n"
              "--design tlbf-line --error E --time DURATION [--capacity C] [--block-bits 512|1024] [--json]",
     .details =
-        "The planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
+        "Every design shows the plan tdbf_open builds (\"built\"; in --json the\n"
+        "\"built\" object: k, l and window as tdbf info reports them).\n"
+        "APBF: the planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
         "false-positive rate -- the worst case just before a shift, with the\n"
         "exact expected fill of every slice -- meets E with the least memory;\n"
-        "the alternatives use other k, each with the largest l that meets E.\n"
+        "tdbf_open builds the fewest slice reads within 5 % of it (shown as\n"
+        "built when it differs); the alternatives use other k, each with the\n"
+        "largest l that meets E.  tdbf_open's default design is apbf-line.\n"
         "With --k and --l it evaluates that pair instead (tdbf_plan_eval).\n"
         "Paper 004, section 5; its Table 2 lists the paper's choices.\n"
         "--design apbbf plans the blocked APBF (section 6): the plan tdbf_open\n"
@@ -798,6 +929,8 @@ const cli_command cli_cmd_plan = {
         "false negatives (tdbf_plan_design): the least memory whose worst-case\n"
         "FP meets E, for a time window of --capacity keys (default 1024) or,\n"
         "rotating only, a count window.\n"
+        "--design tlbf shows the (k, l) and slices tdbf_open chooses for a time\n"
+        "window of --capacity keys (default 1024; slices follow the rate).\n"
         "--design tlbf-line shows the ring tdbf_open starts a time-window\n"
         "filter with (apbf-line's plan for --capacity keys per window); the\n"
         "filter grows and shrinks by rings as the rate changes.\n",

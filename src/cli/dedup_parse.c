@@ -37,14 +37,15 @@ enum {
     OPT_STATE,
     OPT_CHECKPOINT,
     OPT_STATS,
-    OPT_QUIET
+    OPT_QUIET,
+    OPT_MAX_MEMORY
 };
 
 const cli_option dedup_options[] = {
     [OPT_WINDOW]     = {"window", "T", "time window: drop a line whose key was seen in the "
                                        "last T (10m, 30s; default design tlbf)"},
     [OPT_LAST]       = {"last", "N", "count window: drop a line whose key is among the "
-                                     "last N lines' (default design apbf)"},
+                                     "last N lines' (default design apbf-line)"},
     [OPT_ERROR]      = {"error", "E", "false-positive rate: share of new lines wrongly "
                                       "dropped (default 0.01)"},
     [OPT_DESIGN]     = {"design", "NAME", "filter design with that kind of window (tlbf, "
@@ -77,6 +78,8 @@ const cli_option dedup_options[] = {
     [OPT_STATS]      = {"stats", NULL, "print counts, memory and the estimated FP "
                                        "rate on stderr at exit"},
     [OPT_QUIET]      = {"quiet", NULL, "no progress line on stderr"},
+    [OPT_MAX_MEMORY] = {"max-memory", "SIZE", "refuse a filter larger than SIZE "
+                                              "(512M, 4G, 1.5GiB; default 4G)"},
     {NULL, NULL, NULL}
 };
 
@@ -215,6 +218,8 @@ static int apply_option(dedup_args *a, int opt, const char *value,
     case OPT_QUIET:
         a->quiet = 1;
         return 0;
+    case OPT_MAX_MEMORY:
+        return cli_parse_size(cmd, "max-memory", value, &a->max_memory);
     default:
         return -1;
     }
@@ -258,6 +263,7 @@ static int check_combination(const dedup_args *a, const char *key_regex)
 
 static int compile_regex(dedup_args *a, const char *pattern)
 {
+    a->key_regex = pattern;
     int rc = regcomp(&a->regex, pattern, REG_EXTENDED);
     if (rc != 0) {
         char message[128];
@@ -299,12 +305,46 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv)
             return CLI_OPT_ERROR;
         }
     }
+    /* --time-field alone reads seconds, as its help says */
+    if (a->time_field != 0 && !a->time_format_given)
+        a->time_format = DEDUP_TIME_UNIX;
     if (check_combination(a, key_regex) != 0 ||
         (key_regex != NULL && compile_regex(a, key_regex) != 0)) {
         dedup_args_free(a);
         return CLI_OPT_ERROR;
     }
     return 0;
+}
+
+void dedup_args_keyspec(const dedup_args *a, dedup_keyspec *out)
+{
+    memset(out, 0, sizeof *out);
+    out->window_items = a->window_items;
+    out->window_ns = a->window_ns;
+    out->field = a->field;
+    out->delimiter = a->delimiter;
+    out->time_field = a->time_field;
+    out->time_format = a->time_field != 0 ? (unsigned)a->time_format : DEDUP_TIME_ARRIVAL;
+    out->regex = a->has_regex ? a->key_regex : NULL;
+}
+
+int dedup_args_name_keys(const dedup_args *a)
+{
+    return a->field != 0 || a->delimiter_given || a->has_regex || a->time_field != 0 ||
+           a->time_format_given;
+}
+
+int dedup_args_adopt_keyspec(dedup_args *a, const dedup_keyspec *spec)
+{
+    if (a->has_regex)
+        regfree(&a->regex);
+    a->has_regex = 0;
+    a->key_regex = NULL;
+    a->field = spec->field;
+    a->delimiter = spec->delimiter;
+    a->time_field = spec->time_field;
+    a->time_format = (dedup_time_format)spec->time_format;
+    return spec->regex != NULL ? compile_regex(a, spec->regex) : 0;
 }
 
 void dedup_args_free(dedup_args *a)

@@ -64,6 +64,8 @@ typedef struct dedup_args {
     int          count;          /* --count: print all, prefixed 0/1 */
     int          stats;          /* --stats */
     int          quiet;          /* --quiet: no progress line */
+    const char  *key_regex;      /* --key-regex as given (argv), or NULL */
+    uint64_t     max_memory;     /* --max-memory, bytes; 0 = the library's 4 GiB */
     /* persistence */
     const char  *state_path;     /* --state */
     uint64_t     checkpoint_ns;  /* --checkpoint, 0 = only at exit */
@@ -71,6 +73,18 @@ typedef struct dedup_args {
     char       **files;          /* points into argv */
     size_t       n_files;
 } dedup_args;
+
+/* What a run asked for: the key and time of a line, and the window (a
+ * state file keeps it: dedup_state.h). */
+typedef struct dedup_keyspec {
+    uint64_t    window_items;  /* --last */
+    uint64_t    window_ns;     /* --window */
+    unsigned    field;
+    int         delimiter;     /* a byte, or DEDUP_BLANKS */
+    unsigned    time_field;
+    unsigned    time_format;   /* dedup_time_format */
+    const char *regex;         /* NULL: none; owned by whoever filled it */
+} dedup_keyspec;
 
 /* The option table of `tdbf dedup` (NULL-terminated). */
 extern const cli_option dedup_options[];
@@ -86,6 +100,18 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv);
 /* Release what dedup_parse_args allocated (the compiled regex, the file
  * list).  Accepts a zeroed or already released *a. */
 void dedup_args_free(dedup_args *a);
+
+/* The spec of *a (regex points into argv). */
+void dedup_args_keyspec(const dedup_args *a, dedup_keyspec *out);
+
+/* 1 if the command line says anything about keys or times (--field,
+ * --delimiter, --key-regex, --time-field, --time-format), else 0. */
+int dedup_args_name_keys(const dedup_args *a);
+
+/* Take the key and time options of `spec` (a resumed state's) in place
+ * of *a's, compiling its regex.  Returns 0, or -1 after an error message
+ * (a pattern this regex library refuses). */
+int dedup_args_adopt_keyspec(dedup_args *a, const dedup_keyspec *spec);
 
 /* Name of a time format as --time-format spells it ("unix_ms"). */
 const char *dedup_time_format_name(dedup_time_format format);

@@ -111,7 +111,7 @@ static int run_table2(const char *cmd, const eval_request *req, eval_csv *csv)
     printf("APBF metrics for the (k, l) pairs of paper 004 Table 2, recomputed "
            "(tdbf_plan_eval):\n\n");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nfp_paper = F(k,l,0,0) with the paper's linear fills; fp_exact = "
            "with the exact expected\nfills of a filter sized for a window of "
            "%llu; eff = space efficiency vs a Bloom\nfilter; acc_false = "
@@ -195,7 +195,7 @@ static int run_table3(const char *cmd, const eval_request *req, eval_csv *csv)
         tdbf_plan_blocked plan;
         if (apbbf_row(cmd, &t, row->k, row->l, row->block_bits,
                       row->block_hashes, EVAL_SIZING_WINDOW, &plan) != CLI_EXIT_OK)
-            return CLI_EXIT_RUNTIME;
+            return CLI_EXIT_DATA;
         const paper_value values[] = {
             {"apbbf", plan.fp_paper, row->paper_apbbf, 7},
             {"apbf", plan.fp_apbf, row->paper_apbf, 7},
@@ -235,7 +235,7 @@ static int run_table3(const char *cmd, const eval_request *req, eval_csv *csv)
     printf("APBBF metrics for the rows of paper 004 Table 3, recomputed "
            "(tdbf_plan_apbbf_eval):\n\n");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nAPBBF fp = the paper's load model; APBF fp = an APBF (k*b, l*b) in "
            "the same memory;\ncap. = window relative to that APBF; win./fp/false "
            "= expected block reads of a query\nfor a key in the window, a false "
@@ -311,7 +311,7 @@ static int run_table4(const char *cmd, const eval_request *req, eval_csv *csv)
         tdbf_plan_blocked plan, best;
         if (apbbf_row(cmd, &t, row->k, row->l, row->block_bits,
                       row->block_hashes, TABLE4_WINDOW, &plan) != CLI_EXIT_OK)
-            return CLI_EXIT_RUNTIME;
+            return CLI_EXIT_DATA;
         int rc = table4_best(plan.fp, &best);
         if (rc != TDBF_OK) {
             char what[48];
@@ -355,7 +355,7 @@ static int run_table4(const char *cmd, const eval_request *req, eval_csv *csv)
            "Assaf et al. (INFOCOM 2018), and have NPWS 0 (no slack).\n\n",
            (unsigned long long)TABLE4_WINDOW);
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nfp = the paper's load model (Table 3); bits = memory bits / "
            "2^16 of the filter the\nplanner sizes (whole blocks, g = "
            "floor(blocks lambda / k), l g >= 2^16); bits model =\nthe "
@@ -481,7 +481,7 @@ static int run_fig6(const char *cmd, const eval_request *req, eval_csv *csv)
            req->quick ? " -- QUICK RUN (--quick), noisier" : "",
            (unsigned long long)FIG6_SHOWN);
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nfp_analytic = tdbf_plan_eval(k, l, %llu).fp, the worst case "
            "over the generation cycle.\nHighest measured sample per pair:",
            (unsigned long long)FIG6_WINDOW);

@@ -157,7 +157,7 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
         printf("full size: 2^20 warm-up inserts, 2^22 queries, k in 1..30.\n");
     printf("\n");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nAPBF: k,l std / k,l inf = the standard and the minimum-penalty answers' best "
            "k, each with\nthe smallest l that fits the memory; bits used = that filter's "
            "bits per item of w; its\nanswers are charged against its own window l g (>= w). "

@@ -805,7 +805,7 @@ static int run_compare(const char *cmd, const eval_request *req, eval_csv *csv)
     uint64_t started = cli_now_ns();
     word_list words;
     if (words_load(&words, WORDS_PATH) != 0)
-        return cli_error(cmd, "cannot read %s (%s): install Debian's wamerican "
+        return cli_io_error(cmd, "cannot read %s (%s): install Debian's wamerican "
                          "(sh scripts/deps.sh plot)", WORDS_PATH, strerror(errno));
     if (words.count < 2) {
         words_free(&words);
@@ -856,7 +856,7 @@ static int run_compare(const char *cmd, const eval_request *req, eval_csv *csv)
            cli_format_count(w, sizeof w, run.window), w,
            (unsigned long long)req->seed,
            req->quick ? " -- QUICK RUN (--quick), window 10^4" : "");
-    status = print_table(&t, cmd) == 0 ? CLI_EXIT_OK : CLI_EXIT_RUNTIME;
+    status = print_table(&t, cmd) == 0 ? CLI_EXIT_OK : CLI_EXIT_DATA;
     if (status == CLI_EXIT_OK)
         print_compare_notes(&run, &words, cli_now_ns() - started);
     words_free(&words);

@@ -232,7 +232,7 @@ static int run_clock_rotating(const char *cmd, const eval_request *req,
            (unsigned long long)probes);
     if (print_table(&fp_table, cmd) != 0) {
         cli_table_free(&age_table);
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     }
     printf("\nShare of keys still reported by age (every key of the last 2T, "
            "every second from 2T on);\nmodel = paper 000's rule for the same "
@@ -240,7 +240,7 @@ static int run_clock_rotating(const char *cmd, const eval_request *req,
            "the key's (clock: tick, d = 2; rotating: a filter's period, d = N "
            "= 4):\n\n");
     if (print_table(&age_table, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\n");
     for (size_t i = 0; i < CR_DESIGNS; i++)
         printf("%s: k = %u, %.1f bits/key, FP after T mean %.5f, max %.5f, "
@@ -383,7 +383,7 @@ static int run_fpdecay_survival(const char *cmd, const eval_request *req,
            FS_CELLS, (unsigned long long)steps,
            req->quick ? " -- QUICK RUN (--quick)" : "", FS_AGE_STEP);
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nmodel = tdbf_fpdecay_survival(s, n, b, t): q = (1 - n/s)^t, "
            "phi = 1 - ((1 - q)(1 - 1/(2^b - 1)))^n;\nexact = the same with "
            "b = 32, i.e. the post's exact matching 1 - (1 - q)^n to 1e-8.\n"
@@ -574,7 +574,7 @@ static int run_stable(const char *cmd, const eval_request *req, eval_csv *csv)
            (unsigned long long)z.probes, (unsigned long long)z.steps,
            req->quick ? " -- QUICK RUN (--quick)" : "");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\n");
     for (size_t i = 0; i < SB_SHAPES; i++)
         printf("d = %u: K = %u, m = %llu cells, P = %llu, %.1f bits/key; FP "

@@ -178,7 +178,7 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
                "1..30.\n");
     printf("\n");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nk_std, k_inf = each answer's best k; penalties = totals over the "
            "queries ($FP, $FN\nuniform in [1, 10)); post_error = eq 28 (20 bins) "
            "at k_inf; pos/neg = queries with\nI_x < w over the others.\n\n");

@@ -166,7 +166,7 @@ static int run_tlbf_slices(const char *cmd, const eval_request *req,
            TLBF_WINDOW_S, SLICES_RATE, seconds,
            req->quick ? " -- QUICK RUN (--quick)" : "");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nslice0 bits = stats.slice_bits; bits/item = memory bits over "
            "the keys in the window;\nfp_est = stats.error_estimated.  At the "
            "end:\n");
@@ -317,7 +317,7 @@ static int run_tlbf_bits(const char *cmd, const eval_request *req, eval_csv *csv
            (unsigned long long)capacities[0], (unsigned long long)capacities[1],
            req->quick ? " -- QUICK RUN (--quick)" : "", TLBF_WINDOW_S, z.probes);
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\npaper:bits = the min-max range printed in paper 001 Table 2.  "
            "The CSV has every second\n(fp_measured, probes: 0 before the "
            "steady window).\n");
@@ -429,7 +429,7 @@ static int run_tlbf_fp(const char *cmd, const eval_request *req, eval_csv *csv)
            TLBF_WINDOW_S, FP_RATE, seconds, probe_scale,
            req->quick ? " -- QUICK RUN (--quick)" : "");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nAfter 2T (steady state), measured FP mean / max sample / mean "
            "fp_est, against the target:\n");
     for (size_t i = 0; i < FP_ERRORS; i++)
@@ -726,7 +726,7 @@ static int run_tlbf_faults(const char *cmd, const eval_request *req,
         printf("  %-9s %s\n", fault_scenarios[i].name, fault_scenarios[i].what);
     printf("\n");
     if (print_table(&t, cmd) != 0)
-        return CLI_EXIT_RUNTIME;
+        return CLI_EXIT_DATA;
     printf("\nfp mean: after the first T.  cap = the slice "
            "cap tdbf_open chose, 2(k+l)+32.\nFalse negatives in all "
            "scenarios: %llu.\n", (unsigned long long)misses);

@@ -101,8 +101,7 @@ void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\rtdbf eval: [%zu/%zu] %-70.70s", step, steps, line);
-    fflush(stderr);
+    cli_progress("eval", "[%zu/%zu] %s", step, steps, line);
 }
 
 /* ---- streams of distinct keys (eval.h) ------------------------------- */
@@ -145,5 +144,5 @@ int eval_probe_fp(const tdbf *f, uint64_t probes, uint64_t *next_probe,
 void eval_progress_end(int on)
 {
     if (on)
-        fprintf(stderr, "\r%90s\r", "");
+        cli_progress_clear();
 }

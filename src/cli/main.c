@@ -7,12 +7,17 @@
  *   tdbf --version | -V | version    library and header versions
  *   tdbf CMD [OPTIONS]               run a command
  *
- * Exit status: 0 success, 1 runtime error, 2 usage error.
+ * Exit status, the same for every command (util.h): 0 success, 1 bad
+ * input data or a failed run, 2 usage error, 3 I/O error, 130 / 143
+ * interrupted by SIGINT / SIGTERM.
  */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
 #include "cli.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tdbf.h>
 
@@ -59,8 +64,8 @@ static void print_main_help(FILE *out)
     fprintf(out, "  %-*s  %s\n", (int)width, "help",
             "show the help of a command");
     fputs("\nOptions take a value as '--opt VALUE' or '--opt=VALUE'.  Counts "
-          "accept k, M, G\n(x1000) and Ki, Mi, Gi (x1024) suffixes.\n"
-          "Exit status: 0 success, 1 runtime error, 2 usage error.\n", out);
+          "accept k, M, G\n(x1000) and Ki, Mi, Gi (x1024) suffixes.\n\n"
+          CLI_EXIT_STATUS_TEXT, out);
 }
 
 void cli_command_help(const cli_command *cmd, FILE *out)
@@ -85,6 +90,7 @@ void cli_command_help(const cli_command *cmd, FILE *out)
         fprintf(out, "\n%s", cmd->details);
     fputs("\nOptions:\n", out);
     cli_print_options(out, cmd->options);
+    fputs("\n" CLI_EXIT_STATUS_TEXT, out);
 }
 
 void cli_print_version(FILE *out)
@@ -129,6 +135,31 @@ const cli_command cli_cmd_version = {
     .run = run_version,
 };
 
+/* ---- signals --------------------------------------------------------- */
+
+/* A command that does not handle SIGINT / SIGTERM itself (dedup does:
+ * it saves its state first) ends with 128 + the signal, as the exit
+ * status convention says, rather than dying of it. */
+static void exit_on_signal(int sig)
+{
+    _exit(CLI_EXIT_SIGNAL + sig);
+}
+
+static void default_signal_exits(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = exit_on_signal;
+    sigemptyset(&sa.sa_mask);
+    static const int stops[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a background job) stays so */
+        if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(stops[i], &sa, NULL);
+    }
+}
+
 /* ---- main ------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -172,8 +203,9 @@ int main(int argc, char **argv)
     if (cmd == NULL)
         return cli_usage_error(NULL, "unknown command '%s'", first);
 
+    default_signal_exits();
     int status = cmd->run(cmd, argc - 1, argv + 1);
     if (fflush(stdout) != 0 && status == CLI_EXIT_OK)
-        return cli_error(cmd->name, "cannot write the output");
+        return cli_io_error(cmd->name, "cannot write the output");
     return status;
 }

@@ -35,7 +35,16 @@ int cli_error(const char *cmd, const char *fmt, ...)
     va_start(ap, fmt);
     print_prefixed(cmd, fmt, ap);
     va_end(ap);
-    return CLI_EXIT_RUNTIME;
+    return CLI_EXIT_DATA;
+}
+
+int cli_io_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    print_prefixed(cmd, fmt, ap);
+    va_end(ap);
+    return CLI_EXIT_IO;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -51,9 +60,26 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
+int cli_exit_code(int code)
+{
+    switch (code) {
+    case TDBF_OK:
+        return CLI_EXIT_OK;
+    case TDBF_EIO:
+        return CLI_EXIT_IO;
+    case TDBF_ECORRUPT:
+    case TDBF_EVERSION:
+    case TDBF_ENOMEM:
+        return CLI_EXIT_DATA;
+    default:   /* what the options asked for: design, window, error, size */
+        return CLI_EXIT_USAGE;
+    }
+}
+
 int cli_lib_error(const char *cmd, const char *what, int code)
 {
-    return cli_error(cmd, "%s: %s", what, tdbf_strerror(code));
+    cli_error(cmd, "%s: %s", what, tdbf_strerror(code));
+    return cli_exit_code(code);
 }
 
 /* ======================================================================
@@ -385,42 +411,95 @@ static const struct {
     {NULL, 0.0}
 };
 
-int cli_parse_duration_ns(const char *cmd, const char *opt, const char *text,
-                          uint64_t *out)
+/* A plain decimal with an optional exponent ("1.5", "2e3"): no sign, no
+ * hex.  None of the unit letters below is an 'e', so an exponent cannot be
+ * mistaken for one.  Returns the length of the number (0: none) and
+ * stores its value. */
+static size_t scan_decimal(const char *text, double *value)
 {
-    /* A plain decimal ("1.5"), then a unit: no signs, exponents or hex, so
-     * that the unit letters cannot be read as part of the number. */
-    size_t digits = 0, dots = 0, len = 0;
-    for (; text[len] != '\0' && (isdigit((unsigned char)text[len]) ||
-                                  text[len] == '.'); len++) {
+    size_t len = 0, digits = 0, dots = 0;
+    for (; isdigit((unsigned char)text[len]) || text[len] == '.'; len++) {
         if (text[len] == '.')
             dots++;
         else
             digits++;
     }
-    char number[64];
-    if (digits > 0 && dots <= 1 && len < sizeof number) {
-        memcpy(number, text, len);
-        number[len] = '\0';
-        double value = strtod(number, NULL);
-        const char *unit = text + len;
-        for (int i = 0; duration_units[i].name != NULL; i++) {
-            if (strcmp(unit, duration_units[i].name) != 0)
-                continue;
-            double ns = value * duration_units[i].ns;
-            if (ns >= 18446744073709551615.0) {
-                cli_usage_error(cmd, "--%s: '%s' is too long", opt, text);
-                return -1;
-            }
-            uint64_t rounded = (uint64_t)(ns + 0.5);
-            if (rounded == 0)
-                break;
-            *out = rounded;
-            return 0;
-        }
+    if (digits == 0 || dots > 1 || len >= 48)
+        return 0;
+    if ((text[len] == 'e' || text[len] == 'E') && isdigit((unsigned char)text[len + 1])) {
+        len++;
+        while (isdigit((unsigned char)text[len]) && len < 48)
+            len++;
     }
-    cli_usage_error(cmd, "--%s: '%s' is not a positive duration "
-                    "(a number with a unit: ns, us, ms, s, m, h, d)", opt, text);
+    char number[64];
+    memcpy(number, text, len);
+    number[len] = '\0';
+    *value = strtod(number, NULL);
+    return len;
+}
+
+/* 2^64 - 1 ns, the longest time the library counts: 213503 d 23 h. */
+#define DURATION_LIMIT 18446744073709551615.0
+
+int cli_parse_duration_ns(const char *cmd, const char *opt, const char *text,
+                          uint64_t *out)
+{
+    double value = 0.0;
+    size_t len = scan_decimal(text, &value);
+    const char *unit = text + len;
+    /* a bare number too large even as nanoseconds is too long, too */
+    int too_long = len > 0 && *unit == '\0' && value >= DURATION_LIMIT;
+    for (int i = 0; len > 0 && duration_units[i].name != NULL; i++) {
+        if (strcmp(unit, duration_units[i].name) != 0)
+            continue;
+        double ns = value * duration_units[i].ns;
+        too_long = ns >= DURATION_LIMIT;
+        uint64_t rounded = too_long ? 0 : (uint64_t)(ns + 0.5);
+        if (rounded == 0)
+            break;
+        *out = rounded;
+        return 0;
+    }
+    if (too_long)
+        cli_usage_error(cmd, "--%s: '%s' is too long: the longest duration is "
+                        "213503d (2^64 - 1 ns, about 584 years)", opt, text);
+    else
+        cli_usage_error(cmd, "--%s: '%s' is not a positive duration "
+                        "(a number with a unit: ns, us, ms, s, m, h, d)", opt, text);
+    return -1;
+}
+
+/* Byte suffixes: powers of 1024 with or without "iB" (as memory sizes
+ * usually are), powers of 1000 when spelt "kB", "MB", ... */
+static const struct {
+    const char *name;
+    double      bytes;
+} size_units[] = {
+    {"", 1.0}, {"B", 1.0},
+    {"K", 1024.0}, {"k", 1024.0}, {"KiB", 1024.0}, {"kB", 1e3}, {"KB", 1e3},
+    {"M", 1048576.0}, {"MiB", 1048576.0}, {"MB", 1e6},
+    {"G", 1073741824.0}, {"GiB", 1073741824.0}, {"GB", 1e9},
+    {"T", 1099511627776.0}, {"TiB", 1099511627776.0}, {"TB", 1e12},
+    {NULL, 0.0}
+};
+
+int cli_parse_size(const char *cmd, const char *opt, const char *text, uint64_t *out)
+{
+    double value = 0.0;
+    size_t len = scan_decimal(text, &value);
+    for (int i = 0; len > 0 && size_units[i].name != NULL; i++) {
+        if (strcmp(text + len, size_units[i].name) != 0)
+            continue;
+        double bytes = value * size_units[i].bytes;
+        if (bytes >= 18446744073709551615.0)
+            break;
+        if (bytes < 1.0)
+            break;
+        *out = (uint64_t)bytes;
+        return 0;
+    }
+    cli_usage_error(cmd, "--%s: '%s' is not a size (bytes, or a number with K, M, G "
+                    "or T: 512M, 4G, 1.5GiB; KB, MB, GB are powers of 1000)", opt, text);
     return -1;
 }
 
@@ -599,6 +678,23 @@ void cli_json_string(cli_json *j, const char *key, const char *value)
 /* ======================================================================
  * Clock
  * ====================================================================== */
+
+void cli_progress(const char *command, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\rtdbf %s: %s\033[K", command, line);
+    fflush(stderr);
+}
+
+void cli_progress_clear(void)
+{
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+}
 
 uint64_t cli_now_ns(void)
 {

@@ -284,9 +284,10 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls ----------------------------------------------------- */
 
-static uint64_t room(const void *state)
+static uint64_t room(const void *state, unsigned *l)
 {
     const apbbf *a = state;
+    *l = a->l;
     return a->g - a->fill;
 }
 
@@ -309,12 +310,13 @@ static void apbbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
     tdbf_find_run_batch(a, a->k, a->l, keys, n, apbbf_slices.has, apbbf_slices.line, found);
 }
 
-static void apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
-                           uint64_t now_ns, uint8_t *present)
+static int apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
+                          uint64_t now_ns, uint8_t *present)
 {
     (void)now_ns;
     apbbf *a = f->impl;
-    tdbf_add_many_slices(a, a->k, a->l, &apbbf_slices, keys, n, present);
+    tdbf_add_many_slices(a, a->k, &apbbf_slices, keys, n, present);
+    return TDBF_OK;
 }
 
 /* ---- lifecycle ---------------------------------------------------------- */
@@ -403,20 +405,26 @@ static int apbbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
     return tdbf_slice_infer(&view, a, segment_test, &key->hash, prior, out);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void apbbf_shape(const tdbf *f, tdbf_shape *out)
+{
+    const apbbf *a = f->impl;
+    out->k = a->k;
+    out->l = a->l;
+    out->window_items = (uint64_t)a->l * a->g;
+    out->error_planned = a->fp_planned;
+}
+
 static void apbbf_stats(const tdbf *f, tdbf_stats *st)
 {
     const apbbf *a = f->impl;
     double matches[TDBF_MAX_K + TDBF_MAX_L];
     measured_matches(a, matches);
-    st->k = a->k;
-    st->l = a->l;
     st->slices = a->segments;
     st->slice_bits = a->layout.blocks * a->layout.block_bits;
     st->generation_size = a->g;
     st->generation_fill = a->fill;
     st->generations = a->shifts;
-    st->window_items = (uint64_t)a->l * a->g;
-    st->error_planned = a->fp_planned;
     st->error_estimated = tdbf_apbf_fp(a->k, a->l, matches);
 }
 
@@ -510,6 +518,7 @@ const tdbf_ops tdbf_apbbf_ops = {
     .contains = apbbf_contains,
     .advance = NULL,
     .stats = apbbf_stats,
+    .shape = apbbf_shape,
     .contains_many = apbbf_contains_many,
     .add_many = apbbf_add_many,
     .payload_size = apbbf_payload_size,

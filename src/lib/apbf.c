@@ -170,9 +170,10 @@ static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls (filter.c) ---- */
 
-static uint64_t room(const void *state)
+static uint64_t room(const void *state, unsigned *l)
 {
     const apbf *a = state;
+    *l = a->l;
     return a->g - a->fill;
 }
 
@@ -196,12 +197,13 @@ static void apbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
     tdbf_find_run_batch(a, a->k, a->l, keys, n, apbf_slices.has, apbf_slices.line, found);
 }
 
-static void apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
-                          uint64_t now_ns, uint8_t *present)
+static int apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
+                         uint64_t now_ns, uint8_t *present)
 {
     (void)now_ns;
     apbf *a = f->impl;
-    tdbf_add_many_slices(a, a->k, a->l, &apbf_slices, keys, n, present);
+    tdbf_add_many_slices(a, a->k, &apbf_slices, keys, n, present);
+    return TDBF_OK;
 }
 
 /* The slices a single add asks for first. */
@@ -263,20 +265,26 @@ static void measured_fills(const apbf *a, double *fills)
     }
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void apbf_shape(const tdbf *f, tdbf_shape *out)
+{
+    const apbf *a = f->impl;
+    out->k = a->k;
+    out->l = a->l;
+    out->window_items = (uint64_t)a->l * a->g;
+    out->error_planned = a->fp_planned;
+}
+
 static void apbf_stats(const tdbf *f, tdbf_stats *st)
 {
     const apbf *a = f->impl;
     double fills[TDBF_MAX_K + TDBF_MAX_L];
     measured_fills(a, fills);
-    st->k = a->k;
-    st->l = a->l;
     st->slices = a->slices;
     st->slice_bits = a->m;
     st->generation_size = a->g;
     st->generation_fill = a->fill;
     st->generations = a->shifts;
-    st->window_items = (uint64_t)a->l * a->g;
-    st->error_planned = a->fp_planned;
     st->error_estimated = tdbf_apbf_fp(a->k, a->l, fills);
 }
 
@@ -372,6 +380,7 @@ const tdbf_ops tdbf_apbf_ops = {
     .contains = apbf_contains,
     .advance = NULL,
     .stats = apbf_stats,
+    .shape = apbf_shape,
     .contains_many = apbf_contains_many,
     .add_many = apbf_add_many,
     .payload_size = apbf_payload_size,

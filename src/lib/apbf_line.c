@@ -22,8 +22,9 @@
  *     field p holds bits p*W .. p*W + W - 1, within word p*W / 64
  *
  *     ages:  physical field (head + a) mod F has age a; ages 0 .. k-1 are
- *            the ones an insert marks, 0 .. k+l-1 the ones a query reads,
- *            age k+l = F-1 is the spare: being emptied for the next shift
+ *            the ones an insert marks, 0 .. k+l-1 the ones a query reads;
+ *            F = k + l (rolling), or k + l + 1 with a spare (age k + l,
+ *            being emptied for the next shift)
  *
  * A key x hashes (hash.h, once) to its unit, and in each physical field p
  * to b bit offsets (b = cfg.block_hashes, 1 .. 4), taken from one remixed
@@ -38,28 +39,46 @@
  * whose run of k ones is found in log2 k shifts and ANDs: no branch
  * depends on the data.  Fields
  * aligned in words cost some freedom (F = U / W is 8, 16, 32 or 64, so
- * l = F - 1 - k) and save the shifts and masks of straddling fields.
+ * l = F - k, or F - 1 - k with a spare) and save the shifts and masks of
+ * straddling fields.
  *
  * Insert: test (as a query), then set x's b bits in the fields of ages
- * 0 .. k-1 of its unit.  Every g inserts the ring shifts: head moves back
- * one field, so the spare becomes age 0 (the newest, empty) and the field
- * of age k+l-1 becomes the spare.  The spare must be empty by the next
- * shift, in every unit, but clearing a field in all units at once is a
- * stop-the-world pause (10 ms at a 10^8 window).  So each insert clears
- * the spare of the next ceil(units / g) units (a sequential sweep, about
- * one unit per insert at the usual plans): after g inserts every unit's
- * spare is empty, exactly when it is needed.  The sweep's position is not
- * state of its own: it is min(units, fill * ceil(units / g)), fill the
- * inserts in the current generation.  The spare costs one field of every
- * unit; a sweep at the shift would not, but would pause.
+ * 0 .. k-1 of its unit.  Every g inserts a generation ends: the field of
+ * age k+l-1 must be emptied and become age 0.  Emptying a field in all
+ * units at once is a stop-the-world pause (10 ms at a 10^8 window), so it
+ * is spread over the inserts, one of two ways:
+ *   - Rolling turns (F = k + l, the default).  Each insert moves a sweep
+ *     on by units / g units (a remainder kept without division: turned =
+ *     floor(fill units / g)), and every unit the sweep passes takes its
+ *     turn: its oldest field is emptied and is its age 0 from then on
+ *     (head_turned = head - 1 mod F, for units below `turned`).  A unit's
+ *     turns come exactly g inserts apart, at its own phase, so each unit is
+ *     an APBF with generations of g whose window argument (below) holds
+ *     unit by unit; when the sweep has passed every unit the filter's
+ *     head moves and the sweep restarts.  No field is spare, and since the
+ *     units are at every phase of their generations at once, the FP no
+ *     longer peaks before a shift: it is the same at every moment.
+ *   - A spare (F = k + l + 1: cfg.concurrent, and tlbf_line.c's rings,
+ *     which their owner shifts all at once).  The whole ring shifts every
+ *     g inserts: head moves back one field, the spare becomes age 0 and
+ *     the field of age k+l-1 becomes the spare.  Each insert empties the
+ *     spare of the next ceil(units / g) units, position min(units, fill *
+ *     ceil(units / g)), so after g inserts every spare is empty, when
+ *     needed.  Concurrent adds need this: a rolling turn would race with
+ *     an add writing the field it empties, while a late sweep of a spare
+ *     can back off (see "many threads at once").  It costs one field of
+ *     every unit (6 % at F = 16) and FP at its worst before each shift.
+ * Which layout a filter has follows from (k, l, U): F and F + 1 are never
+ * both powers of two, so one of k + l and k + l + 1 divides U into a
+ * valid width (layout_spare).
  *
  * Window and expiry (as APBF).  A key inserted in generation G marks ages
- * 0 .. k-1; s shifts later it sits in ages s .. s+k-1, all read by a
- * query while s <= l.  A shift comes at the start of the add that finds
- * the generation full, so the (l+1)-th shift after x's insert comes no
- * sooner than l g inserts later (x the last of its generation): the
- * window is w = l g, g = ceil(window / l), as the APBF's.  A key may be
- * reported for up to (k + l) g inserts (the expiry bound).
+ * 0 .. k-1 of its unit; s turns (or shifts) of that unit later it sits in
+ * ages s .. s+k-1, all read by a query while s <= l.  The unit's turns
+ * come g inserts apart, so the (l+1)-th after x's insert comes no sooner
+ * than l g inserts later: the window is w = l g, g = ceil(window / l), as
+ * the APBF's.  A key may be reported for up to (k + l) g inserts (the
+ * expiry bound).
  *
  * False positives: the model.  Just before a shift, field age a of a unit
  * holds the keys its unit received in generations a-k+1 .. a (those that
@@ -79,15 +98,21 @@
  * X_{k+l-1} of a unit, builds each field's load as the sum of its
  * generations, and averages the run probability over 4096 such units, with
  * a fixed seed so that a plan is a pure function of its inputs
- * (tdbf_apbf_line_fp).  Measured against it (tests/unit/test_apbf_line.c,
- * FP probed just before a shift): within -1.8 .. +8.9 % from 0.1 to 10^-4
- * and windows of 10^4 to 10^7.
+ * (tdbf_apbf_line_fp).  With a spare that is the worst case, just before a
+ * shift.  Rolling, each simulated unit also draws the phase of its
+ * current generation, uniform, and keeps each of X_0's keys with that
+ * probability (Poisson thinning): the FP at any moment.  Measured against
+ * it (tests/unit/test_apbf_line.c, FP probed at the end of a generation
+ * and, rolling, at its quarters): within -6.2 .. +7.3 % from 0.1 to 10^-4
+ * and windows of 10^4 to 10^7.  Rolling and the lost spare together: 20.5
+ * and 30.2 bits per key at 0.01 and 0.001 (a 10^6 window), 1.04x and
+ * 1.17x the least-memory APBF, against 22.0 and 32.7 with a spare.
  *
  * Planner (tdbf_plan_apbf_line).  Over W = 32, 64 (16 when k and l ask
- * for it; l = F - 1 - k), k and b, the shape of least memory by the model
- * on 256 simulated units; then its largest load lambda* on the full
- * model, and units = ceil(g / lambda*) (see "planning" below).  Many
- * threads at once: "many threads at once" below.
+ * for it; l = F - k, or F - 1 - k for a spare), k and b, the shape of
+ * least memory by the model on 256 simulated units; then its largest load
+ * lambda* on the full model, and units = ceil(g / lambda*) (see
+ * "planning" below).  Many threads at once: "many threads at once" below.
  */
 #include <math.h>
 #include <stddef.h>
@@ -106,19 +131,27 @@ typedef struct line_filter {
     unsigned  k, l, b;
     unsigned  unit_bits;     /* U: 512 or 1024 */
     unsigned  unit_words;    /* U / 64 */
-    unsigned  fields;        /* F = k + l + 1 */
+    unsigned  spare;         /* 1: one spare field, 0: rolling turns (layout_spare) */
+    unsigned  fields;        /* F = k + l + spare */
     unsigned  field_bits;    /* W = U / F: 16, 32 or 64 */
     unsigned  field_log2;    /* log2 W */
-    unsigned  head;          /* physical field of age 0 */
+    unsigned  head;          /* physical field of age 0 (rolling: in units yet to turn) */
+    unsigned  head_turned;   /* head - 1 mod F: age 0 in units that turned */
     uint64_t  units;
     uint64_t  g;             /* inserts per generation */
     uint64_t  fill;          /* inserts in the current generation, 0 .. g */
     uint64_t  shifts;
-    uint64_t  sweep_per_add; /* ceil(units / g) */
-    /* What an insert marks at the current head (place_ring): the fields of
-     * ages 0 .. k-1, in set_count words from set_first (modulo the unit). */
-    uint64_t  set_mask[LINE_MAX_WORDS];
-    unsigned  set_first, set_count;
+    uint64_t  sweep_per_add; /* spare: ceil(units / g) */
+    /* Rolling: units 0 .. turned-1 have turned in this generation, turned
+     * = floor(fill units / g); turn_rest = fill units mod g. */
+    uint64_t  turned, turn_rest;
+    unsigned  turn_word;     /* the word and keep-mask of field head_turned, */
+    uint64_t  turn_keep;     /* which a unit's turn empties */
+    /* What an insert marks (place_ring): the fields of ages 0 .. k-1, in
+     * set_count words from set_first (modulo the unit); [0] at head, [1]
+     * at head_turned (a unit that has turned). */
+    uint64_t  set_mask[2][LINE_MAX_WORDS];
+    unsigned  set_first[2], set_count[2];
     tdbf_line_probe probe;   /* this shape's, on the chosen path (choose_probe) */
     tdbf_simd path;
     /* Concurrent mode (see "many threads at once"): head, fill and shifts
@@ -141,17 +174,34 @@ static bool unit_ok(unsigned unit_bits)
     return unit_bits == 512 || unit_bits == 1024;
 }
 
-/* F = k + l + 1 fields of W = U / F bits, W a power of two, 16 .. 64. */
+/* F fields of W = U / F bits, W a power of two, 16 .. 64? */
+static bool fields_ok(unsigned fields, unsigned unit_bits)
+{
+    if (fields > LINE_MAX_FIELDS || unit_bits % fields != 0)
+        return false;
+    unsigned width = unit_bits / fields;
+    return width >= LINE_MIN_FIELD_BITS && width <= 64 && (width & (width - 1)) == 0;
+}
+
+/* The layout (k, l, U) implies: 1 if U / (k + l + 1) is a field width (a
+ * spare), 0 if U / (k + l) is (rolling), -1 if neither.  Never both: F
+ * and F + 1 are not both powers of two for F >= 3. */
+static int layout_spare(unsigned k, unsigned l, unsigned unit_bits)
+{
+    return fields_ok(k + l + 1, unit_bits) ? 1 : fields_ok(k + l, unit_bits) ? 0 : -1;
+}
+
 static bool shape_ok(unsigned k, unsigned l, unsigned b, unsigned unit_bits)
 {
     if (k < 1 || k > TDBF_MAX_K || l < 1 || l >= LINE_MAX_FIELDS || b < 1 || b > LINE_MAX_B ||
         !unit_ok(unit_bits))
         return false;                     /* (l first bounded: k + l + 1 cannot wrap) */
-    unsigned fields = k + l + 1;
-    if (fields > LINE_MAX_FIELDS || unit_bits % fields != 0)
-        return false;
-    unsigned width = unit_bits / fields;
-    return width >= LINE_MIN_FIELD_BITS && width <= 64 && (width & (width - 1)) == 0;
+    return layout_spare(k, l, unit_bits) >= 0;
+}
+
+static unsigned fields_of(unsigned k, unsigned l, unsigned unit_bits)
+{
+    return k + l + (layout_spare(k, l, unit_bits) == 1);
 }
 
 static unsigned log2_of(unsigned power_of_two)
@@ -162,10 +212,15 @@ static unsigned log2_of(unsigned power_of_two)
     return n;
 }
 
+static unsigned physical_at(const line_filter *t, unsigned head, unsigned age)
+{
+    unsigned p = head + age;
+    return p >= t->fields ? p - t->fields : p;
+}
+
 static unsigned physical(const line_filter *t, unsigned age)
 {
-    unsigned p = t->head + age;
-    return p >= t->fields ? p - t->fields : p;
+    return physical_at(t, t->head, age);
 }
 
 /* Field p: its word in the unit, its shift in the word, its ones. */
@@ -203,24 +258,76 @@ static uint64_t window_of(unsigned l, uint64_t g)
 
 /* ---- a key's unit, and the operations ------------------------------------ */
 
+static TDBF_ALWAYS_INLINE uint64_t unit_index(const line_filter *t, const tdbf_hash128 *h)
+{
+    return tdbf_reduce(h->lo ^ (h->hi >> 1), t->units);
+}
+
 static TDBF_ALWAYS_INLINE uint64_t *unit_of(const line_filter *t, const tdbf_hash128 *h)
 {
-    return t->bits + tdbf_reduce(h->lo ^ (h->hi >> 1), t->units) * t->unit_words;
+    return t->bits + unit_index(t, h) * t->unit_words;
+}
+
+/* 1 if unit `index` has taken its turn in this generation (rolling; never
+ * with a spare, whose `turned` stays 0), and the head it reads by. */
+static TDBF_ALWAYS_INLINE unsigned has_turned(const line_filter *t, uint64_t index)
+{
+    return index < t->turned;
+}
+
+static TDBF_ALWAYS_INLINE unsigned head_of(const line_filter *t, unsigned turned)
+{
+    return turned ? t->head_turned : t->head;
 }
 
 /* The ring's placement for the current head: the words, and the fields in
- * them, that an insert marks (ages 0 .. k-1, contiguous modulo F). */
+ * them, that an insert marks (ages 0 .. k-1, contiguous modulo F), at
+ * head and at head_turned; and the field a rolling turn empties. */
 static void place_ring(line_filter *t)
 {
     unsigned per_word = 64 / t->field_bits;
+    t->head_turned = t->head == 0 ? t->fields - 1 : t->head - 1;
     memset(t->set_mask, 0, sizeof t->set_mask);
-    for (unsigned a = 0; a < t->k; a++) {
-        unsigned p = physical(t, a);
-        t->set_mask[p / per_word] |= field_ones(t) << (p % per_word * t->field_bits);
+    for (unsigned turned = 0; turned < 2; turned++) {
+        unsigned head = head_of(t, turned);
+        for (unsigned a = 0; a < t->k; a++) {
+            unsigned p = physical_at(t, head, a);
+            t->set_mask[turned][p / per_word] |= field_ones(t) << (p % per_word * t->field_bits);
+        }
+        unsigned first = physical_at(t, head, 0) / per_word;
+        unsigned last = physical_at(t, head, t->k - 1) / per_word;
+        t->set_first[turned] = first;
+        t->set_count[turned] = (last + t->unit_words - first) % t->unit_words + 1;
     }
-    unsigned last = physical(t, t->k - 1) / per_word;
-    t->set_first = physical(t, 0) / per_word;
-    t->set_count = (last + t->unit_words - t->set_first) % t->unit_words + 1;
+    t->turn_word = field_word(t, t->head_turned);
+    t->turn_keep = ~(field_ones(t) << field_shift(t, t->head_turned));
+}
+
+/* Rolling: the turns due by this fill, turned = floor(fill units / g),
+ * kept without a division (the remainder is fill units mod g). */
+static void set_turns(line_filter *t)
+{
+    __extension__ typedef unsigned __int128 u128;
+    u128 done = (u128)(t->fill < t->g ? t->fill : t->g) * t->units;
+    t->turned = t->spare ? 0 : (uint64_t)(done / t->g);
+    t->turn_rest = t->spare ? 0 : (uint64_t)(done % t->g);
+}
+
+/* Unit `index`'s turn: its oldest field (age k + l - 1, physical
+ * head_turned) is emptied and becomes its age 0. */
+static TDBF_ALWAYS_INLINE void take_turn(line_filter *t, uint64_t index)
+{
+    t->bits[index * t->unit_words + t->turn_word] &= t->turn_keep;
+}
+
+/* One add's share of the turns: units / g of them on average. */
+static TDBF_ALWAYS_INLINE void roll(line_filter *t)
+{
+    t->turn_rest += t->units;
+    while (t->turn_rest >= t->g && t->turned < t->units) {
+        t->turn_rest -= t->g;
+        take_turn(t, t->turned++);
+    }
 }
 
 static void clear_spare(line_filter *t, uint64_t from, uint64_t to)
@@ -234,10 +341,17 @@ static void clear_spare(line_filter *t, uint64_t from, uint64_t to)
 
 static void shift(line_filter *t)
 {
-    /* Normally a no-op: the sweep has emptied every spare by now. */
-    clear_spare(t, sweep_position(t), t->units);
-    t->head = t->head == 0 ? t->fields - 1 : t->head - 1;
+    /* Normally a no-op: the sweep has emptied every spare by now, or
+     * every unit has taken its turn. */
+    if (t->spare)
+        clear_spare(t, sweep_position(t), t->units);
+    else
+        while (t->turned < t->units)
+            take_turn(t, t->turned++);
+    t->head = t->head_turned;
     t->fill = 0;
+    t->turned = 0;
+    t->turn_rest = 0;
     t->shifts++;
     place_ring(t);
 }
@@ -290,22 +404,30 @@ static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
     return line_has_run(line_by_age(physical_match, head, t->fields), t->k, t->k + t->l);
 }
 
-/* Test, then set the key's bits in the fields of ages 0 .. k-1, then sweep
- * the next units' spares.  The unit's address is computed before the
- * probe builds the masks, the read comes after: the arithmetic does not
- * wait for memory. */
+/* Test, then set the key's bits in the fields of ages 0 .. k-1, then
+ * sweep the next units' spares or take the turns due.  The unit's address
+ * is computed before the probe builds the masks, the read comes after:
+ * the arithmetic does not wait for memory. */
 static TDBF_ALWAYS_INLINE int add_in_generation(line_filter *t, const tdbf_hash128 *h)
 {
     uint64_t mask[LINE_MAX_WORDS];
-    uint64_t *unit = unit_of(t, h);
-    int present = run_in(t, t->head, t->probe(unit, h, mask));
-    for (unsigned c = 0; c < t->set_count; c++) {
-        unsigned w = (t->set_first + c) & (t->unit_words - 1);
-        unit[w] |= mask[w] & t->set_mask[w];
+    uint64_t index = unit_index(t, h);
+    uint64_t *unit = t->bits + index * t->unit_words;
+    unsigned turned = has_turned(t, index);
+    int present = run_in(t, head_of(t, turned), t->probe(unit, h, mask));
+    const uint64_t *set = t->set_mask[turned];
+    for (unsigned c = 0; c < t->set_count[turned]; c++) {
+        unsigned w = (t->set_first[turned] + c) & (t->unit_words - 1);
+        unit[w] |= mask[w] & set[w];
     }
-    uint64_t from = sweep_position(t);
-    t->fill++;
-    clear_spare(t, from, sweep_position(t));
+    if (t->spare) {
+        uint64_t from = sweep_position(t);
+        t->fill++;
+        clear_spare(t, from, sweep_position(t));
+    } else {
+        t->fill++;
+        roll(t);
+    }
     return present;
 }
 
@@ -323,7 +445,9 @@ static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     (void)now_ns;
     const line_filter *t = f->impl;
     uint64_t mask[LINE_MAX_WORDS];
-    return run_in(t, t->head, t->probe(unit_of(t, &key->hash), &key->hash, mask));
+    uint64_t index = unit_index(t, &key->hash);
+    return run_in(t, head_of(t, has_turned(t, index)),
+                  t->probe(t->bits + index * t->unit_words, &key->hash, mask));
 }
 
 /* ---- many threads at once (cfg.concurrent) ---------------------------------
@@ -463,15 +587,20 @@ static line_filter settled(const line_filter *t)
 }
 
 /* Sequential or concurrent entry points, by the shell's flag (set from
- * cfg.concurrent or the load options). */
-static void choose_mode(tdbf *f, line_filter *t)
+ * cfg.concurrent or the load options).  Concurrent adds need the spare
+ * (rolling turns would race with adds into the turned field):
+ * TDBF_ENOTSUP for a rolling filter. */
+static int choose_mode(tdbf *f, line_filter *t)
 {
+    if (f->concurrent && !t->spare)
+        return TDBF_ENOTSUP;
     t->concurrent = f->concurrent;
     *tickets_of(t) = t->fill;
     t->items_at_base = atomic_load_explicit(&f->items, memory_order_relaxed);
     f->own_items = t->concurrent;       /* the tickets count the adds */
     f->add = t->concurrent ? line_add_concurrent : line_add;
     f->contains = t->concurrent ? line_contains_concurrent : line_contains;
+    return TDBF_OK;
 }
 
 /* Adds since open of a concurrent filter (ops->items). */
@@ -556,7 +685,7 @@ typedef struct model_tables {
 static bool model_tables_init(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                               double lambda, model_tables *m)
 {
-    double width = (double)(unit_bits / (k + l + 1));
+    double width = (double)(unit_bits / fields_of(k, l, unit_bits));
     double distinct[LINE_MAX_B + 1];
     distinct_positions(b, width, distinct);
     double mass = exp(-lambda), sum = 0.0;
@@ -586,7 +715,30 @@ TDBF_WRAPS static double model_uniform(uint64_t *state)
     return (double)(tdbf_mix64(*state) >> 11) * 0x1p-53;
 }
 
-static double model_fp(unsigned k, unsigned l, const model_tables *m, unsigned samples)
+/* A Poisson(lambda) load from the table. */
+static unsigned model_load(const model_tables *m, uint64_t *state)
+{
+    double u = model_uniform(state);
+    unsigned x = 0;
+    while (x < m->top && u > m->cdf[x])
+        x++;
+    return x;
+}
+
+/* Rolling: the unit's current generation is at a uniform phase of its
+ * own; of its Poisson(lambda) keys each has come with that probability
+ * (thinning: Poisson(phase lambda)). */
+static unsigned model_phase_load(unsigned x, uint64_t *state)
+{
+    double phase = model_uniform(state);
+    unsigned kept = 0;
+    for (unsigned i = 0; i < x; i++)
+        kept += model_uniform(state) < phase;
+    return kept;
+}
+
+static double model_fp(unsigned k, unsigned l, bool rolling, const model_tables *m,
+                       unsigned samples)
 {
     uint64_t state = UINT64_C(0x5eed11e7f00d);
     double total = 0.0;
@@ -594,10 +746,9 @@ static double model_fp(unsigned k, unsigned l, const model_tables *m, unsigned s
         unsigned load[TDBF_MAX_K + TDBF_MAX_L], field_load = 0;
         double r[TDBF_MAX_K + TDBF_MAX_L];
         for (unsigned a = 0; a < k + l; a++) {
-            double u = model_uniform(&state);
-            unsigned x = 0;
-            while (x < m->top && u > m->cdf[x])
-                x++;
+            unsigned x = model_load(m, &state);
+            if (a == 0 && rolling)
+                x = model_phase_load(x, &state);
             load[a] = x;
             field_load += x;
             if (a >= k)
@@ -617,7 +768,7 @@ static double load_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, do
     model_tables m;
     if (!model_tables_init(k, l, b, unit_bits, lambda, &m))
         return 1.0;          /* units so loaded that every field is full */
-    return model_fp(k, l, &m, samples);
+    return model_fp(k, l, layout_spare(k, l, unit_bits) == 0, &m, samples);
 }
 
 static double line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
@@ -639,8 +790,8 @@ double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
  * The FP of a shape (k, l, b, U) depends on the window only through the
  * load lambda = g / units, so a shape's cost is U / (lambda* l) bits per
  * window item, lambda* the largest load meeting the error.  The shapes:
- * W = 16, 32 or 64 (F = U / W fields, l = F - 1 - k), k = 1 .. 8, b =
- * 1 .. 4; lambda* by bisection on log lambda with the model on 256
+ * W = 16, 32 or 64 (F = U / W fields, l = F - k, or F - 1 - k with a
+ * spare), k = 1 .. 8, b = 1 .. 4; lambda* by bisection on log lambda with the model on 256
  * simulated units (the same draws at every point, so costs compare
  * smoothly); then the cheapest shape's lambda* on the full 4096-unit
  * model, and units = ceil(g / lambda*) (size_shape).  The search takes
@@ -692,8 +843,8 @@ static void fill_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, u
     out->l = l;
     out->b = b;
     out->unit_bits = unit_bits;
-    out->fields = k + l + 1;
-    out->field_bits = unit_bits / (k + l + 1);
+    out->fields = fields_of(k, l, unit_bits);
+    out->field_bits = unit_bits / out->fields;
     out->units = units;
     out->generation = g;
     out->window = window_of(l, g);
@@ -739,6 +890,7 @@ static int size_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, ui
 typedef struct shape_request {
     double   error;
     unsigned unit_bits, k, l, b;
+    unsigned spare;          /* 1: shapes with a spare field only */
 } shape_request;
 
 typedef struct shape_answer {
@@ -756,7 +908,7 @@ static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out
     unsigned b_lo = q->b ? q->b : 1, b_hi = q->b ? q->b : LINE_MAX_B;
     for (unsigned width = LINE_MIN_FIELD_BITS; width <= 64; width *= 2) {
         unsigned fields = q->unit_bits / width;
-        if (fields > LINE_MAX_FIELDS || (q->k && q->k + q->l + 1 != fields))
+        if (fields > LINE_MAX_FIELDS || (q->k && fields_of(q->k, q->l, q->unit_bits) != fields))
             continue;
         /* 16-bit fields: 32 or 64 per unit, 2-4x the model's work per
          * shape, and never the least memory from 10^-1 to 10^-5 (their
@@ -765,9 +917,9 @@ static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out
         if (width == 16 && !q->k)
             continue;
         for (unsigned k = q->k ? q->k : 1; k <= (q->k ? q->k : 8); k++) {
-            if (k + 2 > fields)
+            if (k + 1 + q->spare > fields)
                 break;
-            unsigned l = fields - 1 - k;
+            unsigned l = fields - q->spare - k;
             for (unsigned b = b_lo; b <= b_hi; b++) {
                 double lambda = max_load(k, l, b, q->unit_bits, q->error, start,
                                          SEARCH_SAMPLES, SEARCH_STEPS);
@@ -811,7 +963,8 @@ static shape_answer cached_shape(const shape_request *q)
 
 /* The checks of tdbf_plan_apbf_line that do not concern the window; fills
  * the shape request and the unit budget. */
-static int line_request(const tdbf_config *cfg, shape_request *q, uint64_t *most)
+static int line_request(const tdbf_config *cfg, unsigned spare, shape_request *q,
+                        uint64_t *most)
 {
     if (!(cfg->error > 0.0 && cfg->error < 1.0))
         return TDBF_EERROR;
@@ -827,8 +980,9 @@ static int line_request(const tdbf_config *cfg, shape_request *q, uint64_t *most
         *most = UINT64_C(1) << 40;
     if (*most < 1)
         return TDBF_ETOOBIG;
-    if (cfg->k && !shape_ok(cfg->k, cfg->l, cfg->block_hashes ? cfg->block_hashes : 1,
-                            unit_bits))
+    if (cfg->k && (!shape_ok(cfg->k, cfg->l, cfg->block_hashes ? cfg->block_hashes : 1,
+                             unit_bits) ||
+                   (spare && layout_spare(cfg->k, cfg->l, unit_bits) != 1)))
         return TDBF_EPARAM;
     memset(q, 0, sizeof *q);     /* padding too: the cache compares bytes */
     q->error = cfg->error;
@@ -836,15 +990,18 @@ static int line_request(const tdbf_config *cfg, shape_request *q, uint64_t *most
     q->k = cfg->k;
     q->l = cfg->l;
     q->b = cfg->block_hashes;
+    q->spare = spare;
     return TDBF_OK;
 }
 
-/* Size the shape for `window` (l g >= window). */
-static int plan_window(const tdbf_config *cfg, uint64_t window, tdbf_line_plan *out)
+/* Size the shape for `window` (l g >= window); `spare`: a layout with a
+ * spare field (concurrent adds, rings shifted by their owner). */
+static int plan_window(const tdbf_config *cfg, uint64_t window, unsigned spare,
+                       tdbf_line_plan *out)
 {
     shape_request q;
     uint64_t most;
-    int rc = line_request(cfg, &q, &most);
+    int rc = line_request(cfg, spare, &q, &most);
     if (rc != TDBF_OK)
         return rc;
     shape_answer a = cached_shape(&q);
@@ -865,15 +1022,12 @@ int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
         return TDBF_EERROR;
     if (cfg->window_items == 0 || cfg->window_ns != 0)
         return TDBF_EWINDOW;
-    return plan_window(cfg, cfg->window_items, out);
+    return plan_window(cfg, cfg->window_items, cfg->concurrent ? 1 : 0, out);
 }
 
-int tdbf_line_plan_generation(const tdbf_config *cfg, uint64_t generation,
-                              tdbf_line_plan *out)
+int tdbf_line_plan_ring(const tdbf_config *cfg, uint64_t window, tdbf_line_plan *out)
 {
-    tdbf_config c = *cfg;
-    c.capacity = generation ? generation : 1;
-    return plan_window(&c, 0, out);
+    return plan_window(cfg, window ? window : 1, 1, out);
 }
 
 /* ---- open, close, stats ----------------------------------------------- */
@@ -887,10 +1041,12 @@ static size_t unit_array_bytes(const line_filter *t)
 static void set_shape(line_filter *t)
 {
     t->unit_words = t->unit_bits / 64;
-    t->fields = t->k + t->l + 1;
+    t->spare = layout_spare(t->k, t->l, t->unit_bits) == 1;
+    t->fields = t->k + t->l + t->spare;
     t->field_bits = t->unit_bits / t->fields;
     t->field_log2 = log2_of(t->field_bits);
     t->sweep_per_add = t->units / t->g + (t->units % t->g != 0);
+    set_turns(t);
     place_ring(t);
 }
 
@@ -947,8 +1103,7 @@ static int line_open(tdbf *f, const tdbf_config *cfg)
         return rc;
     f->impl = t;
     f->error_planned = t->fp_planned;
-    choose_mode(f, t);
-    return TDBF_OK;
+    return choose_mode(f, t);
 }
 
 static void line_close(tdbf *f)
@@ -968,12 +1123,13 @@ static double set_covers(unsigned d, unsigned set, unsigned width)
 
 /* The FP of a never-inserted key in one unit, from its fields' real fills:
  * the run probability over P(its positions are all set). */
-static double unit_fp_from_bits(const line_filter *t, const uint64_t *unit,
-                                const double *distinct)
+static double unit_fp_from_bits(const line_filter *t, uint64_t index, const double *distinct)
 {
+    const uint64_t *unit = t->bits + index * t->unit_words;
+    unsigned head = head_of(t, has_turned(t, index));
     double r[TDBF_MAX_K + TDBF_MAX_L];
     for (unsigned a = 0; a < t->k + t->l; a++) {
-        unsigned p = physical(t, a);
+        unsigned p = physical_at(t, head, a);
         uint64_t field = (unit[field_word(t, p)] >> field_shift(t, p)) & field_ones(t);
         unsigned set = (unsigned)__builtin_popcountll(field);
         r[a] = 0.0;
@@ -993,23 +1149,29 @@ double tdbf_line_ring_estimated(const tdbf_line_ring *t)
     distinct_positions(t->b, (double)t->field_bits, distinct);
     uint64_t step = t->units > STATS_UNITS ? t->units / STATS_UNITS : 1, read = 0;
     for (uint64_t i = 0; i < t->units; i += step, read++)
-        sum += unit_fp_from_bits(t, t->bits + i * t->unit_words, distinct);
+        sum += unit_fp_from_bits(t, i, distinct);
     return sum / (double)read;
+}
+
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void line_shape(const tdbf *f, tdbf_shape *out)
+{
+    const line_filter *t = f->impl;
+    out->k = t->k;
+    out->l = t->l;
+    out->window_items = window_of(t->l, t->g);
+    out->error_planned = t->fp_planned;
 }
 
 static void line_stats(const tdbf *f, tdbf_stats *st)
 {
     line_filter now = settled(f->impl);
     const line_filter *t = &now;
-    st->k = t->k;
-    st->l = t->l;
     st->slices = t->fields;
     st->slice_bits = t->field_bits;
-    st->window_items = window_of(t->l, t->g);
     st->generation_size = t->g;
     st->generation_fill = t->fill;
     st->generations = t->shifts;
-    st->error_planned = t->fp_planned;
     st->error_estimated = tdbf_line_ring_estimated(t);
     st->simd = t->path;
 }
@@ -1018,7 +1180,8 @@ static void line_stats(const tdbf *f, tdbf_stats *st)
  * Payload: u32 k, u32 l, u32 b, u32 head, u32 unit bits (512 or 1024),
  * u32 key layout (1: line.h's derivation of a key's positions), u64 units,
  * u64 g, u64 fill, u64 shifts; then the units' words.
- * F, W, the sweep's position and the spare's mask follow from these. */
+ * The layout, F, W, the sweep's position or the turns taken, and the spare's
+ * mask follow from these. */
 
 enum { LINE_FIELDS_BYTES = 56, KEY_LAYOUT = 1 };
 
@@ -1061,6 +1224,8 @@ void tdbf_line_ring_save(const tdbf_line_ring *t, tdbf_out *out)
 static bool units_consistent(const void *state)
 {
     const line_filter *t = state;
+    if (!t->spare)
+        return true;       /* rolling: every field may hold keys */
     unsigned p = physical(t, t->k + t->l);
     uint64_t spare = field_ones(t) << field_shift(t, p);
     const uint64_t *word = t->bits + field_word(t, p);
@@ -1088,7 +1253,7 @@ int tdbf_line_ring_load(tdbf *f, tdbf_in *in, uint64_t max_memory, tdbf_line_rin
         return in->rc;
     if (layout != KEY_LAYOUT)
         return TDBF_EVERSION;   /* positions derived otherwise: answers would differ */
-    if (!shape_ok(h.k, h.l, h.b, h.unit_bits) || h.head > h.k + h.l ||
+    if (!shape_ok(h.k, h.l, h.b, h.unit_bits) || h.head >= fields_of(h.k, h.l, h.unit_bits) ||
         h.units < 1 || h.units > (UINT64_C(1) << 40) || h.g < 1 ||
         h.g > (UINT64_C(1) << 50) || h.fill > h.g || h.shifts > (UINT64_C(1) << 62))
         return TDBF_ECORRUPT;       /* (shifts bounded: later shifts count on) */
@@ -1115,9 +1280,13 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     int rc = tdbf_line_ring_load(f, in, max_memory, &t);
     if (rc != TDBF_OK)
         return rc;
+    rc = choose_mode(f, t);
+    if (rc != TDBF_OK) {
+        tdbf_line_ring_close(f, t);
+        return rc;
+    }
     f->impl = t;
     f->error_planned = t->fp_planned;
-    choose_mode(f, t);
     return TDBF_OK;
 }
 
@@ -1129,6 +1298,26 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
  * keys Poisson over the units: the same match model).  The correlation
  * of neighbouring fields' loads, which the planner's model keeps, is left
  * out here, as the APBBF's posterior leaves out its segments'. */
+
+/* The unit's own generation count and fill (its turns come g adds apart,
+ * the first after s = ceil((index + 1) g / units) adds: so units' ages
+ * run on staggered clocks); with a spare, the filter's. */
+static void unit_generations(const line_filter *t, uint64_t index, unsigned turned,
+                             uint64_t *fill, uint64_t *shifts)
+{
+    __extension__ typedef unsigned __int128 u128;
+    *fill = t->fill;
+    *shifts = t->shifts;
+    if (t->spare)
+        return;
+    uint64_t first = (uint64_t)(((u128)(index + 1) * t->g + t->units - 1) / t->units);
+    if (turned) {
+        *fill = t->fill - first;
+        *shifts = t->shifts + 1;
+    } else if (t->shifts > 0) {
+        *fill = t->fill + t->g - first;
+    }
+}
 
 typedef struct line_evidence {
     uint64_t ages;           /* bit j: the field of age j matches */
@@ -1145,12 +1334,15 @@ static int line_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
 {
     (void)now_ns;
     line_filter now = settled(f->impl);
-    uint64_t copy[LINE_MAX_WORDS];
-    copy_unit(&now, unit_of(&now, &key->hash), copy);
+    uint64_t index = unit_index(&now, &key->hash), copy[LINE_MAX_WORDS];
+    copy_unit(&now, now.bits + index * now.unit_words, copy);
     uint64_t mask[LINE_MAX_WORDS];
-    line_evidence e = {line_by_age(now.probe(copy, &key->hash, mask), now.head, now.fields)};
+    unsigned turned = has_turned(&now, index);
+    line_evidence e = {line_by_age(now.probe(copy, &key->hash, mask), head_of(&now, turned),
+                                   now.fields)};
     tdbf_slice_view view = {now.k, now.l, now.g, now.fill, now.shifts, now.units,
                             now.field_bits, now.b};
+    unit_generations(&now, index, turned, &view.generation_fill, &view.shifts);
     return tdbf_slice_infer(&view, &e, age_matches, &key->hash, prior, out);
 }
 
@@ -1163,8 +1355,9 @@ int tdbf_line_ring_add(tdbf_line_ring *t, const tdbf_hash128 *h)
 
 uint64_t tdbf_line_ring_ages(const tdbf_line_ring *t, const tdbf_hash128 *h)
 {
-    uint64_t mask[LINE_MAX_WORDS];
-    uint64_t ages = line_by_age(t->probe(unit_of(t, h), h, mask), t->head, t->fields);
+    uint64_t mask[LINE_MAX_WORDS], index = unit_index(t, h);
+    uint64_t ages = line_by_age(t->probe(t->bits + index * t->unit_words, h, mask),
+                                head_of(t, has_turned(t, index)), t->fields);
     return ages & ((UINT64_C(1) << (t->k + t->l)) - 1);     /* k + l < 64 */
 }
 
@@ -1200,6 +1393,7 @@ const tdbf_ops tdbf_apbf_line_ops = {
     .add = line_add,
     .contains = line_contains,
     .stats = line_stats,
+    .shape = line_shape,
     .prefetch = line_prefetch,
     .payload_size = line_payload_size,
     .save = line_save,

@@ -330,15 +330,21 @@ static void bloom_close(tdbf *f)
     tdbf_mem_free(f, b, sizeof *b);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void bloom_shape(const tdbf *f, tdbf_shape *out)
+{
+    const bloom *b = f->impl;
+    out->k = b->k;
+    out->window_items = b->capacity;
+    out->error_planned = b->fp_planned;
+}
+
 static void bloom_stats(const tdbf *f, tdbf_stats *st)
 {
     const bloom *b = f->impl;
     double fill = (double)tdbf_popcount(b->bits, tdbf_words_for_bits(b->m)) / (double)b->m;
-    st->k = b->k;
     st->slices = 1;
     st->slice_bits = b->m;
-    st->window_items = b->capacity;
-    st->error_planned = b->fp_planned;
     if (b->blocked) {
         double load = tdbf_apbbf_load_for_fill(b->layout.block_bits, b->k, fill);
         st->error_estimated = load == INFINITY ? 1.0
@@ -428,6 +434,7 @@ const tdbf_ops tdbf_bloom_ops = {
     .add = bloom_add,
     .contains = bloom_contains,
     .stats = bloom_stats,
+    .shape = bloom_shape,
     .prefetch = bloom_prefetch,
     .current_error = bloom_current_error,
     .payload_size = bloom_payload_size,

@@ -460,16 +460,22 @@ static uint64_t live_cells(const clockf *c, uint64_t tick)
     return live;
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void clock_shape(const tdbf *f, tdbf_shape *out)
+{
+    const clockf *c = f->impl;
+    out->k = c->k;
+    out->window_ns = c->window_ns;
+    out->error_planned = c->fp_planned;
+}
+
 static void clock_stats(const tdbf *f, tdbf_stats *st)
 {
     const clockf *c = f->impl;
     double live = (double)live_cells(c, f->now_ns / c->tick_ns) / (double)c->m;
-    st->k = c->k;
     st->slices = 1;
     st->slice_bits = c->m * c->cell_bits;
-    st->window_ns = c->window_ns;
     st->generations = c->started ? c->tick - c->first_tick : 0;
-    st->error_planned = c->fp_planned;
     st->error_estimated = pow(live, (double)c->k);
     st->bits_per_item = 8.0 * (double)f->memory_bytes / (double)c->capacity;
 }
@@ -620,6 +626,7 @@ const tdbf_ops tdbf_clock_ops = {
     .contains = clock_contains,
     .advance = clock_advance,
     .stats = clock_stats,
+    .shape = clock_shape,
     .prefetch = clock_prefetch,
     .current_error = clock_current_error,
     .payload_size = clock_payload_size,

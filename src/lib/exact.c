@@ -263,11 +263,17 @@ static void exact_close(tdbf *f)
     tdbf_mem_free(f, x, sizeof *x);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void exact_shape(const tdbf *f, tdbf_shape *out)
+{
+    const exact *x = f->impl;
+    out->window_items = x->window_items;
+    out->window_ns = x->window_ns;
+}
+
 static void exact_stats(const tdbf *f, tdbf_stats *st)
 {
     const exact *x = f->impl;
-    st->window_items = x->window_items;
-    st->window_ns = x->window_ns;
     st->keys = x->count;
 }
 
@@ -434,6 +440,7 @@ const tdbf_ops tdbf_exact_ops = {
     .contains = exact_contains,
     .advance = exact_advance,
     .stats = exact_stats,
+    .shape = exact_shape,
     .payload_size = exact_payload_size,
     .save = exact_save,
     .load = exact_load,

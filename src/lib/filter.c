@@ -187,8 +187,87 @@ int tdbf_open(tdbf **out, const tdbf_config *cfg)
         tdbf_shell_free(f);
         return rc;
     }
+    f->opened_with = local;
+    f->opened_with.seed = f->seed;
+    f->opened_with.allocator = NULL;   /* f->alloc is the one in use */
+    f->has_config = true;
     *out = f;
     return TDBF_OK;
+}
+
+int tdbf_clear(tdbf *f)
+{
+    if (!f)
+        return TDBF_EINVAL;
+    if (!f->has_config)
+        return TDBF_ENOTSUP;
+    /* A new state from the same configuration, opened into a second shell
+     * on the same allocator; only once it exists is the old one dropped,
+     * so a failure leaves f as it was. */
+    tdbf *fresh = tdbf_shell_new(&f->alloc, f->design, f->error, f->seed);
+    if (!fresh)
+        return TDBF_ENOMEM;
+    fresh->concurrent = f->concurrent;
+    int rc = fresh->ops->open(fresh, &f->opened_with);
+    if (rc != TDBF_OK) {
+        tdbf_shell_free(fresh);
+        return rc;
+    }
+    f->ops->close(f);
+    /* what a design's open may set in its shell (the clock stays f's) */
+    f->impl = fresh->impl;
+    f->add = fresh->add;
+    f->contains = fresh->contains;
+    f->own_items = fresh->own_items;
+    f->memory_bytes = fresh->memory_bytes;
+    f->error_planned = fresh->error_planned;
+    atomic_store_explicit(&f->items, 0, memory_order_relaxed);
+    tdbf_shell_free(fresh);
+    return TDBF_OK;
+}
+
+/* tdbf_copy's buffer: the saved form, written through tdbf_save. */
+typedef struct copy_buffer {
+    unsigned char *bytes;
+    uint64_t       size, used;
+} copy_buffer;
+
+static int copy_write(void *ctx, const void *buf, size_t len)
+{
+    copy_buffer *b = ctx;
+    if (len > b->size - b->used)
+        return -1;
+    memcpy(b->bytes + b->used, buf, len);
+    b->used += len;
+    return 0;
+}
+
+int tdbf_copy(tdbf **out, const tdbf *f)
+{
+    if (!out)
+        return TDBF_EINVAL;
+    *out = NULL;
+    if (!f)
+        return TDBF_EINVAL;
+    copy_buffer b = {NULL, tdbf_saved_size(f), 0};
+    if (b.size == 0)
+        return TDBF_ENOTSUP;
+    if (b.size > SIZE_MAX || !(b.bytes = f->alloc.alloc(f->alloc.opaque, (size_t)b.size)))
+        return TDBF_ENOMEM;
+    int rc = tdbf_save(f, copy_write, &b);
+    if (rc == TDBF_OK) {
+        /* f exists, so its size is allowed: no cap but the allocator's */
+        tdbf_load_options opts = {UINT64_MAX, &f->alloc,
+                                  f->concurrent && f->ops->concurrent_on_request};
+        rc = tdbf_load_buffer(out, b.bytes, (size_t)b.used, &opts);
+    }
+    f->alloc.free(f->alloc.opaque, b.bytes);
+    if (rc == TDBF_OK) {
+        (*out)->opened_with = f->opened_with;
+        (*out)->has_config = f->has_config;
+        (*out)->walk_min_bytes = f->walk_min_bytes;
+    }
+    return rc;
 }
 
 void tdbf_close(tdbf *f)
@@ -344,7 +423,9 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
     for (size_t done = 0; done < n;) {
         size_t count = hash_chunk(f, done, n, keys, lens, chunk);
         if (f->ops->add_many && walks(f)) {
-            f->ops->add_many(f, chunk, count, now, results ? results + done : present);
+            int rc = f->ops->add_many(f, chunk, count, now, results ? results + done : present);
+            if (rc < 0)
+                return rc;
             count_adds(f, count);
             done += count;
             continue;
@@ -394,11 +475,32 @@ uint64_t tdbf_items(const tdbf *f)
     return f->own_items ? f->ops->items(f) : atomic_load_explicit(&f->items, memory_order_relaxed);
 }
 
+int tdbf_get_shape(const tdbf *f, tdbf_shape *out)
+{
+    if (!f || !out)
+        return TDBF_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->design = f->design;
+    out->seed = f->seed;
+    out->error_configured = f->error;
+    out->concurrent = f->concurrent;
+    f->ops->shape(f, out);
+    out->memory_bytes = f->memory_bytes;
+    return TDBF_OK;
+}
+
 int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
 {
     if (!f || !out)
         return TDBF_EINVAL;
     memset(out, 0, sizeof *out);
+    tdbf_shape shape;
+    tdbf_get_shape(f, &shape);
+    out->k = shape.k;
+    out->l = shape.l;
+    out->window_items = shape.window_items;
+    out->window_ns = shape.window_ns;
+    out->error_planned = shape.error_planned;
     out->design = f->design;
     out->simd = TDBF_SIMD_PORTABLE;     /* a design with vector paths says which */
     out->items = tdbf_items(f);

@@ -255,6 +255,15 @@ static void fpdecay_close(tdbf *f)
     fpdecay_close_state(f, f->impl);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void fpdecay_shape(const tdbf *f, tdbf_shape *out)
+{
+    const fpdecay *a = f->impl;
+    out->k = a->n;
+    out->window_items = a->window;
+    out->error_planned = a->fp_planned;
+}
+
 static void fpdecay_stats(const tdbf *f, tdbf_stats *st)
 {
     const fpdecay *a = f->impl;
@@ -263,11 +272,8 @@ static void fpdecay_stats(const tdbf *f, tdbf_stats *st)
         filled += load_cell(a, i) != 0;
     double fill = (double)filled / (double)a->cells;
     double foreign_match = 1.0 / (double)((UINT64_C(1) << a->b) - 1);
-    st->k = a->n;
     st->slices = 1;
     st->slice_bits = a->cells * a->b;
-    st->window_items = a->window;
-    st->error_planned = a->fp_planned;
     /* FP(N) = 1 - (1 - fill e_b)^n over the measured fill */
     st->error_estimated = -expm1((double)a->n * log1p(-fill * foreign_match));
 }
@@ -391,6 +397,7 @@ const tdbf_ops tdbf_fpdecay_ops = {
     .add = fpdecay_add,
     .contains = fpdecay_contains,
     .stats = fpdecay_stats,
+    .shape = fpdecay_shape,
     .prefetch = fpdecay_prefetch,
     .payload_size = fpdecay_payload_size,
     .save = fpdecay_save,

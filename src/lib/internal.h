@@ -119,8 +119,12 @@ typedef struct tdbf_ops {
     int  (*contains)(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
     /* NULL when the design has nothing to expire by time. */
     int  (*advance)(tdbf *f, uint64_t now_ns);
-    /* Fill the design's fields of *st (the shell fills the generic ones). */
+    /* Fill the design's fields of *st (the shell fills the generic ones,
+     * and those of `shape`). */
     void (*stats)(const tdbf *f, tdbf_stats *st);
+    /* O(1), no allocation: the design's k, l, window_items, window_ns and
+     * error_planned (tdbf_get_shape; tdbf_get_stats starts from it). */
+    void (*shape)(const tdbf *f, tdbf_shape *out);
     /* Optional: start loading the memory an add (for_add = 1) or a query
      * of this key will touch.  The batch calls issue it a few keys ahead
      * of the one they process, so the loads overlap. */
@@ -132,9 +136,10 @@ typedef struct tdbf_ops {
                           uint64_t now_ns, uint8_t *found);
     /* Optional: present[i] = add(keys[i]) for i < n in order, exactly,
      * with the memory accesses overlapped (tdbf_add_many_slices); when
-     * set, tdbf_add_batch uses it. */
-    void (*add_many)(tdbf *f, const tdbf_key *keys, size_t n,
-                     uint64_t now_ns, uint8_t *present);
+     * set, tdbf_add_batch uses it.  TDBF_OK, or the error the first add
+     * would return, with nothing added (later adds cannot fail). */
+    int (*add_many)(tdbf *f, const tdbf_key *keys, size_t n,
+                    uint64_t now_ns, uint8_t *present);
     /* Serialization (codec.c); NULL = TDBF_ENOTSUP.  payload_size is the
      * exact byte count save writes; load reads the payload, validating
      * every field before it allocates or uses it, and sets f->impl. */
@@ -194,6 +199,11 @@ struct tdbf {
      * (TDBF_WALK_MIN_BYTES; tests set 0). */
     uint64_t        walk_min_bytes;
     void           *impl;       /* the design's state */
+    /* The configuration tdbf_open made it from, seed included, allocator
+     * not (tdbf_clear opens it again); has_config is false for a filter
+     * from tdbf_load. */
+    tdbf_config     opened_with;
+    bool            has_config;
 };
 
 /* Interleaved walks pay once a filter's lines miss the caches.  Measured
@@ -203,8 +213,7 @@ struct tdbf {
  * APBBF-512 add 100 vs 191, query 78 vs 162). */
 #define TDBF_WALK_MIN_BYTES (UINT64_C(4) << 20)
 
-/* Per-design operation tables (NULL entries in filter.c's table are
- * designs not built yet). */
+/* Per-design operation tables (filter.c indexes them by tdbf_design). */
 /* Adds since open: the shell's count, or the design's own (ops->items). */
 uint64_t tdbf_items(const tdbf *f);
 
@@ -480,8 +489,9 @@ typedef struct tdbf_slices_ops {
     void (*set)(void *state, const tdbf_hash128 *h);
     /* The single add: query, shift if due, set. */
     int (*add)(void *state, const tdbf_hash128 *h);
-    /* Adds that can still be made before one shifts (g - fill). */
-    uint64_t (*room)(const void *state);
+    /* Adds that can still be made before one shifts (g - fill), and the
+     * l of Algorithm 1 until then (*l: slices a query reads past k). */
+    uint64_t (*room)(const void *state, unsigned *l);
 } tdbf_slices_ops;
 
 enum { TDBF_SET_AHEAD = 8, TDBF_WRITTEN_BITS = 1u << 16 };
@@ -546,14 +556,15 @@ static TDBF_ALWAYS_INLINE void tdbf_add_stretch(void *state, unsigned k, unsigne
     }
 }
 
-static TDBF_ALWAYS_INLINE void tdbf_add_many_slices(void *state, unsigned k, unsigned l,
+static TDBF_ALWAYS_INLINE void tdbf_add_many_slices(void *state, unsigned k,
                                                     const tdbf_slices_ops *ops,
                                                     const tdbf_key *keys, size_t n,
                                                     uint8_t *present)
 {
     uint64_t written[TDBF_WRITTEN_BITS / 64];
     for (size_t done = 0; done < n;) {
-        uint64_t room = ops->room(state);
+        unsigned l = 0;
+        uint64_t room = ops->room(state, &l);
         if (room == 0) { /* this add shifts: the single add does it */
             present[done] = (uint8_t)ops->add(state, &keys[done].hash);
             done++;

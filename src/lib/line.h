@@ -159,10 +159,11 @@ tdbf_line_probe tdbf_line_simd_probe(tdbf_simd path, unsigned words, unsigned wi
  * for, and a shift first empties what the sweep has not reached. */
 typedef struct line_filter tdbf_line_ring;
 
-/* The ring apbf-line would open for cfg (shape, unit, error, max_memory)
- * and `generation` keys per generation (window l * generation). */
-int tdbf_line_plan_generation(const tdbf_config *cfg, uint64_t generation,
-                              tdbf_line_plan *out);
+/* The ring apbf-line would plan for cfg (shape, unit, error, max_memory)
+ * and a count window of `window` keys, in the layout with a spare field:
+ * a ring whose owner shifts it all at once (tlbf-line) cannot take the
+ * rolling turns, which follow the ring's own adds. */
+int tdbf_line_plan_ring(const tdbf_config *cfg, uint64_t window, tdbf_line_plan *out);
 
 /* A ring of plan's shape and size, empty, head at field 0, on the vector
  * path in use; memory from f's allocator.  TDBF_OK or TDBF_ENOMEM. */

@@ -442,6 +442,16 @@ static double rotating_current_error(const tdbf *f, uint64_t now_ns)
     return -expm1(log_miss);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void rotating_shape(const tdbf *f, tdbf_shape *out)
+{
+    const rotating *r = f->impl;
+    out->k = r->k;
+    out->window_items = r->timed ? 0 : (uint64_t)r->n * r->share;
+    out->window_ns = r->window_ns;
+    out->error_planned = r->fp_planned;
+}
+
 static void rotating_stats(const tdbf *f, tdbf_stats *st)
 {
     const rotating *r = f->impl;
@@ -454,15 +464,11 @@ static void rotating_stats(const tdbf *f, tdbf_stats *st)
         miss *= 1.0 - pow(fill, (double)r->k);
         held += s->count;
     }
-    st->k = r->k;
     st->slices = r->count;
     st->slice_bits = r->m;
-    st->window_items = r->timed ? 0 : (uint64_t)r->n * r->share;
-    st->window_ns = r->window_ns;
     st->generation_size = r->share;
     st->generation_fill = r->filters[0].count;
     st->generations = r->rotations;
-    st->error_planned = r->fp_planned;
     st->error_estimated = 1.0 - miss;
     st->keys = held;
     st->cap_hits = r->cap_hits;
@@ -606,6 +612,7 @@ const tdbf_ops tdbf_rotating_ops = {
     .contains = rotating_contains,
     .advance = rotating_advance,
     .stats = rotating_stats,
+    .shape = rotating_shape,
     .prefetch = rotating_prefetch,
     .current_error = rotating_current_error,
     .payload_size = rotating_payload_size,

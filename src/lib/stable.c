@@ -269,6 +269,15 @@ static void stable_close(tdbf *f)
     tdbf_mem_free(f, s, sizeof *s);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void stable_shape(const tdbf *f, tdbf_shape *out)
+{
+    const stable *s = f->impl;
+    out->k = s->k;
+    out->window_items = s->window;
+    out->error_planned = s->fp_planned;
+}
+
 static void stable_stats(const tdbf *f, tdbf_stats *st)
 {
     const stable *s = f->impl;
@@ -279,11 +288,8 @@ static void stable_stats(const tdbf *f, tdbf_stats *st)
     if (tail)
         nonzero += (uint64_t)__builtin_popcountll(
             nonzero_cells(s, s->bits[full_words], slot_mask(s, 0, tail)));
-    st->k = s->k;
     st->slices = 1;
     st->slice_bits = s->cells * s->d;
-    st->window_items = s->window;
-    st->error_planned = s->fp_planned;
     /* FP = (1 - zeros)^K over the measured zero fraction */
     st->error_estimated = pow((double)nonzero / (double)s->cells, (double)s->k);
 }
@@ -368,6 +374,7 @@ const tdbf_ops tdbf_stable_ops = {
     .add = stable_add,
     .contains = stable_contains,
     .stats = stable_stats,
+    .shape = stable_shape,
     .payload_size = stable_payload_size,
     .save = stable_save,
     .load = stable_load,

@@ -462,20 +462,26 @@ static void tbf_close(tdbf *f)
     tdbf_mem_free(f, t, sizeof *t);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void tbf_shape_of(const tdbf *f, tdbf_shape *out)
+{
+    const tbf *t = f->impl;
+    out->k = t->k;
+    out->window_items = t->window;
+    out->error_planned = t->fp_planned;
+}
+
 static void tbf_stats(const tdbf *f, tdbf_stats *st)
 {
     const tbf *t = f->impl;
     uint64_t live_cells = 0;
     for (uint64_t i = 0; i < t->cells.count; i++)
         live_cells += (uint64_t)live(t, tdbf_cell_get(&t->cells, i));
-    st->k = t->k;
     st->slices = 1;
     st->slice_bits = t->cells.count * t->cells.bits;
-    st->window_items = t->window;
     st->generation_size = t->block;
     st->generation_fill = t->block_fill;
     st->generations = t->advances;
-    st->error_planned = t->fp_planned;
     st->error_estimated = pow((double)live_cells / (double)t->cells.count, (double)t->k);
     st->cells = t->cells.count;
     st->cell_bits = t->cells.bits;
@@ -687,6 +693,7 @@ const tdbf_ops tdbf_tbf_ops = {
     .add = tbf_add,
     .contains = tbf_contains,
     .stats = tbf_stats,
+    .shape = tbf_shape_of,
     .payload_size = tbf_payload_size,
     .save = tbf_save,
     .load = tbf_load,
@@ -699,6 +706,7 @@ const tdbf_ops tdbf_btbf_ops = {
     .add = tbf_add,
     .contains = tbf_contains,
     .stats = tbf_stats,
+    .shape = tbf_shape_of,
     .payload_size = tbf_payload_size,
     .save = tbf_save,
     .load = btbf_load,

@@ -483,21 +483,23 @@ static double tlbf_current_error(const tdbf *f, uint64_t now_ns)
 
 /* ---- operations ------------------------------------------------------- */
 
-static int tlbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+/* Everything is stale (or nothing was ever added): start over. */
+static bool restart_due(const tlbf *t, uint64_t now_ns)
 {
-    tlbf *t = f->impl;
-    int present = query(t, &key->hash, now_ns);
-    bool restarted = t->count == 0 || stale(t, at(t, 0), now_ns);
-    if (restarted) {
-        int rc = restart(f, t, now_ns);
-        if (rc != TDBF_OK)
-            return rc;
-    } else if (t->countdown == 0 || now_ns - t->last_shift_ns >= t->span_ns) {
-        shift(f, t, now_ns);
-    }
+    return t->count == 0 || stale(t, at(t, 0), now_ns);
+}
+
+static bool shift_due(const tlbf *t, uint64_t now_ns)
+{
+    return t->countdown == 0 || now_ns - t->last_shift_ns >= t->span_ns;
+}
+
+/* The key into s_0 .. s_{k-1}, counted, with no shift due. */
+static void set_key(tlbf *t, const tdbf_hash128 *h, uint64_t now_ns, bool restarted)
+{
     for (unsigned i = 0; i < t->k; i++) {
         slice *s = at(t, i);
-        tdbf_bit_set(s->bits, tdbf_reduce(tdbf_hash_nth(&key->hash, s->hash), s->m));
+        tdbf_bit_set(s->bits, tdbf_reduce(tdbf_hash_nth(h, s->hash), s->m));
         s->count++;
         s->stamp = now_ns;
     }
@@ -505,12 +507,117 @@ static int tlbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     t->countdown--;
     if (restarted || ++t->fp_adds >= t->fp_stride || live_slices(t, now_ns) + 1 < t->fp_live)
         keep_fp(t, now_ns);
+}
+
+static int add_hash(tdbf *f, tlbf *t, const tdbf_hash128 *h, uint64_t now_ns)
+{
+    int present = query(t, h, now_ns);
+    bool restarted = restart_due(t, now_ns);
+    if (restarted) {
+        int rc = restart(f, t, now_ns);
+        if (rc != TDBF_OK)
+            return rc;
+    } else if (shift_due(t, now_ns)) {
+        shift(f, t, now_ns);
+    }
+    set_key(t, h, now_ns, restarted);
     return present;
+}
+
+static int tlbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    return add_hash(f, f->impl, &key->hash, now_ns);
 }
 
 static int tlbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     return query(f->impl, &key->hash, now_ns);
+}
+
+/* ---- batch calls (filter.c) ---------------------------------------------
+ *
+ * The APBF's engine (internal.h: tdbf_find_run_batch, tdbf_add_many_slices)
+ * walks Algorithm 1 for many keys at once, each prefetching the slice it
+ * reads next, and sets the adds' bits in order.  All keys of a batch
+ * share one time, so the live slices (the l of the walk) change only at
+ * the shifts the engine leaves to the single add, and a restart, the one
+ * add that can fail, can only be the batch's first. */
+
+typedef struct tlbf_batch {
+    tdbf    *f;
+    tlbf    *t;
+    uint64_t now_ns;
+} tlbf_batch;
+
+static int batch_has(const void *state, unsigned logical, const tdbf_hash128 *h)
+{
+    return slice_has(((const tlbf_batch *)state)->t, logical, h);
+}
+
+static const void *batch_line(const void *state, unsigned logical, const tdbf_hash128 *h)
+{
+    const slice *s = at(((const tlbf_batch *)state)->t, logical);
+    return &s->bits[tdbf_reduce(tdbf_hash_nth(h, s->hash), s->m) >> 6];
+}
+
+static void batch_set(void *state, const tdbf_hash128 *h)
+{
+    tlbf_batch *b = state;
+    set_key(b->t, h, b->now_ns, false);
+}
+
+static int batch_add(void *state, const tdbf_hash128 *h)
+{
+    tlbf_batch *b = state;
+    return add_hash(b->f, b->t, h, b->now_ns);
+}
+
+/* Adds before a shift is due (0: the single add shifts), and the slices
+ * past k a query reads until then. */
+static uint64_t batch_room(const void *state, unsigned *l)
+{
+    const tlbf_batch *b = state;
+    if (restart_due(b->t, b->now_ns) || shift_due(b->t, b->now_ns))
+        return 0;
+    *l = live_slices(b->t, b->now_ns) - b->t->k;    /* s_0 .. s_{k-1} are live */
+    return b->t->countdown;
+}
+
+static const tdbf_slices_ops tlbf_slices = {
+    .has = batch_has,
+    .line = batch_line,
+    .set = batch_set,
+    .add = batch_add,
+    .room = batch_room,
+};
+
+static void tlbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
+                               uint64_t now_ns, uint8_t *found)
+{
+    tlbf_batch b = {NULL, f->impl, now_ns};
+    unsigned live = live_slices(b.t, now_ns);
+    if (live < b.t->k) {
+        memset(found, 0, n);
+        return;
+    }
+    tdbf_find_run_batch(&b, b.t->k, live - b.t->k, keys, n, batch_has, batch_line, found);
+}
+
+static int tlbf_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
+                         uint8_t *present)
+{
+    tlbf_batch b = {f, f->impl, now_ns};
+    if (n > 0 && restart_due(b.t, now_ns)) {
+        int rc = add_hash(f, b.t, &keys[0].hash, now_ns);
+        if (rc < 0)
+            return rc;
+        present[0] = (uint8_t)rc;
+        keys++;
+        present++;
+        n--;
+    }
+    tdbf_add_many_slices(&b, b.t->k, &tlbf_slices, keys, n, present);
+    return TDBF_OK;
 }
 
 static int tlbf_advance(tdbf *f, uint64_t now_ns)
@@ -590,6 +697,16 @@ static void tlbf_close(tdbf *f)
     tdbf_mem_free(f, t, sizeof *t);
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void tlbf_shape(const tdbf *f, tdbf_shape *out)
+{
+    const tlbf *t = f->impl;
+    out->k = t->k;
+    out->l = t->l;
+    out->window_ns = t->window_ns;
+    out->error_planned = t->fp_planned;
+}
+
 static void tlbf_stats(const tdbf *f, tdbf_stats *st)
 {
     const tlbf *t = f->impl;
@@ -601,15 +718,11 @@ static void tlbf_stats(const tdbf *f, tdbf_stats *st)
         fills[i] = (double)tdbf_popcount(s->bits, tdbf_words_for_bits(s->m)) / (double)s->m;
         held += s->generation;
     }
-    st->k = t->k;
-    st->l = t->l;
-    st->window_ns = t->window_ns;
     st->slices = t->count;
     st->slice_bits = t->count ? at(t, 0)->m : 0;
     st->generation_size = t->gen_target;
     st->generation_fill = t->count ? at(t, 0)->generation : 0;
     st->generations = t->shifts;
-    st->error_planned = t->fp_planned;
     st->error_estimated = slices_fp(t, live, fills);
     st->keys = held;
     st->cap_hits = t->cap_hits;
@@ -775,8 +888,11 @@ const tdbf_ops tdbf_tlbf_ops = {
     .close = tlbf_close,
     .add = tlbf_add,
     .contains = tlbf_contains,
+    .contains_many = tlbf_contains_many,
+    .add_many = tlbf_add_many,
     .advance = tlbf_advance,
     .stats = tlbf_stats,
+    .shape = tlbf_shape,
     .current_error = tlbf_current_error,
     .payload_size = tlbf_payload_size,
     .save = tlbf_save,

@@ -599,12 +599,9 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_EPARAM;
     /* The home ring: apbf-line's plan for a count window of `capacity`,
      * so g0 = ceil(capacity / l). */
-    tdbf_config home = *cfg;
-    home.design = TDBF_APBF_LINE;
-    home.window_items = cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY;
-    home.window_ns = 0;
     tdbf_line_plan plan;
-    int rc = tdbf_plan_apbf_line(&home, &plan);
+    int rc = tdbf_line_plan_ring(cfg, cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY,
+                                 &plan);
     if (rc != TDBF_OK)
         return rc;
     double fixed = (double)(sizeof(tlbf_line) + FIRST_SLOTS * sizeof(ring_slot));
@@ -666,6 +663,16 @@ static uint64_t window_keys(const tlbf_line *t, const ring_slot *s, uint64_t G)
     return keys;
 }
 
+/* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
+static void tlbf_line_shape(const tdbf *f, tdbf_shape *out)
+{
+    const tlbf_line *t = f->impl;
+    out->k = t->k;
+    out->l = t->l;
+    out->window_ns = t->window_ns;
+    out->error_planned = t->fp_planned;
+}
+
 static void tlbf_line_stats(const tdbf *f, tdbf_stats *st)
 {
     const tlbf_line *t = f->impl;
@@ -679,15 +686,11 @@ static void tlbf_line_stats(const tdbf *f, tdbf_stats *st)
             estimated += tdbf_line_ring_estimated(s->ring) * (read / all);
         keys = saturating_add(keys, window_keys(t, s, G));
     }
-    st->k = t->k;
-    st->l = t->l;
-    st->window_ns = t->window_ns;
     st->slices = t->count * (t->k + t->l + 1);
     st->slice_bits = t->unit_bits / (t->k + t->l + 1);
     st->generation_size = t->count ? t->slots[0].g : 0;
     st->generation_fill = t->count ? t->slots[0].counts[t->slots[0].generation % COUNTS] : 0;
     st->generations = t->generations;
-    st->error_planned = t->fp_planned;
     st->error_estimated = estimated < 1.0 ? estimated : 1.0;
     st->keys = keys;
     st->cap_hits = t->cap_hits;
@@ -855,6 +858,7 @@ static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots
         s->units = p.units;
         uint64_t fill = s->counts[s->generation % COUNTS];
         if (p.k != h->k || p.l != h->l || p.b != h->b || p.unit_bits != h->unit_bits ||
+            p.fields != p.k + p.l + 1 ||     /* rings keep the spare (tdbf_line_plan_ring) */
             tdbf_line_ring_fill(s->ring) != (fill < p.generation ? fill : p.generation))
             return TDBF_ECORRUPT;
     }
@@ -910,6 +914,7 @@ const tdbf_ops tdbf_tlbf_line_ops = {
     .contains = tlbf_line_contains,
     .advance = tlbf_line_advance,
     .stats = tlbf_line_stats,
+    .shape = tlbf_line_shape,
     .prefetch = tlbf_line_prefetch,
     .current_error = tlbf_line_current_error,
     .payload_size = tlbf_line_payload_size,

@@ -399,8 +399,8 @@ static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
 static void replicate_reserve(RedisModuleCtx *ctx, RedisModuleString *key, tdbf *f,
                               const create_args *a)
 {
-    tdbf_stats st;
-    tdbf_get_stats(f, &st);
+    tdbf_shape st;
+    tdbf_get_shape(f, &st);
     char error[40], window[24], capacity[24], seed[24];
     snprintf(error, sizeof error, "%.17g", a->error);
     snprintf(window, sizeof window, "%llu",
@@ -1011,8 +1011,12 @@ static int cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (found == KEY_EMPTY)
         reply_not_found(ctx);
     tdbf_prior prior;
+    tdbf_shape shape = {0};
+    if (found == KEY_FOUND)
+        tdbf_get_shape(v->filter, &shape);    /* O(1): the window and the design */
     if (found == KEY_FOUND &&
-        parse_prior(ctx, argv + 3, argc - 3, v->window_items ? v->window_items : 1, &prior)) {
+        parse_prior(ctx, argv + 3, argc - 3, shape.window_items ? shape.window_items : 1,
+                    &prior)) {
         size_t len;
         const char *item = RedisModule_StringPtrLen(argv[2], &len);
         double p = 0.0;
@@ -1022,7 +1026,7 @@ static int cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             RedisModule_ReplyWithDouble(ctx, p);
         } else if (rc == TDBF_ENOTSUP) {
             reply_errorf(ctx, "ERR design %s has no inference: TDBF.PROB needs an apbf, "
-                              "apbbf, tbf or btbf filter", tdbf_design_name(v->design));
+                              "apbbf, tbf or btbf filter", tdbf_design_name(shape.design));
         } else {
             reply_errorf(ctx, "ERR cannot infer: %s", tdbf_strerror(rc));
         }

@@ -56,9 +56,7 @@ typedef struct tdbf_value {
     uint64_t       restore_total;
     bool           timed;        /* the filter has a time window */
     bool           grows;        /* adds may allocate (tlbf, rotating, exact) */
-    tdbf_design    design;
     double         error;        /* its target false-positive rate */
-    uint64_t       window_items; /* its count window (0: a time window) */
 } tdbf_value;
 
 /* Module-wide settings (module arguments). */

@@ -183,13 +183,12 @@ static int pieces_load_filter(tdbf_pieces *p, tdbf **out)
 
 void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
 {
-    tdbf_stats st;
+    tdbf_shape st;
     v->filter = filter;
-    /* Read once: tdbf_get_stats may cost O(memory). */
-    bool ok = filter && tdbf_get_stats(filter, &st) == TDBF_OK;
+    /* What every add asks, kept beside the handle (tdbf_get_shape is O(1)
+     * but a call); the rest is asked when needed. */
+    bool ok = filter && tdbf_get_shape(filter, &st) == TDBF_OK;
     v->timed = ok && st.window_ns != 0;
-    v->window_items = ok ? st.window_items : 0;
-    v->design = ok ? st.design : TDBF_APBF;
     v->error = ok ? st.error_configured : 0.0;
     /* The designs whose adds may allocate (tdbf_open's contract lists the
      * others as allocating everything up front). */
@@ -497,8 +496,8 @@ static size_t type_mem_usage(const void *value)
     const tdbf_value *v = value;
     size_t bytes = sizeof *v;
     if (v->filter) {
-        tdbf_stats st;
-        if (tdbf_get_stats(v->filter, &st) == TDBF_OK)
+        tdbf_shape st;    /* O(1): MEMORY USAGE never scans the bits */
+        if (tdbf_get_shape(v->filter, &st) == TDBF_OK)
             bytes += (size_t)st.memory_bytes;
     } else {
         for (const tdbf_piece *x = v->restore.head; x; x = x->next)

@@ -21,6 +21,8 @@ import json
 import math
 import os
 import random
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -327,7 +329,7 @@ def test_files_and_stdin():
     out = run(["dedup", "--last", "9", tmp("f1"), "-", tmp("f2")],
               b"a\nd\n").stdout
     check(out == b"a\nb\nd\nc\n", "files: %r" % out)
-    proc = run(["dedup", "--last", "9", tmp("missing")], expect=2)
+    proc = run(["dedup", "--last", "9", tmp("missing")], expect=3)
     check(b"cannot open" in proc.stderr, "missing file message")
 
 
@@ -395,6 +397,17 @@ def handles_signal(pid, sig):
     return False
 
 
+def send_when_caught(proc, sig, settle):
+    """Send `sig` to proc once it catches it, after `settle` seconds more
+    (time to read what it was given); then wait for it to end."""
+    deadline = time.time() + 20
+    while not handles_signal(proc.pid, sig) and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(settle)
+    proc.send_signal(sig)
+    proc.wait(timeout=30)      # before closing stdin: EOF would race it
+
+
 def signal_case(sig, expected_status):
     state = tmp("signal-%d.tdbf" % sig)
     proc = subprocess.Popen([TDBF, "dedup", "--window", "1h", "--state", state,
@@ -404,18 +417,20 @@ def signal_case(sig, expected_status):
     lines = ["line-%d" % (i % 700) for i in range(2000)]
     proc.stdin.write(joined(lines))
     proc.stdin.flush()
-    deadline = time.time() + 20
-    while not handles_signal(proc.pid, sig) and time.time() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.3)            # let it read; then it blocks in read(2)
-    proc.send_signal(sig)
-    proc.wait(timeout=30)      # before closing stdin: EOF would race it
+    send_when_caught(proc, sig, 0.3)   # it reads, then blocks in read(2)
     out, err = proc.communicate(timeout=30)
     check(proc.returncode == expected_status, "exit %d, expected %d (%s)" % (
         proc.returncode, expected_status, err.decode(errors="replace")))
     doc = json.loads(run(["info", "--json", state]).stdout)
     taken = doc["items"]
     check(doc["design"] == "tlbf", "design %s" % doc["design"])
+    name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
+    said = re.search(rb"stopped by %s after ([0-9,]+) input lines; the state in "
+                     rb"\S+ holds them" % name.encode(), err)
+    check(said is not None and int(said.group(1).replace(b",", b"")) == taken,
+          "the message does not say the %d lines taken: %r" % (taken, err))
+    check(b"feed it from line %d on to:\n  tdbf dedup --window 1h --state " % (taken + 1)
+          in err, "no resume command: %r" % err)
     check(0 < taken <= len(lines), "state holds %d adds" % taken)
     # what was printed is exactly what the saved lines call for
     check(lines_of(out) == awk_dedup(lines[:taken]), "output before the signal")
@@ -430,6 +445,157 @@ def test_sigterm_saves_state():
 
 def test_sigint_saves_state():
     signal_case(signal.SIGINT, 130)
+
+
+def stop_on_stdin(args, first_lines, sig=signal.SIGINT):
+    """Run tdbf with args; write first_lines on its stdin, then send `sig`
+    once it has taken them (it then blocks in read).  Returns the
+    finished process's (status, stdout, stderr)."""
+    proc = subprocess.Popen([TDBF] + args, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(joined(first_lines))
+    proc.stdin.flush()
+    send_when_caught(proc, sig, 0.3)
+    out, err = proc.communicate(timeout=30)
+    return proc.returncode, out, err
+
+
+def test_resume_command_continues_the_run():
+    # file, then standard input (stopped there), then another file: the
+    # command printed at the stop, fed the rest of the input, gives what
+    # one uninterrupted run gives
+    rng = random.Random(11)
+    stream = mixed_stream(3000, 300, rng)
+    first, middle, rest, last = stream[:1000], stream[1000:1400], stream[1400:2000], stream[2000:]
+    with open(tmp("first.txt"), "wb") as f:
+        f.write(joined(first))
+    with open(tmp("last part.txt"), "wb") as f:
+        f.write(joined(last))
+    whole = run(["dedup", "--last", "700", "--seed", SEED], joined(stream)).stdout
+    state = tmp("resumable.tdbf")
+    if os.path.exists(state):
+        os.unlink(state)
+    status, out, err = stop_on_stdin(["dedup", "--last", "700", "--seed", SEED, "--state",
+                                      state, tmp("first.txt"), "-", tmp("last part.txt")],
+                                     middle)
+    check(status == 130, "exit %d: %r" % (status, err))
+    check(b"stopped by SIGINT after 1,400 input lines" in err, "count: %r" % err)
+    said = re.search(rb"400 lines of standard input were taken; to resume, feed it from "
+                     rb"line 401 on to:\n(.*)\n", err)
+    check(said is not None, "no resume command: %r" % err)
+    words = shlex.split(said.group(1).decode())
+    check(words[:2] == ["tdbf", "dedup"] and "--state" in words and words[-2:] ==
+          ["-", tmp("last part.txt")], "resume command %r" % words)
+    again = run(words[1:], joined(rest))
+    check(out + again.stdout == whole, "interrupted and resumed output differs")
+
+
+def test_state_not_writable_stops_before_reading():
+    proc = subprocess.Popen([TDBF, "dedup", "--last", "10", "--state",
+                             tmp("no-such-dir/state.tdbf")], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # the check comes first: it exits without waiting for any input
+    out, err = proc.communicate(timeout=30)
+    check(proc.returncode == 3, "exit %d: %r" % (proc.returncode, err))
+    check(out == b"" and b"cannot write there" in err and b"nothing was read" in err,
+          "message %r" % err)
+    # a directory as --state
+    proc = run(["dedup", "--last", "10", "--state", TMP], b"a\n", expect=3)
+    check(b"is a directory" in proc.stderr, "directory: %r" % proc.stderr)
+
+
+def test_max_memory():
+    proc = run(["dedup", "--last", "1M", "--max-memory", "1M"], b"a\n", expect=2)
+    # the refusal states the size the plan needs and a --max-memory that fits it
+    plan = json.loads(run(["plan", "--design", "apbf-line", "--window", "1M", "--error", "0.01", "--json"]).stdout)
+    found = re.search(rb"needs ([0-9.]+) MiB.*--max-memory ([0-9]+)M", proc.stderr)
+    check(found is not None, "refusal %r" % proc.stderr)
+    needs, suggested = float(found.group(1)), int(found.group(2))
+    check(abs(needs - plan["bytes"] / 2**20) < 0.05 and suggested >= needs,
+          "needs %g MiB, suggests %dM, plan %d bytes" % (needs, suggested, plan["bytes"]))
+    run(["dedup", "--last", "1M", "--max-memory", "%dM" % suggested], b"a\n")
+    run(["dedup", "--last", "1M", "--max-memory", "0.003GiB"], b"a\n")
+    proc = run(["dedup", "--window", "1m", "--capacity", "1e9", "--max-memory", "64M"],
+               b"a\n", expect=2)
+    check(b"the tlbf filter for --window 60 s" in proc.stderr and b"needs " in proc.stderr,
+          "tlbf refusal %r" % proc.stderr)
+    # a saved state larger than the cap is refused when loaded
+    state = tmp("big.tdbf")
+    if os.path.exists(state):
+        os.unlink(state)
+    run(["dedup", "--last", "1M", "--state", state], b"a\n")
+    proc = run(["dedup", "--state", state, "--max-memory", "1M"], b"a\n", expect=2)
+    check(b"larger than" in proc.stderr, "load over the cap: %r" % proc.stderr)
+
+
+def test_key_spec_is_kept():
+    state = tmp("keys.tdbf")
+    if os.path.exists(state):
+        os.unlink(state)
+    data = joined(["%d,user%d,%d" % (i, i % 7, i % 3) for i in range(40)])
+    first = run(["dedup", "--last", "100", "--field", "2", "--delimiter", ",", "--state",
+                 state], data)
+    check(len(lines_of(first.stdout)) == 7, "7 users: %r" % first.stdout)
+    doc = json.loads(run(["info", "--json", state]).stdout)
+    check(doc["dedup_keys"] == {"last": 100, "window_ns": 0, "field": 2, "delimiter": ",",
+                                "key_regex": None, "time_field": 0, "time_format": None},
+          "info: %r" % doc["dedup_keys"])
+    check(b"--field 2 --delimiter ','" in run(["info", state]).stdout, "info text")
+    # other keys: refused, the state untouched
+    with open(state, "rb") as f:
+        saved = f.read()
+    for options in (["--field", "3", "--delimiter", ","], ["--field", "2"],
+                    ["--key-regex", "user[0-9]"], ["--delimiter", ";", "--field", "2"]):
+        proc = run(["dedup", "--state", state] + options, data, expect=1)
+        check(b"was made with keys from --field 2 --delimiter ','" in proc.stderr and
+              proc.stdout == b"", "%s: %r" % (options, proc.stderr))
+    with open(state, "rb") as f:
+        check(f.read() == saved, "a refused run changed the state")
+    # the same keys, or none given: the state's are used
+    check(run(["dedup", "--state", state, "--field", "2", "--delimiter", ","],
+              data).stdout == b"", "same keys: repeats")
+    check(run(["dedup", "--state", state], data).stdout == b"", "adopted keys: repeats")
+    # a regex and a time field are kept too
+    state = tmp("keys-re.tdbf")
+    if os.path.exists(state):
+        os.unlink(state)
+    timed = joined(["%d id=%d" % (1000 * i, i % 5) for i in range(20)])
+    base = ["--time-field", "1", "--time-format", "unix_ms"]
+    run(["dedup", "--window", "1h", "--key-regex", "id=([0-9]+)", "--state", state] + base,
+        timed)
+    run(["dedup", "--state", state, "--key-regex", "id=([0-9])"] + base, timed, expect=1)
+    run(["dedup", "--state", state, "--key-regex", "id=([0-9]+)"], timed, expect=1)
+    check(run(["dedup", "--state", state], timed).stdout == b"", "adopted regex")
+
+
+def test_state_without_key_section_loads():
+    # a filter file saved without the key section (older states,
+    # tdbf_save_file) resumes and gets the section at its next save
+    state = tmp("old.tdbf")
+    if os.path.exists(state):
+        os.unlink(state)
+    run(["dedup", "--last", "100", "--seed", SEED, "--state", state], b"a\nb\n")
+    with open(state, "rb") as f:
+        data = f.read()
+    cut = data.rfind(b"TDBFKEYS")
+    check(cut > 0, "no key section")
+    with open(state, "wb") as f:
+        f.write(data[:cut])
+    check(json.loads(run(["info", "--json", state]).stdout)["dedup_keys"] is None,
+          "old state has keys")
+    check(run(["dedup", "--state", state, "--field", "1"], b"a\nc\n").stdout == b"c\n",
+          "old state resumed")
+    doc = json.loads(run(["info", "--json", state]).stdout)
+    check(doc["dedup_keys"]["field"] == 1, "section not written: %r" % doc)
+    # a damaged section is refused like a damaged filter
+    with open(state, "rb") as f:
+        data = bytearray(f.read())
+    data[-3] ^= 1
+    with open(state, "wb") as f:
+        f.write(data)
+    proc = run(["dedup", "--state", state], b"a\n", expect=1)
+    check(b"not a usable state" in proc.stderr and b"key section" in proc.stderr,
+          "damaged section: %r" % proc.stderr)
 
 
 def test_state_mismatch():
@@ -495,9 +661,13 @@ def test_bad_options():
         (["--last", "5", "--invert", "--count"], b"exclude"),
         (["--last", "5", "--delimiter", "ab", "--field", "1"], b"one byte"),
         (["--last", "5", "--bogus"], b"unknown option"),
+        (["--window", "1e30"], b"too long: the longest duration is 213503d"),
+        (["--window", "213504d"], b"too long: the longest duration is 213503d"),
+        (["--last", "5", "--max-memory", "4X"], b"not a size"),
+        (["--last", "1000000", "--max-memory", "1M"], b"MiB, more than the 1.00 MiB"),
     ]
     for options, message in cases:
-        proc = run(["dedup"] + options, b"a\n", expect=1)
+        proc = run(["dedup"] + options, b"a\n", expect=2)
         check(message in proc.stderr, "%s: %r lacks %r" % (
             options, proc.stderr, message))
         check(proc.stderr.startswith(b"tdbf dedup: "), "%s: prefix" % options)
@@ -516,7 +686,7 @@ def test_state_of_every_design():
                 os.unlink(state)
             proc = run(["dedup", "--design", design, "--state", state,
                         "--seed", SEED] + window, joined(lines), expect=None)
-            if proc.returncode == 1 and (b"cannot be saved" in proc.stderr or
+            if proc.returncode == 2 and (b"cannot be saved" in proc.stderr or
                                          b"window (" in proc.stderr):
                 continue
             check(proc.returncode == 0, "%s %s: exit %d %r" % (
@@ -527,6 +697,12 @@ def test_state_of_every_design():
             again = run(["dedup", "--state", state], joined(lines[:40]))
             check(again.stdout == b"", "%s %s: resumed run printed %r" % (
                 design, window, again.stdout[:60]))
+
+
+def test_time_field_defaults_to_unix_seconds():
+    data = b"100 a\n130 a\n200 a\n"
+    proc = run(["dedup", "--window", "60s", "--time-field", "1", "--field", "2"], data)
+    check(proc.stdout == b"100 a\n200 a\n", "unix seconds by default: %r" % proc.stdout)
 
 
 def test_bad_time_stops_or_skips():
@@ -599,7 +775,7 @@ def test_info_rejects_bad_files():
               proc.stderr, "%s: %r" % (name, proc.stderr))
         proc = run(["dedup", "--state", path], b"a\n", expect=1)
         check(b"not a usable state" in proc.stderr, "dedup %s" % name)
-    proc = run(["info", tmp("nonexistent")], expect=1)
+    proc = run(["info", tmp("nonexistent")], expect=3)
     check(b"cannot read" in proc.stderr, "missing: %r" % proc.stderr)
     run(["info"], expect=2)
 

@@ -399,7 +399,7 @@ def test_eval_list_and_usage():
         check(name in out, "eval --list lacks %s" % name)
     run(["eval"], expect=2)
     run(["eval", "nosuch"], expect=2)
-    run(["eval", "table2", "--csv", tmp("no/such/dir.csv")], expect=1)
+    run(["eval", "table2", "--csv", tmp("no/such/dir.csv")], expect=3)
 
 
 
@@ -428,7 +428,7 @@ def test_plan_apbbf():
         rows = {}
         for line in table.decode().splitlines():
             cells = line.split()
-            if line.startswith("  default") or line.startswith("  least memory"):
+            if line.startswith("  built") or line.startswith("  least memory"):
                 name = "least" if cells[0] == "least" else "default"
                 cells = cells[2:] if name == "least" else cells[1:]
                 rows[name] = cells

@@ -314,8 +314,8 @@ def test_failover_keeps_items_acknowledged_with_wait(cluster, spread):
 # ---------------------------------------------------------------------------
 
 CLIENTS = 8
-# 8 x 12 500 = 10^5 operations in all, about 25 s on 2 cores; the issue's
-# 8 x 10^5 takes about 2 minutes: TDBF_LOAD_OPS_PER_CLIENT=100000.
+# 8 x 12 500 = 10^5 operations in all, about 25 s on 2 cores; the full
+# load of 8 x 10^5 takes about 2 minutes: TDBF_LOAD_OPS_PER_CLIENT=100000.
 OPS_PER_CLIENT = int(os.environ.get("TDBF_LOAD_OPS_PER_CLIENT", "12500"))
 KILLS = 3                     # at 20 %, 45 % and 70 % of the operations
 ITEMS_PER_WRITE = 4

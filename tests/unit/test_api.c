@@ -859,6 +859,16 @@ static void test_batch_equals_single(void **state)
         check_batch_twin(cfg, 0, walk);
         cfg.block_bits = 64;
         check_batch_twin(cfg, 0, walk);
+        /* TLBF: shifts by count and by time inside batches, slices that
+         * grow with the rate and retire, and a restart after each idle
+         * window (the one add of a batch that may fail). */
+        cfg = base_config(TDBF_TLBF, 0x123c);
+        cfg.window_ns = 20000;
+        cfg.capacity = 300;
+        check_batch_twin(cfg, 1000, walk);
+        cfg.capacity = 40;
+        check_batch_twin(cfg, 300, walk);
+        check_batch_twin(cfg, 30000, walk);
     }
     cfg = base_config(TDBF_BLOOM, 0x1236);
     cfg.window_items = 5000;

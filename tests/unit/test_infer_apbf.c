@@ -318,7 +318,7 @@ static void test_calibration_and_penalty(void **state)
 
 /* The library's run of paper 002's experiment on the APBF
  * (tdbf_infer_evaluate_design), at a test size, on the uniform stream
- * and on the power law (Zipf s = 1, p_x known): the issue's bin test
+ * and on the power law (Zipf s = 1, p_x known): the calibration bin test
  * (within 0.05 of the midpoint where 1000 queries fall) on both. */
 static void check_experiment(const tdbf_infer_eval *cfg, const char *label,
                              tdbf_infer_eval_result *r)

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Rewrite README.md's `tdbf demo` paragraph from what `tdbf demo` prints.
+
+Usage: python3 scripts/readme_figures.py [PATH/TO/tdbf] [README.md]
+       (make readme-figures; any python3 >= 3.6)
+
+The paragraph lies between the lines `<!-- demo figures: begin -->` and
+`<!-- demo figures: end -->`; everything else is left as it is.  The demo
+runs with its fixed seed (about a minute), so the figures are the ones a
+reader gets from `tdbf demo` with this build.
+"""
+
+import re
+import subprocess
+import sys
+
+BEGIN = "<!-- demo figures: begin -->"
+END = "<!-- demo figures: end -->"
+
+
+def field(pattern, text, what):
+    match = re.search(pattern, text, re.M)
+    if match is None:
+        sys.exit("readme_figures: `tdbf demo` printed no %s" % what)
+    return match.groups()
+
+
+def paragraph(out):
+    count, time = out.split("tdbf demo, time window:", 1)
+    events, keys = field(r"^tdbf demo: ([0-9,]+) events, Zipf s=1 over ([0-9,]+) keys",
+                         count, "header")
+    window, = field(r"^  window requested +([0-9,]+)", count, "window")
+    fn_count, = field(r"^  false negatives +([0-9,]+)", count, "false negatives")
+    apbf, exact, ratio = field(r"^  memory +([0-9.]+ \w+) +([0-9.]+ \w+) +([0-9.]+)x",
+                               count, "APBF memory")
+    bits, = field(r"^  bits per window item +([0-9.]+)", count, "bits per item")
+    span, = field(r"^TLBF k=\d+ l=\d+ for window T = (\S+ \S+),", time, "TLBF header")
+    fn_time, = field(r"^  false negatives +([0-9,]+)", time, "TLBF false negatives")
+    tlbf, texact, tratio = field(
+        r"^  memory at the end +([0-9.]+ \w+) +([0-9.]+ \w+) +([0-9.]+)x", time,
+        "TLBF memory")
+    return ("**`tdbf demo`** (%s Zipf events over %s keys, window %s, error 0.01;\n"
+            "fixed seed, figures written by `make readme-figures`): %s false negatives;\n"
+            "APBF %s (%s bits per window item) vs %s for the exact window (%s×).\n"
+            "Time window (TLBF, %s, 20 000/s with a 10× burst): %s false negatives,\n"
+            "%s vs %s exact (%s×).\n" % (events, keys, window, fn_count, apbf, bits, exact,
+                                         ratio, span, fn_time, tlbf, texact, tratio))
+
+
+def main():
+    tdbf = sys.argv[1] if len(sys.argv) > 1 else "build/tdbf"
+    readme = sys.argv[2] if len(sys.argv) > 2 else "README.md"
+    out = subprocess.run([tdbf, "demo", "--quiet"], stdout=subprocess.PIPE,
+                         check=True).stdout.decode()
+    with open(readme) as f:
+        text = f.read()
+    start, end = text.find(BEGIN), text.find(END)
+    if start < 0 or end < start:
+        sys.exit("readme_figures: %s has no %s ... %s block" % (readme, BEGIN, END))
+    text = text[:start + len(BEGIN)] + "\n" + paragraph(out) + text[end:]
+    with open(readme, "w") as f:
+        f.write(text)
+    print("readme_figures: %s updated from `%s demo`" % (readme, tdbf))
+
+
+if __name__ == "__main__":
+    main()
