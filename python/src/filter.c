@@ -92,14 +92,11 @@ static void filter_dealloc(filter_object *self)
  * __init__ runs twice) and cache what never changes.  Takes ownership. */
 static int filter_install(filter_object *self, tdbf *handle)
 {
-    tdbf_stats st;
-    int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tdbf_get_stats(handle, &st);        /* O(memory) for some designs */
-    Py_END_ALLOW_THREADS
+    tdbf_shape st;
+    int rc = tdbf_get_shape(handle, &st);     /* O(1): no scan of the bits */
     if (rc != TDBF_OK) {
         tdbf_close(handle);
-        pytdbf_raise(rc, "stats", 0);
+        pytdbf_raise(rc, "shape", 0);
         return -1;
     }
     lock_filter(self);
@@ -561,6 +558,67 @@ static PyObject *filter_expected_age(filter_object *self, PyObject *args, PyObje
     return inference(self, args, kwds, ASK_EXPECTED_AGE);
 }
 
+/* ---- copy and clear ------------------------------------------------------ */
+
+/* A new, unopened instance of cls (a Filter subclass), skipping __init__. */
+static filter_object *filter_blank(PyObject *cls)
+{
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &pytdbf_filter_type)) {
+        PyErr_SetString(PyExc_TypeError, "not a tdbf.Filter class");
+        return NULL;
+    }
+    return (filter_object *)filter_new((PyTypeObject *)cls, NULL, NULL);
+}
+
+static PyObject *filter_copy(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    filter_object *twin = filter_blank((PyObject *)Py_TYPE(self));
+    if (twin == NULL)
+        return NULL;
+    tdbf *handle = NULL;
+    int rc = TDBF_EINVAL, open;
+    Py_BEGIN_ALLOW_THREADS                 /* O(memory) */
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    open = self->filter != NULL;
+    if (open)
+        rc = tdbf_copy(&handle, self->filter);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    if (!open || rc != TDBF_OK) {
+        Py_DECREF(twin);
+        if (!open)
+            return PyErr_Format(PyExc_ValueError, not_open);
+        return pytdbf_raise(rc, "copy", 0);
+    }
+    if (filter_install(twin, handle) != 0) {
+        Py_DECREF(twin);
+        return NULL;
+    }
+    return (PyObject *)twin;
+}
+
+static PyObject *filter_clear(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    int rc = TDBF_EINVAL, open;
+    Py_BEGIN_ALLOW_THREADS                 /* opens a new filter inside */
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    open = self->filter != NULL;
+    if (open)
+        rc = tdbf_clear(self->filter);
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    if (!open)
+        return PyErr_Format(PyExc_ValueError, not_open);
+    if (rc == TDBF_ENOTSUP)
+        return PyErr_Format(pytdbf_error, "clear: a loaded filter does not know the "
+                            "configuration it was opened with; open a new Filter instead");
+    if (rc != TDBF_OK)
+        return pytdbf_raise(rc, "clear", 0);
+    Py_RETURN_NONE;
+}
+
 /* ---- serialization ------------------------------------------------------ */
 
 typedef struct memory_sink {
@@ -641,16 +699,6 @@ static PyObject *filter_save(filter_object *self, PyObject *path_arg)
     Py_DECREF(path);
     Py_XINCREF(result);
     return result;
-}
-
-/* A new, unopened instance of cls (a Filter subclass), skipping __init__. */
-static filter_object *filter_blank(PyObject *cls)
-{
-    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &pytdbf_filter_type)) {
-        PyErr_SetString(PyExc_TypeError, "not a tdbf.Filter class");
-        return NULL;
-    }
-    return (filter_object *)filter_new((PyTypeObject *)cls, NULL, NULL);
 }
 
 /* The end of a load: the filter, or (dropping it) the error. */
@@ -820,6 +868,8 @@ static PyMethodDef filter_methods[] = {
     {"current_error", (PyCFunction)(void (*)(void))filter_current_error, FASTCALL_KW,
      doc_current_error},
     {"stats", (PyCFunction)filter_stats, METH_NOARGS, doc_stats},
+    {"copy", (PyCFunction)filter_copy, METH_NOARGS, doc_copy},
+    {"clear", (PyCFunction)filter_clear, METH_NOARGS, doc_clear},
     {"posterior", (PyCFunction)(void (*)(void))filter_posterior,
      METH_VARARGS | METH_KEYWORDS, doc_posterior},
     {"expected_age", (PyCFunction)(void (*)(void))filter_expected_age,

@@ -134,6 +134,25 @@ PyDoc_STRVAR(doc_expected_age,
 "The expected number of insertions since `key` was last added, given its\n"
 "cells and the prior (as posterior()).");
 
+PyDoc_STRVAR(doc_copy,
+"copy($self, /)\n"
+"--\n"
+"\n"
+"An independent copy: same design, parameters, seed, clock and contents,\n"
+"so it answers every query as this filter does.  The GIL is released while\n"
+"the library copies (O(memory)).  copy.copy, copy.deepcopy and pickle work\n"
+"too, through to_bytes().");
+
+PyDoc_STRVAR(doc_clear,
+"clear($self, /)\n"
+"--\n"
+"\n"
+"Forget every key and count no adds, as if just opened with the same\n"
+"configuration and seed (time designs drop the slices they grew; the\n"
+"clock is kept).  A filter made by load or from_bytes does not know the\n"
+"configuration it was opened with: it raises tdbf.Error; open a new Filter\n"
+"instead.");
+
 PyDoc_STRVAR(doc_to_bytes,
 "to_bytes($self, /)\n"
 "--\n"

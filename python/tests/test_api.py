@@ -171,3 +171,22 @@ def test_stubs_match_the_module():
     public = {name for name in dir(tdbf.Filter) if not name.startswith("_")}
     assert public == methods - {"__init__", "__contains__"}
     assert os.path.exists(os.path.join(os.path.dirname(tdbf.__file__), "py.typed"))
+
+
+def test_copy_and_clear():
+    f = tdbf.Filter(1000, 0.01, seed=4)
+    f.add_many([b"a", b"b"])
+    twin = f.copy()
+    assert type(twin) is tdbf.Filter and twin.to_bytes() == f.to_bytes()
+    twin.add(b"c")
+    assert b"c" in twin and b"c" not in f            # independent
+    f.clear()
+    assert b"a" not in f and f.stats()["items"] == 0 and f.seed == 4
+    assert f.add(b"a")
+    with pytest.raises(tdbf.Error, match="open a new"):
+        tdbf.Filter.from_bytes(f.to_bytes()).clear()  # a loaded one has no config
+    t = tdbf.Filter("1m", seed=5)
+    t.add(b"x", now=100.0)
+    t.clear()
+    assert not t.contains(b"x", now=100.0) and t.stats()["now_ns"] == 100 * 10**9
+    assert type(Tagged(10).copy()) is Tagged
