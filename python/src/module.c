@@ -162,59 +162,94 @@ static PyObject *apbf_fields(const tdbf_plan *p)
                          "accesses_false", p->accesses_false);
 }
 
-/* apbf: the least-memory plan and the alternatives with other k. */
-static PyObject *plan_apbf(const tdbf_config *cfg, int *rc)
+/* What tdbf_open builds for a request: `tdbf plan --json`'s "built". */
+typedef struct plan_built {
+    unsigned k, l;
+    uint64_t window_items, window_ns;
+} plan_built;
+
+/* dict.update(extra), dropping extra; dict is cleared (NULL) on failure. */
+static PyObject *merged(PyObject *dict, PyObject *extra)
 {
-    tdbf_plan best, alts[PLAN_ALTS + 1];
-    size_t n_alts = 0;
-    Py_BEGIN_ALLOW_THREADS
-    *rc = tdbf_plan_apbf(cfg->window_items, cfg->error, &best, alts, PLAN_ALTS + 1, &n_alts);
-    Py_END_ALLOW_THREADS
-    if (*rc != TDBF_OK)
-        return NULL;
-    PyObject *dict = apbf_fields(&best), *list = PyList_New(0);
-    for (size_t i = 0; dict && list && i < n_alts && PyList_GET_SIZE(list) < PLAN_ALTS; i++) {
-        if (alts[i].k == best.k && alts[i].l == best.l && alts[i].m == best.m)
-            continue;                     /* the chosen plan is not its own alternative */
-        PyObject *alt = apbf_fields(&alts[i]);
-        if (alt == NULL || PyList_Append(list, alt) != 0) {
-            Py_XDECREF(alt);
-            Py_CLEAR(list);
-            break;
-        }
-        Py_DECREF(alt);
-    }
-    PyObject *extra = list ? Py_BuildValue("{s:O,s:K}", "alternatives", list,
-                                           "requested_window",
-                                           (unsigned long long)cfg->window_items) : NULL;
     if (dict != NULL && (extra == NULL || PyDict_Update(dict, extra) != 0))
         Py_CLEAR(dict);
     Py_XDECREF(extra);
-    Py_XDECREF(list);
     return dict;
 }
 
-static PyObject *plan_apbbf(const tdbf_config *cfg, int *rc)
+static int same_apbf(const tdbf_plan *a, const tdbf_plan *b)
 {
-    tdbf_plan_blocked p;
+    return a->k == b->k && a->l == b->l && a->m == b->m;
+}
+
+/* apbf: the least-memory plan, the one tdbf_open builds (the fewest reads
+ * within 5 %), and the alternatives with other k. */
+static PyObject *plan_apbf(const tdbf_config *cfg, plan_built *built, int *rc)
+{
+    tdbf_plan best, fast, alts[PLAN_ALTS + 2];
+    size_t n_alts = 0;
     Py_BEGIN_ALLOW_THREADS
-    *rc = tdbf_plan_apbbf_fast(cfg->window_items, cfg->error, cfg->block_bits,
-                               TDBF_DEFAULT_PLAN_TOLERANCE, &p);
+    *rc = tdbf_plan_apbf(cfg->window_items, cfg->error, &best, alts, PLAN_ALTS + 2, &n_alts);
+    if (*rc == TDBF_OK)
+        *rc = tdbf_plan_apbf_fast(cfg->window_items, cfg->error,
+                                  TDBF_DEFAULT_PLAN_TOLERANCE, &fast);
     Py_END_ALLOW_THREADS
     if (*rc != TDBF_OK)
         return NULL;
+    *built = (plan_built){fast.k, fast.l, fast.window, 0};
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list && i < n_alts && PyList_GET_SIZE(list) < PLAN_ALTS; i++) {
+        if (same_apbf(&alts[i], &best) || same_apbf(&alts[i], &fast))
+            continue;                     /* shown already */
+        PyObject *alt = apbf_fields(&alts[i]);
+        if (alt == NULL || PyList_Append(list, alt) != 0)
+            Py_CLEAR(list);
+        Py_XDECREF(alt);
+    }
+    PyObject *extra = list ? Py_BuildValue("{s:N,s:O,s:O,s:K,s:O}", "built_plan",
+                                           apbf_fields(&fast), "built_is_least_memory",
+                                           same_apbf(&best, &fast) ? Py_True : Py_False,
+                                           "meets_target", best.fp <= cfg->error
+                                                               ? Py_True : Py_False,
+                                           "requested_window",
+                                           (unsigned long long)cfg->window_items,
+                                           "alternatives", list) : NULL;
+    Py_XDECREF(list);
+    return merged(apbf_fields(&best), extra);
+}
+
+static PyObject *blocked_fields(const tdbf_plan_blocked *p)
+{
     return Py_BuildValue("{s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d}",
-                         "k", p.k, "l", p.l, "block_bits", p.block_bits,
-                         "block_hashes", p.block_hashes,
-                         "blocks", (unsigned long long)p.blocks,
-                         "g", (unsigned long long)p.g,
-                         "window", (unsigned long long)p.window,
-                         "slack", (unsigned long long)p.slack,
-                         "bits", (unsigned long long)p.bits,
-                         "bytes", (unsigned long long)((p.bits + 7) / 8),
-                         "bits_per_item", p.bits_per_item, "fp", p.fp,
-                         "accesses_false", p.accesses_false,
-                         "accesses_window", p.accesses_window, "npws", p.npws);
+                         "k", p->k, "l", p->l, "block_bits", p->block_bits,
+                         "block_hashes", p->block_hashes,
+                         "blocks", (unsigned long long)p->blocks,
+                         "g", (unsigned long long)p->g,
+                         "window", (unsigned long long)p->window,
+                         "slack", (unsigned long long)p->slack,
+                         "bits", (unsigned long long)p->bits,
+                         "bytes", (unsigned long long)((p->bits + 7) / 8),
+                         "bits_per_item", p->bits_per_item, "fp", p->fp,
+                         "accesses_false", p->accesses_false,
+                         "accesses_window", p->accesses_window, "npws", p->npws);
+}
+
+/* apbbf: what tdbf_open builds (the fewest block reads within 5 % of the
+ * least memory), and the least-memory plan beside it. */
+static PyObject *plan_apbbf(const tdbf_config *cfg, plan_built *built, int *rc)
+{
+    tdbf_plan_blocked fast, least;
+    Py_BEGIN_ALLOW_THREADS
+    *rc = tdbf_plan_apbbf_fast(cfg->window_items, cfg->error, cfg->block_bits,
+                               TDBF_DEFAULT_PLAN_TOLERANCE, &fast);
+    if (*rc == TDBF_OK)
+        *rc = tdbf_plan_apbbf(cfg->window_items, cfg->error, cfg->block_bits, &least);
+    Py_END_ALLOW_THREADS
+    if (*rc != TDBF_OK)
+        return NULL;
+    *built = (plan_built){fast.k, fast.l, fast.window, 0};
+    return merged(blocked_fields(&fast),
+                  Py_BuildValue("{s:N}", "least_memory", blocked_fields(&least)));
 }
 
 static PyObject *line_fields(const tdbf_line_plan *p)
@@ -230,8 +265,9 @@ static PyObject *line_fields(const tdbf_line_plan *p)
 }
 
 /* apbf-line, and tlbf-line's first ring: apbf-line's plan for `capacity`
- * keys, a generation being window / l of time. */
-static PyObject *plan_line(const tdbf_config *cfg, int *rc)
+ * keys with the spare field (its rings shift all at once, as concurrent
+ * apbf-line does), a generation being window / l of time. */
+static PyObject *plan_line(const tdbf_config *cfg, plan_built *built, int *rc)
 {
     tdbf_config line = *cfg;
     int rings = cfg->design == TDBF_TLBF_LINE;
@@ -240,6 +276,7 @@ static PyObject *plan_line(const tdbf_config *cfg, int *rc)
         line.window_items = cfg->capacity ? cfg->capacity : 1024;
         line.window_ns = 0;
         line.capacity = 0;
+        line.concurrent = 1;
     }
     tdbf_line_plan p;
     Py_BEGIN_ALLOW_THREADS
@@ -247,25 +284,52 @@ static PyObject *plan_line(const tdbf_config *cfg, int *rc)
     Py_END_ALLOW_THREADS
     if (*rc != TDBF_OK)
         return NULL;
+    *built = (plan_built){p.k, p.l, rings ? 0 : p.window, cfg->window_ns};
     PyObject *dict = line_fields(&p);
-    if (dict == NULL || !rings)
+    if (!rings)
         return dict;
     uint64_t span = cfg->window_ns / p.l + (cfg->window_ns % p.l != 0);
-    PyObject *extra = Py_BuildValue("{s:K,s:K}", "capacity",
-                                    (unsigned long long)line.window_items, "generation_ns",
-                                    (unsigned long long)span);
-    if (extra == NULL || PyDict_Update(dict, extra) != 0)
-        Py_CLEAR(dict);
-    Py_XDECREF(extra);
-    return dict;
+    return merged(dict, Py_BuildValue("{s:K,s:K}", "capacity",
+                                      (unsigned long long)line.window_items,
+                                      "generation_ns", (unsigned long long)span));
 }
 
-static PyObject *plan_clock_rotating(const tdbf_config *cfg, int *rc)
+/* tlbf: no planner of its own, but opening one allocates no slice before
+ * the first add: its shape says which (k, l) it takes, and tdbf_plan_eval
+ * sizes the slices of that pair for the planned keys per window. */
+static PyObject *plan_tlbf(const tdbf_config *cfg, plan_built *built, int *rc)
+{
+    tdbf *probe = NULL;
+    tdbf_shape shape;
+    tdbf_plan slices;
+    uint64_t keys = cfg->capacity ? cfg->capacity : 1024;
+    Py_BEGIN_ALLOW_THREADS
+    *rc = tdbf_open(&probe, cfg);
+    if (*rc == TDBF_OK)
+        *rc = tdbf_get_shape(probe, &shape);
+    tdbf_close(probe);
+    if (*rc == TDBF_OK)
+        *rc = tdbf_plan_eval(shape.k, shape.l, keys, &slices);
+    Py_END_ALLOW_THREADS
+    if (*rc != TDBF_OK)
+        return NULL;
+    *built = (plan_built){shape.k, shape.l, 0, cfg->window_ns};
+    uint64_t span = cfg->window_ns / shape.l ? cfg->window_ns / shape.l : 1;
+    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:K,s:K,s:d,s:d}", "k", shape.k, "l", shape.l,
+                         "capacity", (unsigned long long)keys,
+                         "generation_ns", (unsigned long long)span,
+                         "slice_bits", (unsigned long long)slices.m,
+                         "bytes", (unsigned long long)((slices.bits + 7) / 8),
+                         "bits_per_item", slices.bits_per_item, "fp", shape.error_planned);
+}
+
+static PyObject *plan_clock_rotating(const tdbf_config *cfg, plan_built *built, int *rc)
 {
     tdbf_design_plan p;
     *rc = tdbf_plan_design(cfg, &p);
     if (*rc != TDBF_OK)
         return NULL;
+    *built = (plan_built){p.k, 0, cfg->window_ns ? 0 : p.capacity, cfg->window_ns};
     return Py_BuildValue("{s:K,s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d,s:d}",
                          "cells", (unsigned long long)p.cells, "k", p.k,
                          "cell_bits", p.cell_bits, "filters", p.filters,
@@ -276,12 +340,13 @@ static PyObject *plan_clock_rotating(const tdbf_config *cfg, int *rc)
                          "bits_per_item", p.bits_per_item, "fp", p.fp, "fn_window", 0.0);
 }
 
-static PyObject *plan_decay(const tdbf_config *cfg, int *rc)
+static PyObject *plan_decay(const tdbf_config *cfg, plan_built *built, int *rc)
 {
     tdbf_decay_plan p;
     *rc = tdbf_plan_decay(cfg, &p);
     if (*rc != TDBF_OK)
         return NULL;
+    *built = (plan_built){p.k, 0, p.window, 0};
     /* forgetting halfway through the window shows the curve's shape */
     double fn_half = p.design == TDBF_FPDECAY
         ? 1.0 - tdbf_fpdecay_survival(p.cells, p.k, p.cell_bits, p.window / 2)
@@ -297,48 +362,49 @@ static PyObject *plan_decay(const tdbf_config *cfg, int *rc)
                          "survival_target", p.survival_target);
 }
 
-/* Designs without a planner: what the filter itself reports once open. */
-static PyObject *plan_by_opening(const tdbf_config *cfg, int *rc)
+/* tbf, btbf, bloom, exact (no planner in the API): what the filter itself
+ * reports once open. */
+static PyObject *plan_by_opening(const tdbf_config *cfg, plan_built *built, int *rc)
 {
     tdbf *f = NULL;
-    tdbf_stats st;
+    tdbf_shape st;
     Py_BEGIN_ALLOW_THREADS
     *rc = tdbf_open(&f, cfg);
     if (*rc == TDBF_OK)
-        *rc = tdbf_get_stats(f, &st);
+        *rc = tdbf_get_shape(f, &st);
     tdbf_close(f);
     Py_END_ALLOW_THREADS
     if (*rc != TDBF_OK)
         return NULL;
-    /* a time window's bits per item are per key of the planned rate */
-    uint64_t capacity = cfg->window_ns == 0 ? 0 : cfg->capacity ? cfg->capacity : 1024;
-    double bits_per_item = capacity ? 8.0 * (double)st.memory_bytes / (double)capacity
-                                    : st.bits_per_item;
-    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:K,s:d,s:d}", "k", st.k, "l", st.l,
+    *built = (plan_built){st.k, st.l, st.window_items, st.window_ns};
+    double bits_per_item = st.window_items ? 8.0 * (double)st.memory_bytes /
+                                                 (double)st.window_items : 0.0;
+    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:d,s:d}", "k", st.k, "l", st.l,
                          "window", (unsigned long long)st.window_items,
-                         "capacity", (unsigned long long)capacity,
                          "bytes", (unsigned long long)st.memory_bytes,
                          "bits_per_item", bits_per_item, "fp", st.error_planned);
 }
 
-static PyObject *plan_design(const tdbf_config *cfg, int *rc)
+static PyObject *plan_design(const tdbf_config *cfg, plan_built *built, int *rc)
 {
     switch (cfg->design) {
     case TDBF_APBF:
-        return plan_apbf(cfg, rc);
+        return plan_apbf(cfg, built, rc);
     case TDBF_APBBF:
-        return plan_apbbf(cfg, rc);
+        return plan_apbbf(cfg, built, rc);
     case TDBF_APBF_LINE:
     case TDBF_TLBF_LINE:
-        return plan_line(cfg, rc);
+        return plan_line(cfg, built, rc);
+    case TDBF_TLBF:
+        return plan_tlbf(cfg, built, rc);
     case TDBF_CLOCK:
     case TDBF_ROTATING:
-        return plan_clock_rotating(cfg, rc);
+        return plan_clock_rotating(cfg, built, rc);
     case TDBF_FPDECAY:
     case TDBF_STABLE:
-        return plan_decay(cfg, rc);
+        return plan_decay(cfg, built, rc);
     default:
-        return plan_by_opening(cfg, rc);
+        return plan_by_opening(cfg, built, rc);
     }
 }
 
@@ -349,10 +415,13 @@ PyDoc_STRVAR(doc_plan,
 "The parameters a filter for `window` and `error` gets, without building it:\n"
 "what `tdbf plan --json` prints, as a dict.  Always: design, k, l, bytes,\n"
 "bits_per_item, fp (the analytic worst-case false-positive rate),\n"
-"target_error, window / window_ns; and each design's own fields (apbf: m, g,\n"
-"slack, npws, alternatives with other k; apbbf: block_bits, block_hashes;\n"
-"apbf-line and tlbf-line: b, unit_bits, field_bits, units; clock, rotating:\n"
-"cells, filters, resolution; fpdecay, stable: cells, fn_window, ...).\n"
+"target_error, window, window_ns, and built: the k, l and window Filter\n"
+"builds.  Each design adds its own fields: apbf the least-memory plan (m, g,\n"
+"slack, npws, ...) with built_plan, what Filter builds (the fewest reads\n"
+"within 5 %), and alternatives with other k; apbbf block_bits, block_hashes\n"
+"and least_memory; apbf-line and tlbf-line b, unit_bits, field_bits, units;\n"
+"tlbf and tlbf-line capacity and generation_ns; clock and rotating cells,\n"
+"filters, resolution; fpdecay and stable cells, fn_window, fn_half_window.\n"
 "design None is what Filter would build: apbf-line for a count window,\n"
 "tlbf for a time window.  Raises ValueError as Filter does.");
 
@@ -371,14 +440,18 @@ static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
         return NULL;
     cfg.block_bits = (unsigned)bits;
     int rc = TDBF_OK;
-    PyObject *dict = plan_design(&cfg, &rc);
+    plan_built built = {0, 0, 0, 0};
+    PyObject *dict = plan_design(&cfg, &built, &rc);
     if (dict == NULL && rc != TDBF_OK)
         return pytdbf_config_error(rc, &cfg, "plan");
     if (dict == NULL)
         return NULL;
-    PyObject *common = Py_BuildValue("{s:s,s:d,s:K}", "design", tdbf_design_name(cfg.design),
-                                     "target_error", cfg.error, "window_ns",
-                                     (unsigned long long)cfg.window_ns);
+    PyObject *common = Py_BuildValue("{s:s,s:d,s:K,s:{s:I,s:I,s:K,s:K}}", "design",
+                                     tdbf_design_name(cfg.design), "target_error", cfg.error,
+                                     "window_ns", (unsigned long long)cfg.window_ns, "built",
+                                     "k", built.k, "l", built.l, "window_items",
+                                     (unsigned long long)built.window_items, "window_ns",
+                                     (unsigned long long)built.window_ns);
     /* window: the guaranteed count where the planner gives one, else as asked */
     PyObject *asked = cfg.window_ns ? PyFloat_FromDouble((double)cfg.window_ns / 1e9)
                                     : PyLong_FromUnsignedLongLong(cfg.window_items);

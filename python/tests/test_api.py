@@ -101,6 +101,16 @@ def test_plan_matches_what_filter_builds():
     assert p["design"] == st["design"] == "apbf-line"
     assert (p["k"], p["l"], p["window"]) == (st["k"], st["l"], st["window_items"])
     assert p["fp"] == pytest.approx(st["error_planned"])
+    # "built" is what Filter builds, for every design and kind of window
+    for design in tdbf.designs():
+        for window in ["10m", 10**5]:
+            try:
+                st = tdbf.Filter(window, 0.01, design=design).stats()
+            except ValueError:
+                continue                            # not this kind of window
+            built = tdbf.plan(window, 0.01, design)["built"]
+            want = {key: st[key] for key in ("k", "l", "window_items", "window_ns")}
+            assert built == want, (design, window)
     apbf = tdbf.plan(1_000_000, 0.001, "apbf")
     assert apbf["fp"] <= 0.001 and len(apbf["alternatives"]) > 0
     assert apbf["requested_window"] == 1_000_000
