@@ -148,18 +148,28 @@ PyObject *pytdbf_stats_dict(const tdbf_stats *st)
 /* Up to this many alternatives, as `tdbf plan` shows by default. */
 #define PLAN_ALTS 8
 
+/* The fields the APBF and APBBF plans share: generation size, window,
+ * slack, bits (and bytes), bits per item, FP. */
+static PyObject *sized_fields(uint64_t g, uint64_t window, uint64_t slack, uint64_t bits,
+                              double bits_per_item, double fp)
+{
+    return Py_BuildValue("{s:K,s:K,s:K,s:K,s:K,s:d,s:d}", "g", (unsigned long long)g,
+                         "window", (unsigned long long)window,
+                         "slack", (unsigned long long)slack,
+                         "bits", (unsigned long long)bits,
+                         "bytes", (unsigned long long)((bits + 7) / 8),
+                         "bits_per_item", bits_per_item, "fp", fp);
+}
+
+static PyObject *merged(PyObject *dict, PyObject *extra);
+
 static PyObject *apbf_fields(const tdbf_plan *p)
 {
-    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d,s:d}",
-                         "k", p->k, "l", p->l, "m", (unsigned long long)p->m,
-                         "g", (unsigned long long)p->g,
-                         "window", (unsigned long long)p->window,
-                         "slack", (unsigned long long)p->slack,
-                         "bits", (unsigned long long)p->bits,
-                         "bytes", (unsigned long long)((p->bits + 7) / 8),
-                         "bits_per_item", p->bits_per_item, "fp", p->fp,
-                         "fp_paper", p->fp_paper, "eff", p->eff, "npws", p->npws,
-                         "accesses_false", p->accesses_false);
+    return merged(sized_fields(p->g, p->window, p->slack, p->bits, p->bits_per_item, p->fp),
+                  Py_BuildValue("{s:I,s:I,s:K,s:d,s:d,s:d,s:d}", "k", p->k, "l", p->l,
+                                "m", (unsigned long long)p->m, "fp_paper", p->fp_paper,
+                                "eff", p->eff, "npws", p->npws,
+                                "accesses_false", p->accesses_false));
 }
 
 /* What tdbf_open builds for a request: `tdbf plan --json`'s "built". */
@@ -220,18 +230,12 @@ static PyObject *plan_apbf(const tdbf_config *cfg, plan_built *built, int *rc)
 
 static PyObject *blocked_fields(const tdbf_plan_blocked *p)
 {
-    return Py_BuildValue("{s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:K,s:K,s:K,s:d,s:d,s:d,s:d,s:d}",
-                         "k", p->k, "l", p->l, "block_bits", p->block_bits,
-                         "block_hashes", p->block_hashes,
-                         "blocks", (unsigned long long)p->blocks,
-                         "g", (unsigned long long)p->g,
-                         "window", (unsigned long long)p->window,
-                         "slack", (unsigned long long)p->slack,
-                         "bits", (unsigned long long)p->bits,
-                         "bytes", (unsigned long long)((p->bits + 7) / 8),
-                         "bits_per_item", p->bits_per_item, "fp", p->fp,
-                         "accesses_false", p->accesses_false,
-                         "accesses_window", p->accesses_window, "npws", p->npws);
+    return merged(sized_fields(p->g, p->window, p->slack, p->bits, p->bits_per_item, p->fp),
+                  Py_BuildValue("{s:I,s:I,s:I,s:I,s:K,s:d,s:d,s:d}", "k", p->k, "l", p->l,
+                                "block_bits", p->block_bits, "block_hashes",
+                                p->block_hashes, "blocks", (unsigned long long)p->blocks,
+                                "accesses_false", p->accesses_false,
+                                "accesses_window", p->accesses_window, "npws", p->npws));
 }
 
 /* apbbf: what tdbf_open builds (the fewest block reads within 5 % of the
