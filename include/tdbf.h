@@ -314,8 +314,9 @@ TDBF_API int tdbf_copy(tdbf **out, const tdbf *f);
  * from the configuration f was opened with and moving it in, so it needs
  * that filter's memory for a moment; on failure f is unchanged.  Returns
  * TDBF_OK, TDBF_EINVAL (f NULL), TDBF_ENOMEM, or TDBF_ENOTSUP for a
- * filter made by tdbf_load or tdbf_copy (its opening configuration is not
- * known: open a new one instead).  Not thread-safe (mutates). */
+ * filter made by tdbf_load, or a tdbf_copy of one (its opening
+ * configuration is not known: open a new one instead; a copy of an opened
+ * filter keeps it).  Not thread-safe (mutates). */
 TDBF_API int tdbf_clear(tdbf *f);
 
 /* ======================================================================
