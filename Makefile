@@ -29,7 +29,7 @@ SAN_CC      ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo $(
 SAN_UNSIGNED := $(if $(findstring clang,$(SAN_CC)),-fsanitize=unsigned-integer-overflow)
 
 BUILD       ?= build
-LIB_SRC     := $(sort $(wildcard src/lib/*.c))
+LIB_SRC     := $(sort $(wildcard src/lib/*/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
@@ -172,7 +172,7 @@ $(BUILD)/san/src/lib/%.o: src/lib/%.c
 	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) $(SAN_UNSIGNED) -MMD -MP -c $< -o $@
 
 # XXH3 and the seed mixer wrap on purpose.
-$(BUILD)/san/src/lib/hash.o: SAN_UNSIGNED :=
+$(BUILD)/san/src/lib/core/hash.o: SAN_UNSIGNED :=
 
 $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 	rm -f $@
@@ -296,7 +296,7 @@ $(BUILD)/fuzz/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_UNSIGNED) -MMD -MP -c $< -o $@
 
-$(BUILD)/fuzz/src/lib/hash.o: FUZZ_UNSIGNED :=
+$(BUILD)/fuzz/src/lib/core/hash.o: FUZZ_UNSIGNED :=
 
 $(BUILD)/fuzz/libtdbf.a: $(FUZZ_LIB_OBJ)
 	rm -f $@

@@ -25,7 +25,7 @@
 
 #include "driver.h"
 #include "infer_run.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static tdbf_config btbf_config(uint64_t window, unsigned k, uint64_t cells,
                                unsigned bits, uint64_t block, uint64_t seed)

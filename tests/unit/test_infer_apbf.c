@@ -27,7 +27,7 @@
 
 #include "driver.h"
 #include "infer_run.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static tdbf_config slices_config(tdbf_design design, uint64_t window, unsigned k,
                                  unsigned l, uint64_t seed)

@@ -62,7 +62,7 @@
  */
 #include <math.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define MAX_SLICES (TDBF_MAX_K + TDBF_MAX_L)
 /* A chance of exactly 0 or 1 (bits the model cannot explain, as in a

@@ -27,7 +27,7 @@
 #pragma clang attribute pop
 #endif
 
-#include "hash.h"
+#include "core/hash.h"
 
 /* XXH3_128bits_withSeed is too big for the compiler to inline on its own
  * (a short-input path for each length class): a function marked

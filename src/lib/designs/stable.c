@@ -107,7 +107,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct stable {
     unsigned  k;            /* K: cells per key = segments */

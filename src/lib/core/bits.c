@@ -1,7 +1,7 @@
 /*
  * bits.c — bit-array helpers shared by every design.
  */
-#include "block.h"
+#include "core/block.h"
 
 uint64_t tdbf_popcount(const uint64_t *words, uint64_t nwords)
 {

@@ -118,7 +118,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "line.h"
+#include "designs/line.h"
 
 enum {
     LINE_MAX_FIELDS = 64,                 /* 16-bit fields in 1024 bits */

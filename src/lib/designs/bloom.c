@@ -41,7 +41,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "block.h"
+#include "core/block.h"
 
 typedef struct bloom {
     uint64_t  m;          /* bits */

@@ -113,7 +113,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "line.h"
+#include "designs/line.h"
 
 enum {
     TLBF_LINE_DEFAULT_CAPACITY = 1024,

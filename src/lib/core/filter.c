@@ -13,8 +13,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "hash_key.h"
+#include "core/internal.h"
+#include "core/hash_key.h"
 
 /* ---- version and errors --------------------------------------------- */
 

@@ -113,7 +113,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define EULER_GAMMA 0.57721566490153286061
 /* Keys summed term by term before the power-law tail is integrated. */

@@ -5,7 +5,7 @@
  * hash itself is in hash_key.h, which filter.c inlines into the
  * single-key calls.
  */
-#include "hash_key.h"
+#include "core/hash_key.h"
 
 tdbf_hash128 tdbf_hash_key(uint64_t seed, const void *key, size_t len)
 {

@@ -17,7 +17,7 @@
 #ifndef TDBF_BLOCK_H
 #define TDBF_BLOCK_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct tdbf_block_layout {
     uint64_t blocks;        /* blocks in the array */

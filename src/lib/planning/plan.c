@@ -43,7 +43,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Fill ratios                                                          */

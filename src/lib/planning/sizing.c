@@ -24,7 +24,7 @@
  */
 #include <math.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* Beyond 2^52 cells a double no longer counts them exactly; no real
  * filter is that big. */

@@ -109,7 +109,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct clockf {
     unsigned  k;            /* cells per key */

@@ -76,7 +76,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct slice {
     uint64_t *bits;

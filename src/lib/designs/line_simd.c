@@ -21,7 +21,7 @@
  * Compiled for any target: the vector functions carry their own target
  * attributes, and nothing here runs unless the CPU reports the features.
  */
-#include "line.h"
+#include "designs/line.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define LINE_X86 1

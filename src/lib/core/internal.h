@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "tdbf.h"
-#include "hash.h"
+#include "core/hash.h"
 
 /* A key as the designs see it: its bytes and its one hash. */
 typedef struct tdbf_key {

@@ -118,7 +118,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct tbf {
     tdbf_cells cells;       /* m timers: 0 = T_eps, t + 1 = timestamp t */

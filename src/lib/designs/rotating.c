@@ -89,7 +89,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct subfilter {
     uint64_t *bits;     /* m bits, 64-byte aligned */

@@ -72,7 +72,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* ------------------------------------------------------------------ */
 /* Block geometry                                                       */

@@ -33,7 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 enum { FORMAT_VERSION = 1, HEADER_BYTES = 56, TRAILER_BYTES = 8 };
 

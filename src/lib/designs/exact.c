@@ -19,7 +19,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct entry {
     uint64_t      hash;      /* key hash, low half: table slot */

@@ -39,7 +39,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define MAX_UNIVERSE (UINT64_C(1) << 28)
 #define PAPER_K_MAX 30

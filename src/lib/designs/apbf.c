@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 typedef struct apbf {
     unsigned  k;            /* slices set per insert */

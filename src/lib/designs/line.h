@@ -18,7 +18,7 @@
 #ifndef TDBF_LINE_H
 #define TDBF_LINE_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 enum { LINE_MAX_WORDS = 16, LINE_MAX_B = 4 };
 

@@ -73,7 +73,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "block.h"
+#include "core/block.h"
 
 typedef struct apbbf {
     unsigned  k;            /* segments set per insert */
