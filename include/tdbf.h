@@ -159,8 +159,6 @@ TDBF_API int tdbf_design_available(tdbf_design design);
 
 struct tdbf_allocator;
 
-/* Filter configuration.  Always start from tdbf_config_init(), then set the
- * fields you need: new fields get sane defaults that way. */
 /* Vector instruction paths (section 14). */
 typedef enum tdbf_simd {
     TDBF_SIMD_AUTO = 0,      /* the widest path the CPU supports (default) */
@@ -169,14 +167,26 @@ typedef enum tdbf_simd {
     TDBF_SIMD_AVX512 = 3     /* x86-64 AVX-512 F, DQ, BW and VL */
 } tdbf_simd;
 
+/* Filter configuration.  Always start from tdbf_config_init(), then set the
+ * fields you need: new fields get sane defaults that way.  A field that
+ * names designs is read by those only (and must be 0 for the others where
+ * it says so). */
 typedef struct tdbf_config {
     tdbf_design design;     /* default TDBF_APBF_LINE */
     double      error;      /* target false-positive rate, 0 < error < 1; default 0.01 */
     uint64_t    window_items; /* count window in insertions (0 = none) */
     uint64_t    window_ns;  /* time window in ns (0 = none) */
     uint64_t    seed;       /* hash seed; 0 = random (read back via stats) */
-    unsigned    k;          /* APBF, APBBF: slices (segments) per insertion; 0 = planner's choice */
-    unsigned    l;          /* APBF, APBBF: extra slices (window = l generations); 0 = planner */
+    unsigned    k;          /* per key, 0 = the planner's choice: slices,
+                               segments or fields (APBF, APBBF, APBF_LINE,
+                               TLBF, TLBF_LINE: set with l), hash indices
+                               (BLOOM classic, CLOCK, ROTATING), timer cells
+                               (TBF, BTBF); must be 0 for blocked BLOOM,
+                               FPDECAY, STABLE (cfg.positions) and EXACT */
+    unsigned    l;          /* APBF, APBBF, APBF_LINE, TLBF, TLBF_LINE: extra
+                               slices or fields, the window spans l
+                               generations; set with k, 0 = planner.  Must
+                               be 0 for the other designs */
     uint64_t    capacity;   /* expected items per window (time designs); 0 = unknown
                                (TLBF, TLBF_LINE: 1024) */
     uint64_t    max_memory; /* refuse plans above this many bytes; default
@@ -302,8 +312,8 @@ TDBF_API void tdbf_close(tdbf *f);
  * made through the saved form (tdbf_save into a buffer, tdbf_load from
  * it): O(memory) time, and for a moment about twice f's memory besides
  * the copy.  Returns TDBF_OK and sets *out (close it with tdbf_close), or
- * TDBF_EINVAL (out or f NULL), TDBF_ENOMEM, or TDBF_ENOTSUP (a design
- * that cannot be saved); on failure *out is NULL.  Read-only on f (as
+ * TDBF_EINVAL (out or f NULL) or TDBF_ENOMEM; on failure *out is NULL.
+ * Read-only on f (as
  * safe as tdbf_contains for concurrent readers; not during adds). */
 TDBF_API int tdbf_copy(tdbf **out, const tdbf *f);
 
@@ -381,36 +391,72 @@ TDBF_API int tdbf_contains_batch(const tdbf *f, size_t n,
  * 8. Introspection
  * ====================================================================== */
 
-/* A snapshot of a filter's state.  Fields a design does not have are 0. */
+/* A snapshot of a filter's state.  Fields a design does not have are 0.
+ * The fields shared by every design (design, memory_bytes, items, seed,
+ * now_ns, error_configured, error_planned, error_estimated, simd) mean
+ * the same everywhere.  The structural ones are each design's own words
+ * for "its parts", as follows (a "slice" is what one age step owns):
+ *
+ *   design     slices             slice_bits          generation_size, _fill,
+ *                                                     generations
+ *   APBF       k + l slices       bits per slice      g adds per shift, adds
+ *                                                     since, shifts
+ *   APBBF      k + l segments     bits per segment    as APBF
+ *   APBF_LINE  fields per unit    bits per field      as APBF (a shift is a
+ *              (k + l, +1 spare)                      turn of every unit)
+ *   TLBF       live slices        bits of the newest  planned g, adds into the
+ *                                                     newest, shifts
+ *   TLBF_LINE  rings x fields     bits per field      the home ring's g, adds
+ *                                                     in its generation, shifts
+ *   ROTATING   sub-filters        bits per filter     g per filter, adds into
+ *                                                     the newest, rotations
+ *   TBF, BTBF  1                  cells x cell bits   B adds per timestamp,
+ *                                                     adds since, advances
+ *   CLOCK      1                  cells x cell bits   -, -, ticks since the
+ *                                                     first add
+ *   BLOOM      1                  bits                -
+ *   FPDECAY    1                  cells x fp bits     -
+ *   STABLE     1                  cells x cell bits   -
+ *   EXACT      -                  -                   -
+ *
+ * window_items is the guaranteed count window (APBF family: l g, at least
+ * the request; ROTATING: N g; BLOOM: the capacity it was sized for;
+ * FPDECAY, STABLE: the window they were sized for, kept with probability
+ * cfg.survival); 0 for a time window.  bits_per_item is 8 memory_bytes
+ * over window_items, or, for the time designs, over the keys per window:
+ * the planned capacity (CLOCK, ROTATING) or the keys held now (TLBF,
+ * TLBF_LINE; 0 while empty). */
 typedef struct tdbf_stats {
     tdbf_design design;
     uint64_t memory_bytes;    /* bytes allocated by the filter, all included */
     uint64_t items;           /* tdbf_add calls since open */
-    uint64_t window_items;    /* guaranteed count window (APBF: l*g >= requested) */
+    uint64_t window_items;    /* guaranteed count window (see above) */
     uint64_t window_ns;       /* time window, ns */
     uint64_t seed;            /* the hash seed in use (never 0) */
-    unsigned k;               /* slices set per insertion */
-    unsigned l;               /* extra slices (APBF) */
-    unsigned slices;          /* slices (or sub-filters) currently allocated
-                                 (TLBF_LINE: live rings x their k+l+1 fields) */
-    uint64_t slice_bits;      /* bits per slice (APBF) or segment (APBBF),
-                                 total bits (Bloom; TBF, BTBF: cells * bits) */
-    uint64_t generation_size; /* insertions per generation (APBF g; TBF,
-                                 BTBF: B, insertions per timestamp) */
-    uint64_t generation_fill; /* insertions in the current generation (b) */
-    uint64_t generations;     /* shifts performed since open (TBF, BTBF:
-                                 advances of the current timestamp) */
+    unsigned k;               /* per key: slices, segments or fields set
+                                 (APBF family, TLBF family), indices
+                                 (BLOOM, CLOCK, ROTATING), timer cells
+                                 (TBF, BTBF), cells (FPDECAY n, STABLE K) */
+    unsigned l;               /* extra slices or fields: the window spans
+                                 l generations (APBF family, TLBF family) */
+    unsigned slices;          /* see the table above */
+    uint64_t slice_bits;      /* see the table above */
+    uint64_t generation_size; /* see the table above */
+    uint64_t generation_fill; /* see the table above */
+    uint64_t generations;     /* see the table above */
     uint64_t now_ns;          /* largest time seen */
     double   error_configured;/* cfg.error */
     double   error_planned;   /* analytic worst-case FP of the chosen parameters */
     double   error_estimated; /* FP predicted from the current fill of the bits */
-    double   bits_per_item;   /* memory bits / guaranteed window */
+    double   bits_per_item;   /* see above */
     uint64_t keys;            /* EXACT: distinct keys held in the window;
                                  TLBF: insertions in live generations;
                                  TLBF_LINE: insertions in the last l + 1
-                                 generations (the ones queries read) */
-    uint64_t cap_hits;        /* times growth was refused by max_slices or
-                                 max_memory (the filter degraded: FP up) */
+                                 generations (the ones queries read);
+                                 ROTATING: insertions in live sub-filters */
+    uint64_t cap_hits;        /* TLBF, TLBF_LINE, ROTATING: times growth was
+                                 refused by max_slices or max_memory (the
+                                 filter degraded: FP up) */
     uint64_t cells;           /* TBF, BTBF: timer cells m */
     unsigned cell_bits;       /* TBF, BTBF: bits per timer cell */
     uint64_t padding;         /* TBF, BTBF: P = T_Omega - (ceil(w/B) + 1) */
@@ -448,6 +494,28 @@ typedef struct tdbf_shape {
  * the concurrent designs, during adds).  Returns TDBF_OK or TDBF_EINVAL
  * (f or out NULL). */
 TDBF_API int tdbf_get_shape(const tdbf *f, tdbf_shape *out);
+
+/* The shape tdbf_open(cfg) would build, planned without allocating: the
+ * one planning entry point every design answers (each design's open runs
+ * the same sizing, then allocates).  *out is what tdbf_get_shape reports
+ * right after that open, but for
+ *   seed          cfg.seed (0: open draws one at random);
+ *   memory_bytes  exact for the designs that allocate everything at open
+ *                 (APBF, APBBF, APBF_LINE, BLOOM, CLOCK, TBF, BTBF,
+ *                 FPDECAY, STABLE, and ROTATING's N+1 filters); for those
+ *                 that grow with the rate, the bytes at the planned rate
+ *                 cfg.capacity: TLBF (k + l slices, none at open),
+ *                 TLBF_LINE (its home ring), and EXACT at open (it grows
+ *                 with the keys it holds, and has nothing to plan).
+ * The design-specific parameters (APBF's fills, CLOCK's cells, FPDECAY's
+ * fingerprint bits...) are in the detailed plans: tdbf_plan_apbf,
+ * tdbf_plan_apbbf, tdbf_plan_apbf_line, tdbf_plan_decay, tdbf_plan_design.
+ * Returns TDBF_OK, or what tdbf_open would: TDBF_EINVAL (cfg or out NULL),
+ * TDBF_EDESIGN, TDBF_EERROR, TDBF_EWINDOW, TDBF_EPARAM, TDBF_EINFEASIBLE,
+ * TDBF_ENOTSUP (cfg.concurrent for a design without a concurrent mode) or
+ * TDBF_ETOOBIG (over cfg.max_memory); never TDBF_ENOMEM.  Thread-safe;
+ * the APBF family's searches take up to ~0.1 s on a first call. */
+TDBF_API int tdbf_plan_shape(const tdbf_config *cfg, tdbf_shape *out);
 
 /* Estimated false-positive rate of a query at now_ns, from the insert
  * counts the filter keeps: O(1) or O(slices), never a scan of its bits
@@ -664,14 +732,12 @@ typedef struct tdbf_load_options {
                              always is); other designs: TDBF_ENOTSUP */
 } tdbf_load_options;
 
-/* Exact number of bytes tdbf_save writes for f (0 if f is NULL or its
- * design cannot be saved). */
+/* Exact number of bytes tdbf_save writes for f (0 if f is NULL). */
 TDBF_API uint64_t tdbf_saved_size(const tdbf *f);
 
 /* Stream f to `write` in pieces (never a second copy of the filter).
- * Returns TDBF_OK, TDBF_EINVAL, TDBF_ENOTSUP (a design without a file
- * format: none in this version) or TDBF_EIO (the sink failed).  Read-only
- * on f. */
+ * Every design saves.  Returns TDBF_OK, TDBF_EINVAL or TDBF_EIO (the
+ * sink failed).  Read-only on f. */
 TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
 
 /* Load a filter from `read`.  On success *out is a new filter (close with
@@ -680,8 +746,7 @@ TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
  *   TDBF_ECORRUPT  bad magic, truncated, inconsistent field, bad checksum
  *   TDBF_EVERSION  a format version this library does not read
  *   TDBF_EDESIGN   a design this build does not have
- *   TDBF_ENOTSUP   the design has no loader (none in this version), or
- *                  opts->concurrent for a design or layout without a
+ *   TDBF_ENOTSUP   opts->concurrent for a design or layout without a
  *                  concurrent mode
  *   TDBF_ETOOBIG   it would need more than opts->max_memory
  *   TDBF_ENOMEM, TDBF_EINVAL (out or read NULL)
@@ -695,8 +760,8 @@ TDBF_API int tdbf_load_buffer(tdbf **out, const void *buf, size_t len,
 
 /* Save to `path` atomically: write a temporary file beside it, fsync,
  * rename over path, fsync the directory.  A crash leaves either the old
- * file or the new one, never a torn one.  Returns TDBF_OK, TDBF_EINVAL,
- * TDBF_ENOTSUP or TDBF_EIO (errno describes the failure). */
+ * file or the new one, never a torn one.  Returns TDBF_OK, TDBF_EINVAL
+ * or TDBF_EIO (errno describes the failure). */
 TDBF_API int tdbf_save_file(const tdbf *f, const char *path);
 
 /* Load from a file; TDBF_EIO if it cannot be opened or read (errno then

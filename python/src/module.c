@@ -172,12 +172,6 @@ static PyObject *apbf_fields(const tdbf_plan *p)
                                 "accesses_false", p->accesses_false));
 }
 
-/* What tdbf_open builds for a request: `tdbf plan --json`'s "built". */
-typedef struct plan_built {
-    unsigned k, l;
-    uint64_t window_items, window_ns;
-} plan_built;
-
 /* dict.update(extra), dropping extra; dict is cleared (NULL) on failure. */
 static PyObject *merged(PyObject *dict, PyObject *extra)
 {
@@ -194,7 +188,7 @@ static int same_apbf(const tdbf_plan *a, const tdbf_plan *b)
 
 /* apbf: the least-memory plan, the one tdbf_open builds (the fewest reads
  * within 5 %), and the alternatives with other k. */
-static PyObject *plan_apbf(const tdbf_config *cfg, plan_built *built, int *rc)
+static PyObject *plan_apbf(const tdbf_config *cfg, int *rc)
 {
     tdbf_plan best, fast, alts[PLAN_ALTS + 2];
     size_t n_alts = 0;
@@ -206,7 +200,6 @@ static PyObject *plan_apbf(const tdbf_config *cfg, plan_built *built, int *rc)
     Py_END_ALLOW_THREADS
     if (*rc != TDBF_OK)
         return NULL;
-    *built = (plan_built){fast.k, fast.l, fast.window, 0};
     PyObject *list = PyList_New(0);
     for (size_t i = 0; list && i < n_alts && PyList_GET_SIZE(list) < PLAN_ALTS; i++) {
         if (same_apbf(&alts[i], &best) || same_apbf(&alts[i], &fast))
@@ -240,7 +233,7 @@ static PyObject *blocked_fields(const tdbf_plan_blocked *p)
 
 /* apbbf: what tdbf_open builds (the fewest block reads within 5 % of the
  * least memory), and the least-memory plan beside it. */
-static PyObject *plan_apbbf(const tdbf_config *cfg, plan_built *built, int *rc)
+static PyObject *plan_apbbf(const tdbf_config *cfg, int *rc)
 {
     tdbf_plan_blocked fast, least;
     Py_BEGIN_ALLOW_THREADS
@@ -251,7 +244,6 @@ static PyObject *plan_apbbf(const tdbf_config *cfg, plan_built *built, int *rc)
     Py_END_ALLOW_THREADS
     if (*rc != TDBF_OK)
         return NULL;
-    *built = (plan_built){fast.k, fast.l, fast.window, 0};
     return merged(blocked_fields(&fast),
                   Py_BuildValue("{s:N}", "least_memory", blocked_fields(&least)));
 }
@@ -271,7 +263,7 @@ static PyObject *line_fields(const tdbf_line_plan *p)
 /* apbf-line, and tlbf-line's first ring: apbf-line's plan for `capacity`
  * keys with the spare field (its rings shift all at once, as concurrent
  * apbf-line does), a generation being window / l of time. */
-static PyObject *plan_line(const tdbf_config *cfg, plan_built *built, int *rc)
+static PyObject *plan_line(const tdbf_config *cfg, int *rc)
 {
     tdbf_config line = *cfg;
     int rings = cfg->design == TDBF_TLBF_LINE;
@@ -288,7 +280,6 @@ static PyObject *plan_line(const tdbf_config *cfg, plan_built *built, int *rc)
     Py_END_ALLOW_THREADS
     if (*rc != TDBF_OK)
         return NULL;
-    *built = (plan_built){p.k, p.l, rings ? 0 : p.window, cfg->window_ns};
     PyObject *dict = line_fields(&p);
     if (!rings)
         return dict;
@@ -298,42 +289,30 @@ static PyObject *plan_line(const tdbf_config *cfg, plan_built *built, int *rc)
                                       "generation_ns", (unsigned long long)span));
 }
 
-/* tlbf: no planner of its own, but opening one allocates no slice before
- * the first add: its shape says which (k, l) it takes, and tdbf_plan_eval
- * sizes the slices of that pair for the planned keys per window. */
-static PyObject *plan_tlbf(const tdbf_config *cfg, plan_built *built, int *rc)
+/* tlbf: the (k, l) its open plans (tdbf_plan_shape), and the slices of
+ * that pair for the planned keys per window (tdbf_plan_eval). */
+static PyObject *plan_tlbf(const tdbf_config *cfg, const tdbf_shape *built, int *rc)
 {
-    tdbf *probe = NULL;
-    tdbf_shape shape;
     tdbf_plan slices;
     uint64_t keys = cfg->capacity ? cfg->capacity : 1024;
-    Py_BEGIN_ALLOW_THREADS
-    *rc = tdbf_open(&probe, cfg);
-    if (*rc == TDBF_OK)
-        *rc = tdbf_get_shape(probe, &shape);
-    tdbf_close(probe);
-    if (*rc == TDBF_OK)
-        *rc = tdbf_plan_eval(shape.k, shape.l, keys, &slices);
-    Py_END_ALLOW_THREADS
+    *rc = tdbf_plan_eval(built->k, built->l, keys, &slices);
     if (*rc != TDBF_OK)
         return NULL;
-    *built = (plan_built){shape.k, shape.l, 0, cfg->window_ns};
-    uint64_t span = cfg->window_ns / shape.l ? cfg->window_ns / shape.l : 1;
-    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:K,s:K,s:d,s:d}", "k", shape.k, "l", shape.l,
+    uint64_t span = cfg->window_ns / built->l ? cfg->window_ns / built->l : 1;
+    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:K,s:K,s:d,s:d}", "k", built->k, "l", built->l,
                          "capacity", (unsigned long long)keys,
                          "generation_ns", (unsigned long long)span,
                          "slice_bits", (unsigned long long)slices.m,
                          "bytes", (unsigned long long)((slices.bits + 7) / 8),
-                         "bits_per_item", slices.bits_per_item, "fp", shape.error_planned);
+                         "bits_per_item", slices.bits_per_item, "fp", built->error_planned);
 }
 
-static PyObject *plan_clock_rotating(const tdbf_config *cfg, plan_built *built, int *rc)
+static PyObject *plan_clock_rotating(const tdbf_config *cfg, int *rc)
 {
     tdbf_design_plan p;
     *rc = tdbf_plan_design(cfg, &p);
     if (*rc != TDBF_OK)
         return NULL;
-    *built = (plan_built){p.k, 0, cfg->window_ns ? 0 : p.capacity, cfg->window_ns};
     return Py_BuildValue("{s:K,s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d,s:d}",
                          "cells", (unsigned long long)p.cells, "k", p.k,
                          "cell_bits", p.cell_bits, "filters", p.filters,
@@ -344,13 +323,12 @@ static PyObject *plan_clock_rotating(const tdbf_config *cfg, plan_built *built, 
                          "bits_per_item", p.bits_per_item, "fp", p.fp, "fn_window", 0.0);
 }
 
-static PyObject *plan_decay(const tdbf_config *cfg, plan_built *built, int *rc)
+static PyObject *plan_decay(const tdbf_config *cfg, int *rc)
 {
     tdbf_decay_plan p;
     *rc = tdbf_plan_decay(cfg, &p);
     if (*rc != TDBF_OK)
         return NULL;
-    *built = (plan_built){p.k, 0, p.window, 0};
     /* forgetting halfway through the window shows the curve's shape */
     double fn_half = p.design == TDBF_FPDECAY
         ? 1.0 - tdbf_fpdecay_survival(p.cells, p.k, p.cell_bits, p.window / 2)
@@ -366,49 +344,37 @@ static PyObject *plan_decay(const tdbf_config *cfg, plan_built *built, int *rc)
                          "survival_target", p.survival_target);
 }
 
-/* tbf, btbf, bloom, exact (no planner in the API): what the filter itself
- * reports once open. */
-static PyObject *plan_by_opening(const tdbf_config *cfg, plan_built *built, int *rc)
+/* tbf, btbf, bloom, exact: their shape is all there is to plan. */
+static PyObject *plan_shape_only(const tdbf_shape *st)
 {
-    tdbf *f = NULL;
-    tdbf_shape st;
-    Py_BEGIN_ALLOW_THREADS
-    *rc = tdbf_open(&f, cfg);
-    if (*rc == TDBF_OK)
-        *rc = tdbf_get_shape(f, &st);
-    tdbf_close(f);
-    Py_END_ALLOW_THREADS
-    if (*rc != TDBF_OK)
-        return NULL;
-    *built = (plan_built){st.k, st.l, st.window_items, st.window_ns};
-    double bits_per_item = st.window_items ? 8.0 * (double)st.memory_bytes /
-                                                 (double)st.window_items : 0.0;
-    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:d,s:d}", "k", st.k, "l", st.l,
-                         "window", (unsigned long long)st.window_items,
-                         "bytes", (unsigned long long)st.memory_bytes,
-                         "bits_per_item", bits_per_item, "fp", st.error_planned);
+    double bits_per_item = st->window_items ? 8.0 * (double)st->memory_bytes /
+                                                  (double)st->window_items : 0.0;
+    return Py_BuildValue("{s:I,s:I,s:K,s:K,s:d,s:d}", "k", st->k, "l", st->l,
+                         "window", (unsigned long long)st->window_items,
+                         "bytes", (unsigned long long)st->memory_bytes,
+                         "bits_per_item", bits_per_item, "fp", st->error_planned);
 }
 
-static PyObject *plan_design(const tdbf_config *cfg, plan_built *built, int *rc)
+static PyObject *plan_design(const tdbf_config *cfg, const tdbf_shape *built, int *rc)
 {
     switch (cfg->design) {
     case TDBF_APBF:
-        return plan_apbf(cfg, built, rc);
+        return plan_apbf(cfg, rc);
     case TDBF_APBBF:
-        return plan_apbbf(cfg, built, rc);
+        return plan_apbbf(cfg, rc);
     case TDBF_APBF_LINE:
     case TDBF_TLBF_LINE:
-        return plan_line(cfg, built, rc);
+        return plan_line(cfg, rc);
     case TDBF_TLBF:
         return plan_tlbf(cfg, built, rc);
     case TDBF_CLOCK:
     case TDBF_ROTATING:
-        return plan_clock_rotating(cfg, built, rc);
+        return plan_clock_rotating(cfg, rc);
     case TDBF_FPDECAY:
     case TDBF_STABLE:
-        return plan_decay(cfg, built, rc);
+        return plan_decay(cfg, rc);
     default:
-        return plan_by_opening(cfg, built, rc);
+        return plan_shape_only(built);
     }
 }
 
@@ -443,9 +409,13 @@ static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
         pytdbf_u64(block_bits, "block_bits", 64, 1024, 1, 0, &bits) != 0)
         return NULL;
     cfg.block_bits = (unsigned)bits;
-    int rc = TDBF_OK;
-    plan_built built = {0, 0, 0, 0};
-    PyObject *dict = plan_design(&cfg, &built, &rc);
+    /* what tdbf_open builds: `tdbf plan --json`'s "built" */
+    tdbf_shape built;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = tdbf_plan_shape(&cfg, &built);
+    Py_END_ALLOW_THREADS
+    PyObject *dict = rc == TDBF_OK ? plan_design(&cfg, &built, &rc) : NULL;
     if (dict == NULL && rc != TDBF_OK)
         return pytdbf_config_error(rc, &cfg, "plan");
     if (dict == NULL)

@@ -207,7 +207,7 @@ int tdbf_load_part(tdbf *f, tdbf_in *in, const void *fields, size_t size, size_t
 
 uint64_t tdbf_saved_size(const tdbf *f)
 {
-    if (!f || !f->ops->save)
+    if (!f)
         return 0;
     return HEADER_BYTES + f->ops->payload_size(f) + TRAILER_BYTES;
 }
@@ -216,8 +216,6 @@ int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx)
 {
     if (!f || !write)
         return TDBF_EINVAL;
-    if (!f->ops->save)
-        return TDBF_ENOTSUP;
     tdbf_out out = {.write = write, .ctx = ctx, .rc = TDBF_OK};
     tdbf_checksum_init(&out.sum);
     tdbf_out_bytes(&out, MAGIC, sizeof MAGIC);
@@ -300,8 +298,6 @@ int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx, const tdbf_load_options 
     if (rc != TDBF_OK)
         return rc;
     const tdbf_ops *ops = tdbf_design_ops((tdbf_design)h.design);
-    if (!ops->load)
-        return TDBF_ENOTSUP;
     bool concurrent = opts && opts->concurrent;
     if (concurrent && !ops->concurrent && !ops->concurrent_on_request)
         return TDBF_ENOTSUP;
@@ -423,8 +419,6 @@ int tdbf_save_file(const tdbf *f, const char *path)
 {
     if (!f || !path)
         return TDBF_EINVAL;
-    if (!f->ops->save)
-        return TDBF_ENOTSUP;
     size_t len = strlen(path);
     char *tmp = malloc(len + 16);
     file_sink *sink = malloc(sizeof *sink);

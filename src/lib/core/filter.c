@@ -250,8 +250,6 @@ int tdbf_copy(tdbf **out, const tdbf *f)
     if (!f)
         return TDBF_EINVAL;
     copy_buffer b = {NULL, tdbf_saved_size(f), 0};
-    if (b.size == 0)
-        return TDBF_ENOTSUP;
     if (b.size > SIZE_MAX || !(b.bytes = f->alloc.alloc(f->alloc.opaque, (size_t)b.size)))
         return TDBF_ENOMEM;
     int rc = tdbf_save(f, copy_write, &b);

@@ -111,6 +111,12 @@ double tdbf_geometric_age(double p, double a, double len, double rho);
 
 
 typedef struct tdbf_ops {
+    /* Size a checked cfg exactly as open does, without allocating: the
+     * design's k, l, window_items or window_ns, error_planned, and
+     * memory_bytes = what open allocates, shell included (at the planned
+     * rate, for a design that grows).  open's errors, ETOOBIG included
+     * (tdbf_plan_shape; the shell fills the other fields). */
+    int  (*plan)(const tdbf_config *cfg, tdbf_shape *out);
     /* Plan, check cfg->max_memory, allocate, and store the state in f->impl. */
     int  (*open)(tdbf *f, const tdbf_config *cfg);
     void (*close)(tdbf *f);
@@ -140,7 +146,7 @@ typedef struct tdbf_ops {
      * would return, with nothing added (later adds cannot fail). */
     int (*add_many)(tdbf *f, const tdbf_key *keys, size_t n,
                     uint64_t now_ns, uint8_t *present);
-    /* Serialization (codec.c); NULL = TDBF_ENOTSUP.  payload_size is the
+    /* Serialization (codec.c), every design has it.  payload_size is the
      * exact byte count save writes; load reads the payload, validating
      * every field before it allocates or uses it, and sets f->impl. */
     uint64_t (*payload_size)(const tdbf *f);
@@ -714,10 +720,24 @@ int tdbf_bloom_size(double keys, double error, unsigned fixed_k,
 #define TDBF_ALIGNED_OVERHEAD (64u + sizeof(size_t))
 
 /* The sizing of tdbf_open for CLOCK (clock.c) and ROTATING (rotating.c),
- * behind tdbf_plan_design (sizing.c), which has already checked the
+ * behind tdbf_plan_design (planner.c), which has already checked the
  * design, the error, cfg.k, cfg.l and defaulted cfg.max_memory.  Open
  * calls the same function. */
 int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out);
 int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_design_plan *out);
+
+/* The sizing of tdbf_open for FPDECAY (fpdecay.c) and STABLE (stable.c),
+ * behind tdbf_plan_decay (planner.c), which has checked the design.  What
+ * both share is plan_decay.c's: tdbf_decay_plan_by checks the error, the
+ * window and the fields both read, runs the design's search for the
+ * survival target, checks the memory cap and fills the window, bits per
+ * item and target; tdbf_decay_shape is a plan as ops->plan reports it
+ * (state_bytes: the design's struct, beside its one aligned array). */
+typedef int (*tdbf_decay_search)(const tdbf_config *cfg, double target, tdbf_decay_plan *out);
+int tdbf_fpdecay_plan(const tdbf_config *cfg, tdbf_decay_plan *out);
+int tdbf_stable_plan(const tdbf_config *cfg, tdbf_decay_plan *out);
+int tdbf_decay_plan_by(const tdbf_config *cfg, tdbf_design design, tdbf_decay_search search,
+                       tdbf_decay_plan *out);
+void tdbf_decay_shape(const tdbf_decay_plan *plan, size_t state_bytes, tdbf_shape *out);
 
 #endif

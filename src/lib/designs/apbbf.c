@@ -327,7 +327,9 @@ static void plan_ahead(apbbf *a)
     a->ahead_count = tdbf_run_ahead_slices(a->k, a->l, a->ahead);
 }
 
-static int apbbf_open(tdbf *f, const tdbf_config *cfg)
+/* The parameters open builds for cfg: the given (k, l, b), or the
+ * planner's least memory within the tolerance (paper 004 section 6). */
+static int apbbf_size(const tdbf_config *cfg, tdbf_plan_blocked *plan)
 {
     if (cfg->window_items == 0 || cfg->window_ns != 0)
         return TDBF_EWINDOW;
@@ -336,19 +338,40 @@ static int apbbf_open(tdbf *f, const tdbf_config *cfg)
         (block_bits != TDBF_BLOCK_WORD && block_bits != TDBF_BLOCK_LINE) ||
         cfg->block_hashes > TDBF_MAX_BLOCK_HASHES)
         return TDBF_EPARAM;
-    tdbf_plan_blocked plan;
     int rc = cfg->k && cfg->block_hashes
            ? tdbf_plan_apbbf_size(cfg->k, cfg->l, block_bits, cfg->block_hashes,
-                                  cfg->window_items, &plan)
+                                  cfg->window_items, plan)
            : tdbf_plan_apbbf_search(cfg->window_items, cfg->error, block_bits,
                                     cfg->k, cfg->l, cfg->block_hashes,
-                                    tdbf_plan_tolerance(cfg), &plan);
+                                    tdbf_plan_tolerance(cfg), plan);
     if (rc != TDBF_OK)
         return rc;
     /* (The aligned allocator adds up to 64 + sizeof(size_t) bytes.) */
-    double bytes = (double)plan.bits / 8.0 + (double)header_bytes() + 64.0 + sizeof(size_t);
-    if (!tdbf_fits(bytes, cfg->max_memory))
-        return TDBF_ETOOBIG;
+    double bytes = (double)plan->bits / 8.0 + (double)header_bytes() + 64.0 + sizeof(size_t);
+    return tdbf_fits(bytes, cfg->max_memory) ? TDBF_OK : TDBF_ETOOBIG;
+}
+
+static int apbbf_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_plan_blocked plan;
+    int rc = apbbf_size(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    out->k = plan.k;
+    out->l = plan.l;
+    out->window_items = (uint64_t)plan.l * plan.g;
+    out->error_planned = plan.fp;
+    out->memory_bytes = sizeof(tdbf) + header_bytes() + TDBF_ALIGNED_OVERHEAD +
+                        (uint64_t)(plan.k + plan.l) * plan.blocks * (plan.block_bits / 8);
+    return TDBF_OK;
+}
+
+static int apbbf_open(tdbf *f, const tdbf_config *cfg)
+{
+    tdbf_plan_blocked plan;
+    int rc = apbbf_size(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
 
     apbbf layout = {
         .k = plan.k,
@@ -512,6 +535,7 @@ static int apbbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_apbbf_ops = {
+    .plan = apbbf_plan,
     .open = apbbf_open,
     .close = apbbf_close,
     .add = apbbf_add,

@@ -212,21 +212,44 @@ static void plan_ahead(apbf *a)
     a->ahead_count = tdbf_run_ahead_slices(a->k, a->l, a->ahead);
 }
 
-static int apbf_open(tdbf *f, const tdbf_config *cfg)
+/* The parameters open builds for cfg: the given (k, l), or the planner's
+ * least memory within the tolerance (paper 004 section 5.3). */
+static int apbf_size(const tdbf_config *cfg, tdbf_plan *plan)
 {
     if (cfg->window_items == 0 || cfg->window_ns != 0)
         return TDBF_EWINDOW;
     if ((cfg->k == 0) != (cfg->l == 0))
         return TDBF_EPARAM;
-    tdbf_plan plan;
-    int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, cfg->window_items, &plan)
+    int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, cfg->window_items, plan)
                     : tdbf_plan_search(cfg->window_items, cfg->error, TDBF_MAX_L,
-                                       tdbf_plan_tolerance(cfg), &plan, NULL, 0, NULL);
+                                       tdbf_plan_tolerance(cfg), plan, NULL, 0, NULL);
     if (rc != TDBF_OK)
         return rc;
-    double bytes = (double)(plan.k + plan.l) * (double)tdbf_words_for_bits(plan.m) * 8.0;
-    if (!tdbf_fits(bytes + sizeof(apbf), cfg->max_memory))
-        return TDBF_ETOOBIG;
+    double bytes = (double)(plan->k + plan->l) * (double)tdbf_words_for_bits(plan->m) * 8.0;
+    return tdbf_fits(bytes + sizeof(apbf), cfg->max_memory) ? TDBF_OK : TDBF_ETOOBIG;
+}
+
+static int apbf_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_plan plan;
+    int rc = apbf_size(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    out->k = plan.k;
+    out->l = plan.l;
+    out->window_items = (uint64_t)plan.l * plan.g;
+    out->error_planned = plan.fp;
+    out->memory_bytes = sizeof(tdbf) + sizeof(apbf) + TDBF_ALIGNED_OVERHEAD +
+                        (uint64_t)(plan.k + plan.l) * tdbf_words_for_bits(plan.m) * 8;
+    return TDBF_OK;
+}
+
+static int apbf_open(tdbf *f, const tdbf_config *cfg)
+{
+    tdbf_plan plan;
+    int rc = apbf_size(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
 
     apbf *a = tdbf_mem_calloc(f, 1, sizeof *a);
     if (!a)
@@ -374,6 +397,7 @@ static int apbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_apbf_ops = {
+    .plan = apbf_plan,
     .open = apbf_open,
     .close = apbf_close,
     .add = apbf_add,

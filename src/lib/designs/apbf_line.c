@@ -1089,14 +1089,36 @@ double tdbf_line_ring_bytes_planned(const tdbf_line_plan *plan)
     return (double)plan->bytes + (double)(TDBF_ALIGNED_OVERHEAD + sizeof(line_filter));
 }
 
+/* The ring open builds for cfg, within cfg.max_memory. */
+static int line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
+{
+    int rc = tdbf_plan_apbf_line(cfg, plan);
+    if (rc != TDBF_OK)
+        return rc;
+    return tdbf_fits(tdbf_line_ring_bytes_planned(plan), cfg->max_memory) ? TDBF_OK
+                                                                          : TDBF_ETOOBIG;
+}
+
+static int line_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_line_plan plan;
+    int rc = line_size(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    out->k = plan.k;
+    out->l = plan.l;
+    out->window_items = plan.window;
+    out->error_planned = plan.fp;
+    out->memory_bytes = sizeof(tdbf) + (uint64_t)tdbf_line_ring_bytes_planned(&plan);
+    return TDBF_OK;
+}
+
 static int line_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_line_plan plan;
-    int rc = tdbf_plan_apbf_line(cfg, &plan);
+    int rc = line_size(cfg, &plan);
     if (rc != TDBF_OK)
         return rc;
-    if (!tdbf_fits(tdbf_line_ring_bytes_planned(&plan), cfg->max_memory))
-        return TDBF_ETOOBIG;
     line_filter *t;
     rc = tdbf_line_ring_open(f, &plan, &t);
     if (rc != TDBF_OK)
@@ -1388,6 +1410,7 @@ void tdbf_line_ring_plan(const tdbf_line_ring *t, tdbf_line_plan *out)
 }
 
 const tdbf_ops tdbf_apbf_line_ops = {
+    .plan = line_plan,
     .open = line_open,
     .close = line_close,
     .add = line_add,

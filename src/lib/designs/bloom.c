@@ -299,14 +299,34 @@ static int size_blocked(const tdbf_config *cfg, bloom *b)
     return TDBF_OK;
 }
 
-static int bloom_open(tdbf *f, const tdbf_config *cfg)
+/* The classic or blocked filter open builds for cfg's capacity. */
+static int bloom_size(const tdbf_config *cfg, bloom *sized)
 {
     if (cfg->window_items == 0 || cfg->window_ns != 0)
         return TDBF_EWINDOW;
     if (cfg->l != 0 || cfg->k > TDBF_MAX_K)
         return TDBF_EPARAM;
-    bloom sized = {.capacity = cfg->window_items};
-    int rc = cfg->block_bits ? size_blocked(cfg, &sized) : size_classic(cfg, &sized);
+    *sized = (bloom){.capacity = cfg->window_items};
+    return cfg->block_bits ? size_blocked(cfg, sized) : size_classic(cfg, sized);
+}
+
+static int bloom_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    bloom sized;
+    int rc = bloom_size(cfg, &sized);
+    if (rc != TDBF_OK)
+        return rc;
+    out->k = sized.k;
+    out->window_items = sized.capacity;
+    out->error_planned = sized.fp_planned;
+    out->memory_bytes = sizeof(tdbf) + sizeof(bloom) + TDBF_ALIGNED_OVERHEAD + bloom_bytes(&sized);
+    return TDBF_OK;
+}
+
+static int bloom_open(tdbf *f, const tdbf_config *cfg)
+{
+    bloom sized;
+    int rc = bloom_size(cfg, &sized);
     if (rc != TDBF_OK)
         return rc;
     bloom *b = tdbf_mem_calloc(f, 1, sizeof *b);
@@ -429,6 +449,7 @@ static int bloom_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_bloom_ops = {
+    .plan = bloom_plan,
     .open = bloom_open,
     .close = bloom_close,
     .add = bloom_add,

@@ -415,6 +415,19 @@ int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out)
     return TDBF_OK;
 }
 
+static int clock_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_design_plan plan;
+    int rc = tdbf_clock_plan(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    out->k = plan.k;
+    out->window_ns = cfg->window_ns;
+    out->error_planned = plan.fp;
+    out->memory_bytes = plan.memory_bytes;
+    return TDBF_OK;
+}
+
 static void clock_close(tdbf *f)
 {
     clockf *c = f->impl;
@@ -620,6 +633,7 @@ static int clock_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_clock_ops = {
+    .plan = clock_plan,
     .open = clock_open,
     .close = clock_close,
     .add = clock_add,

@@ -227,12 +227,32 @@ static int exact_advance(tdbf *f, uint64_t now_ns)
     return TDBF_OK;
 }
 
-static int exact_open(tdbf *f, const tdbf_config *cfg)
+static int exact_check(const tdbf_config *cfg)
 {
     if ((cfg->window_items == 0) == (cfg->window_ns == 0))
         return TDBF_EWINDOW;
-    if (cfg->k || cfg->l)
-        return TDBF_EPARAM;
+    return cfg->k || cfg->l ? TDBF_EPARAM : TDBF_OK;
+}
+
+/* Nothing to size: the table and the ring start small and grow with the
+ * keys held, so the memory is what open allocates. */
+static int exact_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    int rc = exact_check(cfg);
+    if (rc != TDBF_OK)
+        return rc;
+    out->window_items = cfg->window_items;
+    out->window_ns = cfg->window_ns;
+    out->memory_bytes = sizeof(tdbf) + sizeof(exact) + INITIAL_SLOTS * sizeof(entry *) +
+                        INITIAL_RING * sizeof(fifo_item);
+    return TDBF_OK;
+}
+
+static int exact_open(tdbf *f, const tdbf_config *cfg)
+{
+    int rc = exact_check(cfg);
+    if (rc != TDBF_OK)
+        return rc;
     exact *x = tdbf_mem_calloc(f, 1, sizeof *x);
     if (!x)
         return TDBF_ENOMEM;
@@ -434,6 +454,7 @@ static int exact_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_exact_ops = {
+    .plan = exact_plan,
     .open = exact_open,
     .close = exact_close,
     .add = exact_add,

@@ -217,10 +217,83 @@ static void fpdecay_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
     }
 }
 
+/* e_b: the chance that a foreign fingerprint equals ours. */
+static double foreign_match_rate(unsigned b)
+{
+    return 1.0 / (double)((UINT64_C(1) << b) - 1);
+}
+
+/* 1 - (1 - e_b)^n: the FP once every cell holds some fingerprint. */
+static double full_fp(unsigned n, unsigned b)
+{
+    return -expm1((double)n * log1p(-foreign_match_rate(b)));
+}
+
+/* ---- sizing (plan_decay.c reads a window request as two targets) ------ */
+
+static int plan_fpdecay(const tdbf_config *cfg, double target, tdbf_decay_plan *out)
+{
+    static const unsigned widths[] = {8, 16, 32};
+    unsigned fixed_b = cfg->fingerprint_bits, fixed_n = cfg->positions;
+    if (fixed_b != 0 && fixed_b != 8 && fixed_b != 16 && fixed_b != 32)
+        return TDBF_EPARAM;
+    bool found = false, too_big = false;
+    double best_bits = 0.0;
+
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        unsigned b = widths[i];
+        if (fixed_b && b != fixed_b)
+            continue;
+        unsigned n_last = fixed_n ? fixed_n : TDBF_MAX_K;
+        for (unsigned n = fixed_n ? fixed_n : 1; n <= n_last; n++) {
+            double fp = full_fp(n, b);
+            if (fp > cfg->error)
+                break;              /* and more so for larger n */
+            uint64_t cells;
+            int rc = tdbf_fpdecay_size(cfg->window_items, n, b, target, &cells);
+            if (rc == TDBF_ETOOBIG) {
+                too_big = true;
+                continue;
+            }
+            if (rc != TDBF_OK)
+                return rc;
+            double bits = (double)cells * b;
+            if (found && bits >= best_bits)
+                continue;
+            found = true;
+            best_bits = bits;
+            out->cells = cells;
+            out->k = n;
+            out->cell_bits = b;
+            out->bytes = cells * (b / 8);
+            out->fp = fp;
+            out->survival = tdbf_fpdecay_survival(cells, n, b, cfg->window_items);
+        }
+    }
+    if (!found)
+        return too_big ? TDBF_ETOOBIG : TDBF_EINFEASIBLE;
+    out->decrements = 0;
+    return TDBF_OK;
+}
+
+int tdbf_fpdecay_plan(const tdbf_config *cfg, tdbf_decay_plan *out)
+{
+    return tdbf_decay_plan_by(cfg, TDBF_FPDECAY, plan_fpdecay, out);
+}
+
+static int fpdecay_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_decay_plan plan;
+    int rc = tdbf_fpdecay_plan(cfg, &plan);
+    if (rc == TDBF_OK)
+        tdbf_decay_shape(&plan, sizeof(fpdecay), out);
+    return rc;
+}
+
 static int fpdecay_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_decay_plan plan;
-    int rc = tdbf_plan_decay(cfg, &plan);
+    int rc = tdbf_fpdecay_plan(cfg, &plan);
     if (rc != TDBF_OK)
         return rc;
     fpdecay *a = tdbf_mem_calloc(f, 1, sizeof *a);
@@ -281,12 +354,6 @@ static void fpdecay_stats(const tdbf *f, tdbf_stats *st)
 static bool shape_ok(unsigned n, unsigned b)
 {
     return n >= 1 && n <= TDBF_MAX_K && (b == 8 || b == 16 || b == 32);
-}
-
-/* e_b: the chance that a foreign fingerprint equals ours. */
-static double foreign_match_rate(unsigned b)
-{
-    return 1.0 / (double)((UINT64_C(1) << b) - 1);
 }
 
 /* ---- serialization (codec.c) ---------------------------------------------
@@ -370,7 +437,7 @@ static int fpdecay_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     h.cells = cells;
     h.segment = cells / h.n;
     /* plan_decay.c's full-array FP, 1 - (1 - e_b)^n */
-    h.fp_planned = -expm1((double)h.n * log1p(-foreign_match_rate(h.b)));
+    h.fp_planned = full_fp(h.n, h.b);
     if (in->remaining != array_bytes(&h) + padding_bytes(&h))
         return TDBF_ECORRUPT;
     if (!tdbf_fits((double)array_bytes(&h), max_memory))
@@ -392,6 +459,7 @@ static int fpdecay_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_fpdecay_ops = {
+    .plan = fpdecay_plan,
     .open = fpdecay_open,
     .close = fpdecay_close,
     .add = fpdecay_add,

@@ -389,6 +389,20 @@ int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_design_plan *out)
     return plan_ring(cfg, out, &ring_cap);
 }
 
+static int rotating_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_design_plan plan;
+    int rc = tdbf_rotating_plan(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    out->k = plan.k;
+    out->window_items = cfg->window_ns ? 0 : plan.capacity;
+    out->window_ns = cfg->window_ns;
+    out->error_planned = plan.fp;
+    out->memory_bytes = plan.memory_bytes;
+    return TDBF_OK;
+}
+
 static int rotating_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_design_plan plan;
@@ -606,6 +620,7 @@ static int rotating_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_rotating_ops = {
+    .plan = rotating_plan,
     .open = rotating_open,
     .close = rotating_close,
     .add = rotating_add,

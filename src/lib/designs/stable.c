@@ -240,10 +240,143 @@ static void set_shape(stable *s, unsigned k, unsigned d, uint64_t cells, uint64_
     s->window = window;
 }
 
+/* ---- sizing (plan_decay.c reads a window request as two targets) ------ */
+
+/* Cell arrays larger than this are not sized (like the APBF planner). */
+#define MAX_BITS 4503599627370496.0   /* 2^52 */
+
+/* d when cfg.cell_max_bits is 0 ("Sizing" above). */
+#define STABLE_DEFAULT_BITS 4
+
+typedef struct stable_request {
+    uint64_t window;
+    double   error, target;
+    unsigned k, d;
+    uint64_t fixed_decrements;  /* 0 = from the FP formula */
+} stable_request;
+
+/* The least P whose stable-point FP (1 - zeros)^K meets the error, for m
+ * cells (Deng & Rafiei); 0 if none does with P <= m. */
+static uint64_t least_decrements(const stable_request *sh, uint64_t cells)
+{
+    double zeros_needed = 1.0 - pow(sh->error, 1.0 / sh->k);
+    double max = (double)((1u << sh->d) - 1);
+    double p = 1.0 / ((pow(zeros_needed, -1.0 / max) - 1.0) *
+                      (1.0 / sh->k - 1.0 / (double)cells));
+    if (!(p >= 1.0))
+        p = 1.0;
+    if (!(p <= (double)cells))
+        return 0;
+    uint64_t decrements = (uint64_t)ceil(p);
+    /* settle the rounding against the formula the filter reports */
+    while (decrements > 1 &&
+           pow(1.0 - tdbf_stable_zeros(cells, sh->k, sh->d, decrements - 1, UINT64_MAX),
+               sh->k) <= sh->error)
+        decrements--;
+    while (pow(1.0 - tdbf_stable_zeros(cells, sh->k, sh->d, decrements, UINT64_MAX),
+               sh->k) > sh->error)
+        if (++decrements > cells)
+            return 0;
+    return decrements;
+}
+
+static uint64_t decrements_for(const stable_request *sh, uint64_t cells)
+{
+    if (sh->fixed_decrements)
+        return sh->fixed_decrements <= cells ? sh->fixed_decrements : 0;
+    return least_decrements(sh, cells);
+}
+
+/* Does a filter of `segment` cells per segment forget at most 1 - S of
+ * the keys added `window` adds ago? */
+static bool stable_meets(const stable_request *sh, uint64_t segment)
+{
+    uint64_t cells = segment * sh->k;
+    uint64_t decrements = decrements_for(sh, cells);
+    return decrements != 0 &&
+           tdbf_stable_forget(cells, sh->k, sh->d, decrements, sh->window) <= 1.0 - sh->target;
+}
+
+/* The least segment size meeting the target for this K (0: none fits).
+ * Forgetting falls as the array grows (P/m and K/m shrink together), so
+ * a bisection finds it. */
+static uint64_t stable_least_segment(const stable_request *sh)
+{
+    uint64_t lo = 2, hi = (uint64_t)(MAX_BITS / ((double)sh->k * sh->d));
+    if (!stable_meets(sh, hi))
+        return 0;
+    if (stable_meets(sh, lo))
+        return lo;
+    while (hi - lo > 1) {            /* lo fails, hi meets */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (stable_meets(sh, mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+static int plan_stable(const tdbf_config *cfg, double target, tdbf_decay_plan *out)
+{
+    stable_request sh = {cfg->window_items, cfg->error, target, 0,
+                       cfg->cell_max_bits ? cfg->cell_max_bits : STABLE_DEFAULT_BITS,
+                       cfg->decrements};
+    if (sh.d > 8)
+        return TDBF_EPARAM;
+    unsigned per_word = 64 / sh.d;
+    bool found = false, fp_missed = false;
+    uint64_t best_words = 0;
+
+    unsigned k_last = cfg->positions ? cfg->positions : TDBF_MAX_K;
+    for (sh.k = cfg->positions ? cfg->positions : 1; sh.k <= k_last; sh.k++) {
+        uint64_t segment = stable_least_segment(&sh);
+        if (segment == 0)
+            continue;
+        uint64_t cells = segment * sh.k;
+        uint64_t decrements = decrements_for(&sh, cells);
+        double fp = pow(1.0 - tdbf_stable_zeros(cells, sh.k, sh.d, decrements, UINT64_MAX),
+                        sh.k);
+        if (fp > sh.error) {            /* a fixed P too small for this m */
+            fp_missed = true;
+            continue;
+        }
+        uint64_t words = (cells + per_word - 1) / per_word;
+        if (found && words >= best_words)
+            continue;
+        found = true;
+        best_words = words;
+        out->cells = cells;
+        out->k = sh.k;
+        out->cell_bits = sh.d;
+        out->decrements = decrements;
+        out->bytes = words * sizeof(uint64_t);
+        out->fp = fp;
+        out->survival = 1.0 - tdbf_stable_forget(cells, sh.k, sh.d, decrements, sh.window);
+    }
+    if (!found)
+        return fp_missed ? TDBF_EINFEASIBLE : TDBF_ETOOBIG;
+    return TDBF_OK;
+}
+
+int tdbf_stable_plan(const tdbf_config *cfg, tdbf_decay_plan *out)
+{
+    return tdbf_decay_plan_by(cfg, TDBF_STABLE, plan_stable, out);
+}
+
+static int stable_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_decay_plan plan;
+    int rc = tdbf_stable_plan(cfg, &plan);
+    if (rc == TDBF_OK)
+        tdbf_decay_shape(&plan, sizeof(stable), out);
+    return rc;
+}
+
 static int stable_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_decay_plan plan;
-    int rc = tdbf_plan_decay(cfg, &plan);
+    int rc = tdbf_stable_plan(cfg, &plan);
     if (rc != TDBF_OK)
         return rc;
     stable *s = tdbf_mem_calloc(f, 1, sizeof *s);
@@ -369,6 +502,7 @@ static int stable_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_stable_ops = {
+    .plan = stable_plan,
     .open = stable_open,
     .close = stable_close,
     .add = stable_add,

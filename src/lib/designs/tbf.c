@@ -414,14 +414,47 @@ static int tbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
+/* The timer array open builds for cfg, within cfg.max_memory. */
+static int size_design(const tdbf_config *cfg, int block_design, tbf_shape *shape)
+{
+    int rc = plan(cfg, block_design, shape);
+    if (rc != TDBF_OK)
+        return rc;
+    if (!tdbf_fits(tdbf_cells_bytes(shape->m, shape->bits) + sizeof(tbf), cfg->max_memory))
+        return TDBF_ETOOBIG;
+    return TDBF_OK;
+}
+
+static int plan_design(const tdbf_config *cfg, int block_design, tdbf_shape *out)
+{
+    tbf_shape shape;
+    int rc = size_design(cfg, block_design, &shape);
+    if (rc != TDBF_OK)
+        return rc;
+    out->k = shape.k;
+    out->window_items = cfg->window_items;
+    out->error_planned = shape.fp;
+    out->memory_bytes = sizeof(tdbf) + sizeof(tbf) + TDBF_ALIGNED_OVERHEAD +
+                        (uint64_t)tdbf_cells_bytes(shape.m, shape.bits);
+    return TDBF_OK;
+}
+
+static int tbf_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    return plan_design(cfg, 0, out);
+}
+
+static int btbf_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    return plan_design(cfg, 1, out);
+}
+
 static int open_design(tdbf *f, const tdbf_config *cfg, int block_design)
 {
     tbf_shape shape;
-    int rc = plan(cfg, block_design, &shape);
+    int rc = size_design(cfg, block_design, &shape);
     if (rc != TDBF_OK)
         return rc;
-    if (!tdbf_fits(tdbf_cells_bytes(shape.m, shape.bits) + sizeof(tbf), cfg->max_memory))
-        return TDBF_ETOOBIG;
 
     tbf *t = tdbf_mem_calloc(f, 1, sizeof *t);
     if (!t)
@@ -688,6 +721,7 @@ static int btbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_tbf_ops = {
+    .plan = tbf_plan,
     .open = tbf_open,
     .close = tbf_close,
     .add = tbf_add,
@@ -701,6 +735,7 @@ const tdbf_ops tdbf_tbf_ops = {
 };
 
 const tdbf_ops tdbf_btbf_ops = {
+    .plan = btbf_plan,
     .open = btbf_open,
     .close = tbf_close,
     .add = tbf_add,

@@ -644,27 +644,56 @@ static int tlbf_advance(tdbf *f, uint64_t now_ns)
  * present key reads about l/k + k slices. */
 enum { TLBF_MAX_L = 160, TLBF_DEFAULT_CAPACITY = 1024 };
 
-static int tlbf_open(tdbf *f, const tdbf_config *cfg)
+/* The (k, l) open plans for cfg.capacity keys per window (paper 004
+ * section 7: each slice sized for the generation the rate brings), and
+ * the ring's cap. */
+static int tlbf_size(const tdbf_config *cfg, tdbf_plan *plan, unsigned *max_slices)
 {
     if (cfg->window_ns == 0 || cfg->window_items != 0)
         return TDBF_EWINDOW;
     if ((cfg->k == 0) != (cfg->l == 0))
         return TDBF_EPARAM;
     uint64_t capacity = cfg->capacity ? cfg->capacity : TLBF_DEFAULT_CAPACITY;
-    tdbf_plan plan;
-    int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, capacity, &plan)
+    int rc = cfg->k ? tdbf_plan_eval(cfg->k, cfg->l, capacity, plan)
                     : tdbf_plan_search(capacity, cfg->error, TLBF_MAX_L,
-                                       cfg->plan_tolerance > 0.0 ? cfg->plan_tolerance : 0.0, &plan,
+                                       cfg->plan_tolerance > 0.0 ? cfg->plan_tolerance : 0.0, plan,
                                        NULL, 0, NULL);
     if (rc != TDBF_OK)
         return rc;
-    unsigned base = plan.k + plan.l;
-    unsigned max_slices = cfg->max_slices ? cfg->max_slices : 2 * base + 32;
-    if (max_slices <= base || max_slices > plan.k + TDBF_MAX_L)
+    unsigned base = plan->k + plan->l;
+    *max_slices = cfg->max_slices ? cfg->max_slices : 2 * base + 32;
+    if (*max_slices <= base || *max_slices > plan->k + TDBF_MAX_L)
         return TDBF_EPARAM;
-    double steady = (double)base * (double)slice_bytes(plan.m);
-    if (!tdbf_fits(steady, cfg->max_memory))
-        return TDBF_ETOOBIG;
+    double steady = (double)base * (double)slice_bytes(plan->m);
+    return tdbf_fits(steady, cfg->max_memory) ? TDBF_OK : TDBF_ETOOBIG;
+}
+
+/* Open allocates no slice; at the planned rate k + l of them are live. */
+static int tlbf_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_plan plan;
+    unsigned max_slices;
+    int rc = tlbf_size(cfg, &plan, &max_slices);
+    if (rc != TDBF_OK)
+        return rc;
+    unsigned base = plan.k + plan.l;
+    out->k = plan.k;
+    out->l = plan.l;
+    out->window_ns = cfg->window_ns;
+    out->error_planned = plan.fp;
+    out->memory_bytes = sizeof(tdbf) + sizeof(tlbf) + (base + 2) * sizeof(slice) +
+                        base * slice_bytes(plan.m);
+    return TDBF_OK;
+}
+
+static int tlbf_open(tdbf *f, const tdbf_config *cfg)
+{
+    tdbf_plan plan;
+    unsigned max_slices;
+    int rc = tlbf_size(cfg, &plan, &max_slices);
+    if (rc != TDBF_OK)
+        return rc;
+    unsigned base = plan.k + plan.l;
 
     tlbf *t = tdbf_mem_calloc(f, 1, sizeof *t);
     if (!t)
@@ -884,6 +913,7 @@ static int tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_tlbf_ops = {
+    .plan = tlbf_plan,
     .open = tlbf_open,
     .close = tlbf_close,
     .add = tlbf_add,

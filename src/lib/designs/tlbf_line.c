@@ -591,22 +591,52 @@ static unsigned default_rings(unsigned k, unsigned l)
     return 2 * (k + l) + 32;
 }
 
-static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
+/* The home ring open builds for cfg: apbf-line's plan for a count
+ * window of `capacity`, so g0 = ceil(capacity / l). */
+static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
 {
     if (cfg->window_ns == 0 || cfg->window_items != 0)
         return TDBF_EWINDOW;
     if (cfg->max_slices > RING_LIMIT)
         return TDBF_EPARAM;
-    /* The home ring: apbf-line's plan for a count window of `capacity`,
-     * so g0 = ceil(capacity / l). */
-    tdbf_line_plan plan;
     int rc = tdbf_line_plan_ring(cfg, cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY,
-                                 &plan);
+                                 plan);
     if (rc != TDBF_OK)
         return rc;
     double fixed = (double)(sizeof(tlbf_line) + FIRST_SLOTS * sizeof(ring_slot));
-    if (!tdbf_fits(tdbf_line_ring_bytes_planned(&plan) + fixed, cfg->max_memory))
-        return TDBF_ETOOBIG;
+    return tdbf_fits(tdbf_line_ring_bytes_planned(plan) + fixed, cfg->max_memory)
+               ? TDBF_OK : TDBF_ETOOBIG;
+}
+
+static unsigned first_slots(unsigned max_rings)
+{
+    return max_rings < FIRST_SLOTS ? max_rings : FIRST_SLOTS;
+}
+
+/* At a steady rate one ring is live: the home ring open allocates. */
+static int tlbf_line_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    tdbf_line_plan plan;
+    int rc = tlbf_line_size(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
+    unsigned max_rings = cfg->max_slices ? cfg->max_slices : default_rings(plan.k, plan.l);
+    out->k = plan.k;
+    out->l = plan.l;
+    out->window_ns = cfg->window_ns;
+    out->error_planned = plan.fp;
+    out->memory_bytes = sizeof(tdbf) + sizeof(tlbf_line) +
+                        first_slots(max_rings) * sizeof(ring_slot) +
+                        (uint64_t)tdbf_line_ring_bytes_planned(&plan);
+    return TDBF_OK;
+}
+
+static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
+{
+    tdbf_line_plan plan;
+    int rc = tlbf_line_size(cfg, &plan);
+    if (rc != TDBF_OK)
+        return rc;
 
     tlbf_line *t = tdbf_mem_calloc(f, 1, sizeof *t);
     if (!t)
@@ -622,7 +652,7 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
     t->max_memory = cfg->max_memory;
     t->fp_planned = plan.fp;
     set_derived(t);
-    t->slots_allocated = t->max_rings < FIRST_SLOTS ? t->max_rings : FIRST_SLOTS;
+    t->slots_allocated = first_slots(t->max_rings);
     t->slots = tdbf_mem_calloc(f, t->slots_allocated, sizeof *t->slots);
     rc = t->slots ? tdbf_line_ring_open(f, &plan, &t->slots[0].ring) : TDBF_ENOMEM;
     if (rc != TDBF_OK) {
@@ -908,6 +938,7 @@ static int tlbf_line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 }
 
 const tdbf_ops tdbf_tlbf_line_ops = {
+    .plan = tlbf_line_plan,
     .open = tlbf_line_open,
     .close = tlbf_line_close,
     .add = tlbf_line_add,

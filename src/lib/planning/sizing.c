@@ -69,22 +69,3 @@ int tdbf_bloom_size(double keys, double error, unsigned fixed_k,
     out->fp = tdbf_bloom_fp(keys, out->m, out->k);
     return TDBF_OK;
 }
-
-int tdbf_plan_design(const tdbf_config *cfg, tdbf_design_plan *out)
-{
-    if (!cfg || !out)
-        return TDBF_EINVAL;
-    if (cfg->design != TDBF_CLOCK && cfg->design != TDBF_ROTATING)
-        return TDBF_EDESIGN;
-    /* tdbf_open's own checks, before the design's */
-    tdbf_config local;
-    int rc = tdbf_config_check(cfg, &local);
-    if (rc != TDBF_OK)
-        return rc;
-    tdbf_design_plan plan;
-    rc = cfg->design == TDBF_CLOCK ? tdbf_clock_plan(&local, &plan)
-                                       : tdbf_rotating_plan(&local, &plan);
-    if (rc == TDBF_OK)
-        *out = plan;
-    return rc;
-}
