@@ -6,7 +6,7 @@
  * ("0.1.0", the module version that added it), its arity (negative: at
  * least that many words, the command name included) and the tree of its
  * arguments, which clients and redis-cli use for hints.  The semantics are
- * those of commands.c and docs/redis.md.
+ * those of commands_filter.c, commands_admin.c and docs/redis.md.
  *
  * Key specs.  The commands are created with (firstkey, lastkey, step) =
  * (1, 1, 1), which the server turns into one key spec at argv[1] flagged
@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #include "command_info.h"
-#include "tdbf_module.h"
+#include "commands.h"
 
 /* ======================================================================
  * The ABI: our structs against the Redis 7.0 server's (LP64)
@@ -289,8 +289,8 @@ static const struct {
      "O(k) per item", items_args, reads_key},
     {"tdbf.prob", -3,
      "Estimates the probability that an item was added within the window from the "
-     "filter's cells and a prior on the stream (designs tbf, btbf, apbf, apbbf); replies "
-     "a number between 0 and 1.",
+     "filter's cells and a prior on the stream (designs tbf, btbf, apbf, apbbf, "
+     "apbf-line); replies a number between 0 and 1.",
      "O(k) (k + l slices for apbf and apbbf)", prob_args, reads_key},
     {"tdbf.card", 2,
      "Estimates how many insertions the filter's window holds (re-adds count again); "

@@ -1,6 +1,8 @@
 /*
- * command_info.h — command metadata (COMMAND DOCS, COMMAND INFO, arity
- * checks) for the TDBF.* commands, through RedisModule_SetCommandInfo.
+ * command_info.h — the structures RedisModule_SetCommandInfo takes
+ * (COMMAND DOCS, COMMAND INFO, arity checks): part of the Module API's
+ * declarations (layer 0, with module_api.h); command_info.c fills them in
+ * for the TDBF.* commands.
  *
  * RedisModule_SetCommandInfo (Redis 7.0+, Modules API reference, "Commands
  * API") takes a RedisModuleCommandInfo whose layout is part of the server's
@@ -149,20 +151,5 @@ typedef struct RedisModuleCommandInfo {
     RedisModuleCommandKeySpec *key_specs; /* NULL: keep CreateCommand's keys */
     RedisModuleCommandArg *args;
 } RedisModuleCommandInfo;
-
-/* ---- the module's use ---------------------------------------------------- */
-
-/* Describe every TDBF.* command to the server: summary, complexity, since
- * (the module's version, "0.1.0"), arity and arguments.  Call once, after
- * the commands are created (RedisModule_OnLoad).  The arity makes the
- * server itself refuse a wrong number of arguments before the command
- * runs.  Each command's key spec is the key RedisModule_CreateCommand
- * was given (argv[1]), flagged for what the command does with it (read
- * only, add, create, restore), which ACL key permissions use.
- *
- * Returns REDISMODULE_OK, also on servers without the API (before 7.0:
- * nothing is done).  REDISMODULE_ERR (with a log line) if a command is
- * missing or the server refuses its info, which is a bug in this file. */
-int tdbf_command_info_register(RedisModuleCtx *ctx);
 
 #endif /* TDBF_REDIS_COMMAND_INFO_H */

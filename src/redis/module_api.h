@@ -12,12 +12,13 @@
  *     int get_api(const char *name, void *out)
  * which writes the address of the API function called `name` (for example
  * "RedisModule_OpenKey") into *(void **)out and returns REDISMODULE_OK, or
- * REDISMODULE_ERR if this server does not have it.  module.c fetches every
- * pointer declared below that way (tdbf_module_bind_api), then registers
- * the module with RedisModule_SetModuleAttribs(ctx, name, version,
- * REDISMODULE_APIVER_1) before creating the type and the commands.
+ * REDISMODULE_ERR if this server does not have it.  api.c fetches every
+ * pointer declared below that way (tdbf_module_bind_api, called first
+ * thing by module.c), which then registers the module with
+ * RedisModule_SetModuleAttribs(ctx, name, version, REDISMODULE_APIVER_1)
+ * before creating the type and the commands.
  *
- * The pointers are defined once, in module.c; the other files see them
+ * The pointers are defined once, in api.c; the other files see them
  * through the `extern` declarations here.  The module is built with
  * -fvisibility=hidden, so none of them is exported.
  */

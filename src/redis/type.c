@@ -1,5 +1,5 @@
 /*
- * type.c — the "tdbf-filt" Redis data type.
+ * type.c — the "tdbf-filt" Redis data type (layer 2, type.h).
  *
  * A key holds a tdbf_value: a libtdbf filter, or, while a TDBF.LOADCHUNK
  * restore is in progress, the serialized bytes received so far.  Every
@@ -45,7 +45,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tdbf_module.h"
+#include "type.h"
+
+RedisModuleType *tdbf_type = NULL;
 
 #define KIND_FILTER  0
 #define KIND_RESTORE 1

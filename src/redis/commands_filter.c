@@ -1,0 +1,623 @@
+/*
+ * commands_filter.c — the commands that make and use a filter (layer 3,
+ * commands.h): TDBF.RESERVE, TDBF.ADD, TDBF.MADD, TDBF.INSERT, TDBF.ADDAT,
+ * TDBF.EXISTS, TDBF.MEXISTS.
+ *
+ * As RedisBloom's BF.ADD does, ADD, MADD and INSERT create a missing key
+ * with the module's defaults (DEFAULT_WINDOW or DEFAULT_EX, DEFAULT_ERROR,
+ * the default design) unless the module is loaded with AUTOCREATE no.
+ *
+ * Time.  The clock is the server's wall clock in milliseconds
+ * (RedisModule_Milliseconds), times 10^6 for the library's nanoseconds.
+ * Wall time survives restarts, so a filter saved by one process keeps
+ * expiring under the next; if the clock steps back the library clamps
+ * (the filter's time never rewinds).
+ *
+ * Determinism.  A time-window filter's answers depend on when each add
+ * happened, so a replica or an AOF replay must not read its own clock.
+ * Writes to time-window filters are therefore propagated (to replicas and
+ * the AOF) as TDBF.ADDAT key <primary's timestamp in ms> item ..., which
+ * adds at exactly that time; writes to count-window filters as TDBF.MADD.
+ * Only the items the primary accepted travel.  Creation (RESERVE, and an
+ * add that creates) is propagated as a canonical TDBF.RESERVE carrying the
+ * seed the primary drew, so replicas hash identically.  The result:
+ * replicas and replays hold byte-identical filters (same DEBUG
+ * DIGEST-VALUE) whatever their clocks say.  TDBF.ADDAT itself is refused
+ * from clients (see addat_allowed).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+/* ======================================================================
+ * Memory: what a command may allocate
+ *
+ * A filter's size comes from its error rate and window, not from the
+ * command's length, so Redis' own deny-oom check (memory already over
+ * maxmemory) cannot stop one TDBF.RESERVE from asking for gigabytes.  The
+ * module therefore opens an allocation budget (budget.c) of the bytes
+ * maxmemory leaves before anything that may allocate for a client:
+ * creating a filter, an add to a filter that grows (tlbf, tlbf-line,
+ * rotating, exact), a LOADCHUNK chunk.  Requests beyond it are refused before the
+ * server allocator is called, so a refusal allocates (and touches)
+ * nothing of the refused size.  MAX_MEMORY, the per-filter cap, is checked
+ * by the library against the planned size before it allocates at all.
+ * ====================================================================== */
+
+/* Reply the OOM error for a refused allocation of `bytes`. */
+static void reply_oom(RedisModuleCtx *ctx, const char *what, uint64_t bytes, uint64_t headroom)
+{
+    tdbf_refusals.oom++;
+    tdbf_reply_errorf(ctx, "OOM %s needs at least %llu bytes; maxmemory leaves %llu",
+                      what, (unsigned long long)bytes, (unsigned long long)headroom);
+}
+
+/* ======================================================================
+ * Creation options
+ * ====================================================================== */
+
+typedef struct create_args {
+    double      error;
+    bool        has_error;
+    uint64_t    window_items;   /* WINDOW n */
+    uint64_t    window_ms;      /* EX s, PX ms */
+    uint64_t    capacity;
+    bool        has_capacity;
+    tdbf_design design;
+    bool        has_design;
+    uint64_t    seed;           /* 0: random */
+    bool        has_seed;
+} create_args;
+
+static bool has_window(const create_args *a)
+{
+    return a->window_items || a->window_ms;
+}
+
+/* WINDOW n, EX s or PX ms into a; false after replying an error. */
+static bool parse_window(RedisModuleCtx *ctx, RedisModuleString *opt, RedisModuleString *val,
+                         create_args *a)
+{
+    const char *name = RedisModule_StringPtrLen(opt, NULL);
+    const char *text = RedisModule_StringPtrLen(val, NULL);
+    bool is_window = tdbf_arg_is(opt, "WINDOW"), is_ex = tdbf_arg_is(opt, "EX");
+    uint64_t n;
+    if (has_window(a)) {
+        RedisModule_ReplyWithError(ctx, "ERR a window given twice: give one of WINDOW, EX "
+                                        "or PX, once");
+        return false;
+    }
+    if (!tdbf_parse_u64(val, &n) || n == 0) {
+        tdbf_reply_errorf(ctx, "ERR bad %s '%.40s': it must be a positive integer%s", name, text,
+                          is_window ? " (insertions)" : is_ex ? " (seconds)" : " (milliseconds)");
+        return false;
+    }
+    if ((is_ex && n > UINT64_MAX / 1000u / 1000000u) || (!is_window && n > UINT64_MAX / 1000000u)) {
+        tdbf_reply_errorf(ctx, "ERR %s %.40s is too long", name, text);
+        return false;
+    }
+    if (is_window)
+        a->window_items = n;
+    else
+        a->window_ms = is_ex ? n * 1000u : n;
+    return true;
+}
+
+/* Parse one creation option at argv[*i].  Returns 1 (consumed, *i moved
+ * past it), 0 (not a creation option) or -1 (an error was replied).  An
+ * option given twice is an error, as a second window always was: taking
+ * the last value silently hides a mistake. */
+static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
+                               int *i, create_args *a, bool allow_error)
+{
+    RedisModuleString *opt = argv[*i];
+    const char *name = RedisModule_StringPtrLen(opt, NULL);
+    bool is_error = allow_error && tdbf_arg_is(opt, "ERROR");
+    bool is_window = tdbf_arg_is(opt, "WINDOW") || tdbf_arg_is(opt, "EX") || tdbf_arg_is(opt, "PX");
+    bool is_capacity = tdbf_arg_is(opt, "CAPACITY"), is_design = tdbf_arg_is(opt, "DESIGN"),
+         is_seed = tdbf_arg_is(opt, "SEED");
+    if (!(is_error || is_window || is_capacity || is_design || is_seed))
+        return 0;
+    if (*i + 1 >= argc) {
+        tdbf_reply_errorf(ctx, "ERR %s needs a value", name);
+        return -1;
+    }
+    if ((is_error && a->has_error) || (is_capacity && a->has_capacity) ||
+        (is_design && a->has_design) || (is_seed && a->has_seed)) {
+        tdbf_reply_errorf(ctx, "ERR %s given twice", name);
+        return -1;
+    }
+    RedisModuleString *val = argv[*i + 1];
+    const char *text = RedisModule_StringPtrLen(val, NULL);
+    *i += 2;
+    if (is_window)
+        return parse_window(ctx, opt, val, a) ? 1 : -1;
+    if (is_error) {
+        double e;
+        if (RedisModule_StringToDouble(val, &e) != REDISMODULE_OK || !(e > 0.0 && e < 1.0)) {
+            tdbf_reply_errorf(ctx, "ERR bad error rate '%.40s': it must be a number between 0 "
+                                   "and 1, exclusive", text);
+            return -1;
+        }
+        a->error = e;
+        a->has_error = true;
+    } else if (is_capacity) {
+        if (!tdbf_parse_u64(val, &a->capacity) || a->capacity == 0) {
+            tdbf_reply_errorf(ctx, "ERR bad CAPACITY '%.40s': it must be a positive integer "
+                                   "(expected items per window)", text);
+            return -1;
+        }
+        a->has_capacity = true;
+    } else if (is_design) {
+        if (!tdbf_design_arg(val, &a->design)) {
+            tdbf_reply_errorf(ctx, "ERR unknown design '%.40s' (apbf, apbbf, apbf-line, tlbf, "
+                                   "tlbf-line, tbf, btbf, clock, rotating, fpdecay, stable, bloom, "
+                                   "exact)",
+                              text);
+            return -1;
+        }
+        a->has_design = true;
+    } else {
+        if (!tdbf_parse_u64(val, &a->seed)) {
+            tdbf_reply_errorf(ctx, "ERR bad SEED '%.40s': it must be an integer from 0 (random) "
+                                   "to 2^64-1", text);
+            return -1;
+        }
+        a->has_seed = true;
+    }
+    return 1;
+}
+
+/* Fill in what the client left out from the module's defaults: the
+ * window of an auto-created filter (DEFAULT_EX, else DEFAULT_WINDOW), the
+ * design for that kind of window, the error rate. */
+static void apply_defaults(create_args *a)
+{
+    if (!has_window(a)) {
+        if (tdbf_settings.default_window_ms)
+            a->window_ms = tdbf_settings.default_window_ms;
+        else
+            a->window_items = tdbf_settings.default_window_items;
+    }
+    if (!a->has_design)
+        a->design = a->window_items ? tdbf_settings.default_count_design
+                                    : tdbf_settings.default_time_design;
+    if (!a->has_error)
+        a->error = tdbf_settings.default_error;
+}
+
+/* Reply why tdbf_open(a) failed with rc. */
+static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
+                             uint64_t refused, uint64_t headroom)
+{
+    const char *design = tdbf_design_name(a->design);
+    switch (rc) {
+    case TDBF_EWINDOW:
+        tdbf_reply_errorf(ctx, "ERR design %s does not take a %s window", design,
+                          a->window_items ? "count (WINDOW)" : "time (EX/PX)");
+        return;
+    case TDBF_EINFEASIBLE:
+        tdbf_reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->error);
+        return;
+    case TDBF_ETOOBIG:
+        tdbf_refusals.oom++;
+        tdbf_reply_errorf(ctx, "ERR the filter would need more memory than the %llu-byte cap "
+                               "per filter (module argument MAX_MEMORY)",
+                          (unsigned long long)(tdbf_settings.max_memory ? tdbf_settings.max_memory
+                                                                        : TDBF_DEFAULT_MAX_MEMORY));
+        return;
+    case TDBF_ENOMEM:
+        if (refused)
+            reply_oom(ctx, "the new filter", refused, headroom);
+        else
+            RedisModule_ReplyWithError(ctx, "OOM out of memory creating the filter");
+        return;
+    default:
+        tdbf_reply_errorf(ctx, "ERR cannot create a %s filter: %s", design, tdbf_strerror(rc));
+    }
+}
+
+/* Open a filter from parsed options; on failure replies and returns NULL.
+ * Nothing larger than maxmemory's headroom is ever allocated (above). */
+static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
+{
+    apply_defaults(a);
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = a->design;
+    cfg.error = a->error;
+    cfg.window_items = a->window_items;
+    cfg.window_ns = tdbf_ms_to_ns(a->window_ms);
+    cfg.capacity = a->capacity;
+    cfg.seed = a->seed;
+    cfg.max_memory = tdbf_settings.max_memory;
+
+    tdbf *f = NULL;
+    uint64_t headroom = tdbf_memory_headroom(ctx);
+    tdbf_budget_begin(headroom);
+    int rc = tdbf_open(&f, &cfg);
+    uint64_t refused = tdbf_budget_end(NULL);
+    if (rc != TDBF_OK) {
+        reply_open_error(ctx, a, rc, refused, headroom);
+        return NULL;
+    }
+    return f;
+}
+
+/* Propagate the creation of f as a canonical TDBF.RESERVE with every
+ * parameter spelled out, the seed included. */
+static void replicate_reserve(RedisModuleCtx *ctx, RedisModuleString *key, tdbf *f,
+                              const create_args *a)
+{
+    tdbf_shape st;
+    tdbf_get_shape(f, &st);
+    char error[40], window[24], capacity[24], seed[24];
+    snprintf(error, sizeof error, "%.17g", a->error);
+    snprintf(window, sizeof window, "%llu",
+             (unsigned long long)(a->window_items ? a->window_items : a->window_ms));
+    snprintf(capacity, sizeof capacity, "%llu", (unsigned long long)a->capacity);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)st.seed);
+    if (a->capacity)
+        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccccc", key, error,
+                              a->window_items ? "WINDOW" : "PX", window, "CAPACITY", capacity,
+                              "DESIGN", tdbf_design_name(a->design), "SEED", seed);
+    else
+        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccc", key, error,
+                              a->window_items ? "WINDOW" : "PX", window,
+                              "DESIGN", tdbf_design_name(a->design), "SEED", seed);
+}
+
+/* Create the filter for key (empty, opened for writing) from a: set the
+ * value, propagate the canonical RESERVE, notify.  NULL after replying an
+ * error. */
+static tdbf_value *create_value(RedisModuleCtx *ctx, RedisModuleKey *key,
+                                RedisModuleString *name, create_args *a)
+{
+    tdbf *f = create_filter(ctx, a);
+    if (!f)
+        return NULL;
+    tdbf_value *v = tdbf_value_new(f);
+    if (!v) {
+        tdbf_close(f);
+        RedisModule_ReplyWithError(ctx, "OOM out of memory creating the filter");
+        return NULL;
+    }
+    RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
+    replicate_reserve(ctx, name, f, a);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.reserve", name);
+    return v;
+}
+
+/* ======================================================================
+ * Adding
+ * ====================================================================== */
+
+/* Writes from our primary or from the AOF are applied as they come: the
+ * primary already decided them, and refusing here would diverge. */
+static bool applying_decided_writes(RedisModuleCtx *ctx)
+{
+    if (!RedisModule_GetContextFlags)
+        return false;
+    int flags = RedisModule_GetContextFlags(ctx);
+    return (flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)) != 0;
+}
+
+/* Overload: once the filter's estimated false-positive rate (from its
+ * counts: tdbf_current_error, O(1)) is above MAX_ERROR_RATIO times its
+ * target, adds are refused until items expire.  A fixed-size filter (a
+ * clock filter, a rotating one at its cap, a Bloom filter with no
+ * window) fed far above the rate it was sized for would otherwise answer
+ * "present" for almost everything; a refusal is an answer the client can
+ * act on, a false "present" is not. */
+static bool overloaded(const tdbf_value *v, uint64_t now_ns, double *estimate)
+{
+    if (tdbf_settings.max_error_ratio <= 0.0)
+        return false;
+    return tdbf_current_error(v->filter, now_ns, estimate) == TDBF_OK &&
+           *estimate > tdbf_settings.max_error_ratio * v->error;
+}
+
+static void reply_overloaded(RedisModuleCtx *ctx, const tdbf_value *v, double estimate)
+{
+    tdbf_refusals.overload++;
+    tdbf_reply_errorf(ctx, "ERR filter is full: its estimated false-positive rate %.3g is above "
+                           "%g x its target %g; create it for more items (%s), or wait for "
+                           "items to expire", estimate, tdbf_settings.max_error_ratio, v->error,
+                      v->timed ? "CAPACITY" : "WINDOW");
+}
+
+/* Add items[0 .. n-1] at now_ms; reply a single answer or an array.  The
+ * items really added are stored in accepted[] (for replication); the
+ * count is returned. */
+static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **items, int n,
+                     uint64_t now_ms, bool array, RedisModuleString **accepted)
+{
+    uint64_t now_ns = tdbf_filter_time_ns(v, now_ms);
+    bool decided = applying_decided_writes(ctx);
+    uint64_t headroom = v->grows && !decided ? tdbf_memory_headroom(ctx) : UINT64_MAX;
+    int added = 0;
+    if (array)
+        RedisModule_ReplyWithArray(ctx, n);
+    for (int i = 0; i < n; i++) {
+        double estimate;
+        if (!decided && overloaded(v, now_ns, &estimate)) {
+            reply_overloaded(ctx, v, estimate);
+            continue;
+        }
+        size_t len;
+        uint64_t spent;
+        const char *item = RedisModule_StringPtrLen(items[i], &len);
+        tdbf_budget_begin(headroom);
+        int rc = tdbf_add(v->filter, item, len, now_ns);
+        uint64_t refused = tdbf_budget_end(&spent);
+        if (headroom != UINT64_MAX)   /* the command's adds share one headroom */
+            headroom -= spent < headroom ? spent : headroom;
+        if (rc == TDBF_ENOMEM && refused) {
+            reply_oom(ctx, "adding to the filter", refused, headroom);
+        } else if (rc < 0) {
+            tdbf_reply_errorf(ctx, "ERR add failed: %s", tdbf_strerror(rc));
+        } else {
+            /* A growing time filter refused new memory degrades (its FP
+             * rises; the overload check above then steps in). */
+            if (refused)
+                tdbf_refusals.oom++;
+            accepted[added++] = items[i];
+            RedisModule_ReplyWithBool(ctx, rc == 0);
+        }
+    }
+    return added;
+}
+
+/* Propagate the adds that happened: time-window filters as TDBF.ADDAT at
+ * the time used (replicas and the AOF must not read their own clocks),
+ * count-window ones as TDBF.MADD.  Only accepted items: a replica must not
+ * add what the primary refused. */
+static void replicate_adds(RedisModuleCtx *ctx, RedisModuleString *key, const tdbf_value *v,
+                           RedisModuleString **items, int n, uint64_t now_ms)
+{
+    if (n == 0)
+        return;
+    if (v->timed)
+        RedisModule_Replicate(ctx, "TDBF.ADDAT", "slv", key, tdbf_clamp_ll(now_ms), items,
+                              (size_t)n);
+    else
+        RedisModule_Replicate(ctx, "TDBF.MADD", "sv", key, items, (size_t)n);
+    RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.add", key);
+}
+
+/* Add, reply, replicate and notify: the common tail of every add command. */
+static void add_and_propagate(RedisModuleCtx *ctx, RedisModuleString *key, tdbf_value *v,
+                              RedisModuleString **items, int n, uint64_t now_ms, bool array)
+{
+    RedisModuleString **accepted = RedisModule_Alloc(sizeof *accepted * (size_t)n);
+    int added = add_items(ctx, v, items, n, now_ms, array, accepted);
+    replicate_adds(ctx, key, v, accepted, added, now_ms);
+    RedisModule_Free(accepted);
+}
+
+/* A missing key for an add: create it from the module's defaults (as
+ * RedisBloom's BF.ADD does), unless AUTOCREATE is off.  NULL after
+ * replying. */
+static tdbf_value *autocreate(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name)
+{
+    if (!tdbf_settings.autocreate) {
+        tdbf_reply_not_found(ctx);
+        return NULL;
+    }
+    create_args a = {0};
+    return create_value(ctx, key, name, &a);
+}
+
+/* TDBF.ADD key item / TDBF.MADD key item ... */
+static int add_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
+{
+    if (multi ? argc < 3 : argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
+    if (found == KEY_EMPTY)
+        v = autocreate(ctx, key, argv[1]);
+    if (found != KEY_REPLIED && v)
+        add_and_propagate(ctx, argv[1], v, argv + 2, argc - 2, tdbf_server_now_ms(), multi);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int tdbf_cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return add_command(ctx, argv, argc, false);
+}
+
+int tdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return add_command(ctx, argv, argc, true);
+}
+
+/* How far ahead of the server's clock a client's TDBF.ADDAT may stamp. */
+#define ADDAT_MAX_AHEAD_MS 60000u
+
+/* Whether TDBF.ADDAT is accepted here; replies the refusal if not.
+ *
+ * A stamp moves a time filter's clock, and a clock never goes back: one
+ * stamp a day ahead makes every later item outlive its window by a day.
+ * So ADDAT is what it was made for — the form in which time-window writes
+ * travel to replicas and the AOF — and nothing else: accepted from our
+ * primary's replication stream (also inside its MULTI/EXEC and scripts)
+ * and while loading the AOF, where the stamp is one the primary's own
+ * clock gave, and refused from clients.  An operator backfilling recorded
+ * events enables it with ALLOW_ADDAT yes; even then a stamp more than
+ * ADDAT_MAX_AHEAD_MS ahead of this server's clock is refused.  Replicated
+ * and replayed stamps are not bounded: the primary's clock decided them,
+ * and refusing them would make this copy diverge. */
+static bool addat_allowed(RedisModuleCtx *ctx, RedisModuleString *stamp, uint64_t at_ms)
+{
+    if (applying_decided_writes(ctx))
+        return true;
+    if (!tdbf_settings.allow_addat) {
+        tdbf_refusals.addat++;
+        RedisModule_ReplyWithError(ctx, "ERR TDBF.ADDAT is internal (replication and AOF); "
+                                        "load the module with ALLOW_ADDAT yes to backfill "
+                                        "recorded events");
+        return false;
+    }
+    uint64_t now_ms = tdbf_server_now_ms();
+    if (at_ms > now_ms && at_ms - now_ms > ADDAT_MAX_AHEAD_MS) {
+        tdbf_refusals.addat++;
+        tdbf_reply_errorf(ctx, "ERR timestamp %.24s is more than %u s ahead of the server's clock",
+                          RedisModule_StringPtrLen(stamp, NULL), ADDAT_MAX_AHEAD_MS / 1000u);
+        return false;
+    }
+    return true;
+}
+
+/* TDBF.ADDAT key timestamp_ms item ...: add at the given time. */
+int tdbf_cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    uint64_t at_ms;
+    if (!tdbf_parse_u64(argv[2], &at_ms))
+        return tdbf_reply_errorf(ctx, "ERR bad timestamp '%.40s': milliseconds, an "
+                                      "unsigned integer", RedisModule_StringPtrLen(argv[2], NULL));
+    if (!addat_allowed(ctx, argv[2], at_ms))
+        return REDISMODULE_OK;
+    RedisModuleKey *key;
+    tdbf_value *v;
+    if (tdbf_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v))
+        add_and_propagate(ctx, argv[1], v, argv + 3, argc - 3, at_ms, true);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* TDBF.RESERVE key error_rate (WINDOW n | EX s | PX ms) [CAPACITY n] [DESIGN d]
+ * [SEED n] */
+int tdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 5)
+        return RedisModule_WrongArity(ctx);
+    create_args a = {0};
+    if (RedisModule_StringToDouble(argv[2], &a.error) != REDISMODULE_OK ||
+        !(a.error > 0.0 && a.error < 1.0))
+        return tdbf_reply_errorf(ctx, "ERR bad error rate '%.40s': it must be a number between 0 "
+                                      "and 1, exclusive", RedisModule_StringPtrLen(argv[2], NULL));
+    a.has_error = true;
+    for (int i = 3; i < argc;) {
+        int rc = parse_create_option(ctx, argv, argc, &i, &a, false);
+        if (rc < 0)
+            return REDISMODULE_OK;
+        if (rc == 0)
+            return tdbf_reply_errorf(ctx, "ERR unknown argument '%.40s'",
+                                     RedisModule_StringPtrLen(argv[i], NULL));
+    }
+    if (!has_window(&a))
+        return RedisModule_ReplyWithError(ctx, "ERR a window is required: WINDOW n "
+                                               "(insertions), EX seconds or PX milliseconds");
+    RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
+    if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
+        RedisModule_ReplyWithError(ctx, "ERR item exists: the key already holds a value");
+    else if (create_value(ctx, key, argv[1], &a))
+        RedisModule_ReplyWithSimpleString(ctx, "OK");
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* TDBF.INSERT key [ERROR r] [WINDOW n | EX s | PX ms] [CAPACITY n] [DESIGN d]
+ * [SEED n] [NOCREATE] ITEMS item ... */
+int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    if (argc < 4)
+        return RedisModule_WrongArity(ctx);
+    create_args a = {0};
+    bool nocreate = false;
+    int items_at = -1;
+    for (int i = 2; i < argc;) {
+        if (tdbf_arg_is(argv[i], "ITEMS")) {
+            items_at = i + 1;
+            break;
+        }
+        if (tdbf_arg_is(argv[i], "NOCREATE")) {
+            nocreate = true;
+            i++;
+            continue;
+        }
+        int rc = parse_create_option(ctx, argv, argc, &i, &a, true);
+        if (rc < 0)
+            return REDISMODULE_OK;
+        if (rc == 0)
+            return tdbf_reply_errorf(ctx, "ERR unknown argument '%.40s'",
+                                     RedisModule_StringPtrLen(argv[i], NULL));
+    }
+    if (items_at < 0 || items_at >= argc)
+        return RedisModule_ReplyWithError(ctx, "ERR ITEMS and at least one item are required");
+    if (nocreate && (has_window(&a) || a.has_error || a.has_design || a.has_capacity ||
+                     a.has_seed))
+        return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be combined with "
+                                               "creation options");
+
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
+    if (found == KEY_EMPTY) {
+        if (nocreate)
+            RedisModule_ReplyWithError(ctx, "ERR not found (NOCREATE)");
+        else if (!has_window(&a) && !tdbf_settings.autocreate)
+            RedisModule_ReplyWithError(ctx, "ERR not found, and this server does not create "
+                                            "filters with default windows (AUTOCREATE no): "
+                                            "give WINDOW, EX or PX");
+        else
+            v = create_value(ctx, key, argv[1], &a);
+    }
+    if (found != KEY_REPLIED && v)
+        add_and_propagate(ctx, argv[1], v, argv + items_at, argc - items_at, tdbf_server_now_ms(),
+                          true);
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+/* ======================================================================
+ * Queries
+ * ====================================================================== */
+
+static int exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
+{
+    if (multi ? argc < 3 : argc != 3)
+        return RedisModule_WrongArity(ctx);
+    RedisModuleKey *key;
+    tdbf_value *v;
+    int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    if (found == KEY_REPLIED) {
+        RedisModule_CloseKey(key);
+        return REDISMODULE_OK;
+    }
+    uint64_t now_ms = tdbf_server_now_ms();
+    if (multi)
+        RedisModule_ReplyWithArray(ctx, argc - 2);
+    for (int i = 2; i < argc; i++) {
+        if (found == KEY_EMPTY) {
+            RedisModule_ReplyWithBool(ctx, 0);
+            continue;
+        }
+        size_t len;
+        const char *item = RedisModule_StringPtrLen(argv[i], &len);
+        int rc = tdbf_contains(v->filter, item, len, tdbf_filter_time_ns(v, now_ms));
+        if (rc < 0)
+            tdbf_reply_errorf(ctx, "ERR query failed: %s", tdbf_strerror(rc));
+        else
+            RedisModule_ReplyWithBool(ctx, rc == 1);
+    }
+    RedisModule_CloseKey(key);
+    return REDISMODULE_OK;
+}
+
+int tdbf_cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return exists_command(ctx, argv, argc, false);
+}
+
+int tdbf_cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    return exists_command(ctx, argv, argc, true);
+}
+

@@ -1,0 +1,96 @@
+/*
+ * services.h — layer 1 of the Redis module (README.md): what every file
+ * above needs from the module as a whole.
+ *
+ *   budget.c    the allocator hook (libtdbf allocates through the server),
+ *               the allocation budget that holds a client's command within
+ *               maxmemory, and the headroom maxmemory leaves
+ *   settings.c  the module arguments, the refusal counters and their
+ *               rate-limited log, the INFO section tdbf_stats, and the
+ *               argument helpers that module arguments and commands share
+ *
+ * Nothing here knows the data type or the commands: they call down into
+ * this layer, never the other way round.
+ */
+#ifndef TDBF_REDIS_SERVICES_H
+#define TDBF_REDIS_SERVICES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "module_api.h"
+#include "tdbf.h"
+
+/* ---- budget.c ------------------------------------------------------------ */
+
+/* Route every libtdbf allocation through the server's allocator, under
+ * the budget below.  Returns a TDBF_* code. */
+int tdbf_allocator_install(void);
+
+/* Allocate `bytes` through the server's allocator, or NULL (too large for
+ * this address space, or the server is out of memory): used for sizes that
+ * come from clients or from disk. */
+void *tdbf_module_try_alloc(uint64_t bytes);
+
+/* Bytes a client's command may still allocate before the server passes
+ * maxmemory (UINT64_MAX: no limit applies — no maxmemory, a replica,
+ * loading, or a write from our primary). */
+uint64_t tdbf_memory_headroom(RedisModuleCtx *ctx);
+
+/* Hold every allocation of the library and the module to `bytes` in all
+ * (UINT64_MAX: no limit) until tdbf_budget_end, which returns the size
+ * of the first request refused (0: none was) and, if spent is not NULL,
+ * stores the bytes granted. */
+void     tdbf_budget_begin(uint64_t bytes);
+uint64_t tdbf_budget_end(uint64_t *spent);
+
+/* ---- settings.c ---------------------------------------------------------- */
+
+/* Module-wide settings (module arguments). */
+typedef struct tdbf_module_config {
+    double      default_error;        /* DEFAULT_ERROR, 0.01 */
+    tdbf_design default_count_design; /* DEFAULT_DESIGN, apbf-line */
+    tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf */
+    uint64_t    max_memory;           /* MAX_MEMORY bytes per filter, 0 = 4 GiB */
+    bool        allow_addat;          /* ALLOW_ADDAT: clients may send TDBF.ADDAT */
+    bool        autocreate;           /* AUTOCREATE: ADD/MADD/INSERT create a missing key */
+    uint64_t    default_window_items; /* DEFAULT_WINDOW: count window of auto-created filters */
+    uint64_t    default_window_ms;    /* DEFAULT_EX (s), here in ms; 0: use DEFAULT_WINDOW */
+    double      max_error_ratio;      /* MAX_ERROR_RATIO: refuse adds while the estimated FP
+                                         is above this times the target; 0 = never */
+} tdbf_module_config;
+
+/* Refusals since the module loaded (INFO section tdbf_stats). */
+typedef struct tdbf_refusal_counters {
+    uint64_t payloads;       /* LOADCHUNK chunks, RESTORE and RDB values refused */
+    uint64_t oom;            /* allocations refused at maxmemory or MAX_MEMORY */
+    uint64_t overload;       /* adds refused: the filter's estimated FP too high */
+    uint64_t addat;          /* TDBF.ADDAT refused (from a client, or too far ahead) */
+    uint64_t log_suppressed; /* refusal log lines not written (rate limit) */
+} tdbf_refusal_counters;
+
+extern tdbf_module_config tdbf_settings;
+extern tdbf_refusal_counters tdbf_refusals;
+
+/* Read the module arguments (NAME value pairs) into tdbf_settings.
+ * REDISMODULE_ERR after logging what was wrong. */
+int tdbf_settings_parse(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+
+/* Add the INFO section tdbf_stats (the refusal counters), on servers that
+ * have module INFO sections (6.0+). */
+void tdbf_stats_info_register(RedisModuleCtx *ctx);
+
+/* Log a refusal (through io when given, else ctx; either may be NULL),
+ * at most one line per 10 seconds; the others are counted. */
+void tdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Whether arg is `word`, ignoring case. */
+bool tdbf_arg_is(RedisModuleString *arg, const char *word);
+
+/* A design name from arg: a known one this build has, with no NUL hidden
+ * inside the bulk string.  False otherwise (*out is then unspecified). */
+bool tdbf_design_arg(RedisModuleString *arg, tdbf_design *out);
+
+#endif /* TDBF_REDIS_SERVICES_H */

@@ -1,0 +1,221 @@
+/*
+ * settings.c — the module's arguments, its refusal counters and their
+ * log, and the INFO section that shows them (layer 1, services.h).
+ *
+ *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
+ *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf] [MAX_MEMORY bytes]
+ *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
+ *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "services.h"
+
+/* ======================================================================
+ * Argument helpers (module arguments here, command arguments above)
+ * ====================================================================== */
+
+bool tdbf_arg_is(RedisModuleString *arg, const char *word)
+{
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    return len == strlen(word) && strncasecmp(s, word, len) == 0;
+}
+
+bool tdbf_design_arg(RedisModuleString *arg, tdbf_design *out)
+{
+    char name[32];
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    if (len >= sizeof name || memchr(s, '\0', len))
+        return false;
+    memcpy(name, s, len);
+    name[len] = '\0';
+    return tdbf_design_parse(name, out) == TDBF_OK && tdbf_design_available(*out);
+}
+
+/* ======================================================================
+ * Refusals: counted always, logged at most once per 10 s
+ *
+ * A hostile client can provoke refusals by the million; one log line each
+ * would fill the disk.  The counters are in INFO (section tdbf_stats).
+ * ====================================================================== */
+
+tdbf_refusal_counters tdbf_refusals;
+
+static struct {
+    long long last_ms;
+    uint64_t  suppressed;
+} refusal_log = {.last_ms = -1};
+
+void tdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
+{
+    long long now = RedisModule_Milliseconds();
+    if (refusal_log.last_ms >= 0 && now >= refusal_log.last_ms &&
+        now - refusal_log.last_ms < 10000) {
+        refusal_log.suppressed++;
+        tdbf_refusals.log_suppressed++;
+        return;
+    }
+    char line[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    char note[96] = "";
+    if (refusal_log.suppressed)
+        snprintf(note, sizeof note, " (%llu similar lines suppressed; see INFO tdbf_stats)",
+                 (unsigned long long)refusal_log.suppressed);
+    if (io)
+        RedisModule_LogIOError(io, "warning", "tdbf: %s%s", line, note);
+    else
+        RedisModule_Log(ctx, "warning", "tdbf: %s%s", line, note);
+    refusal_log.last_ms = now;
+    refusal_log.suppressed = 0;
+}
+
+static void info_section(RedisModuleInfoCtx *ctx, int for_crash_report)
+{
+    (void)for_crash_report;
+    RedisModule_InfoAddSection(ctx, "stats");
+    static const struct {
+        const char *name;
+        const uint64_t *value;
+    } fields[] = {
+        {"refused_payloads", &tdbf_refusals.payloads},
+        {"refused_oom", &tdbf_refusals.oom},
+        {"refused_overload", &tdbf_refusals.overload},
+        {"refused_addat", &tdbf_refusals.addat},
+        {"log_lines_suppressed", &tdbf_refusals.log_suppressed},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        RedisModule_InfoAddFieldULongLong(ctx, fields[i].name, *fields[i].value);
+}
+
+void tdbf_stats_info_register(RedisModuleCtx *ctx)
+{
+    if (RedisModule_RegisterInfoFunc && RedisModule_InfoAddSection &&
+        RedisModule_InfoAddFieldULongLong)
+        RedisModule_RegisterInfoFunc(ctx, info_section);
+}
+
+/* ======================================================================
+ * Module arguments
+ * ====================================================================== */
+
+tdbf_module_config tdbf_settings = {
+    .default_error = 0.01,
+    .default_count_design = TDBF_APBF_LINE,
+    .default_time_design = TDBF_TLBF,
+    .max_memory = 0,
+    .allow_addat = false,
+    .autocreate = true,
+    .default_window_items = 100000,
+    .default_window_ms = 0,
+    .max_error_ratio = 1.5,
+};
+
+static int parse_design_arg(RedisModuleCtx *ctx, RedisModuleString *arg,
+                            tdbf_design *out)
+{
+    if (tdbf_design_arg(arg, out))
+        return REDISMODULE_OK;
+    size_t len;
+    const char *s = RedisModule_StringPtrLen(arg, &len);
+    RedisModule_Log(ctx, "warning", "tdbf: unknown design '%.*s'",
+                    (int)(len > 32 ? 32 : len), s);
+    return REDISMODULE_ERR;
+}
+
+/* yes|no, for the switches. */
+static int parse_switch(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg,
+                        bool *out)
+{
+    if (tdbf_arg_is(arg, "yes") || tdbf_arg_is(arg, "no")) {
+        *out = tdbf_arg_is(arg, "yes");
+        return REDISMODULE_OK;
+    }
+    RedisModule_Log(ctx, "warning", "tdbf: %s takes yes or no",
+                    RedisModule_StringPtrLen(name, NULL));
+    return REDISMODULE_ERR;
+}
+
+/* A positive integer no larger than `most`. */
+static int parse_count(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg,
+                       long long most, uint64_t *out)
+{
+    long long x;
+    if (RedisModule_StringToLongLong(arg, &x) != REDISMODULE_OK || x < 1 || x > most) {
+        RedisModule_Log(ctx, "warning", "tdbf: %s must be an integer from 1 to %lld",
+                        RedisModule_StringPtrLen(name, NULL), most);
+        return REDISMODULE_ERR;
+    }
+    *out = (uint64_t)x;
+    return REDISMODULE_OK;
+}
+
+static int parse_module_arg(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg)
+{
+    tdbf_module_config *c = &tdbf_settings;
+    if (tdbf_arg_is(name, "DEFAULT_ERROR")) {
+        double e;
+        if (RedisModule_StringToDouble(arg, &e) != REDISMODULE_OK || !(e > 0.0 && e < 1.0)) {
+            RedisModule_Log(ctx, "warning",
+                            "tdbf: DEFAULT_ERROR must be a number between 0 and 1");
+            return REDISMODULE_ERR;
+        }
+        c->default_error = e;
+        return REDISMODULE_OK;
+    }
+    if (tdbf_arg_is(name, "DEFAULT_DESIGN"))
+        return parse_design_arg(ctx, arg, &c->default_count_design);
+    if (tdbf_arg_is(name, "DEFAULT_TIME_DESIGN"))
+        return parse_design_arg(ctx, arg, &c->default_time_design);
+    if (tdbf_arg_is(name, "MAX_MEMORY"))
+        return parse_count(ctx, name, arg, LLONG_MAX, &c->max_memory);
+    if (tdbf_arg_is(name, "ALLOW_ADDAT"))
+        return parse_switch(ctx, name, arg, &c->allow_addat);
+    if (tdbf_arg_is(name, "AUTOCREATE"))
+        return parse_switch(ctx, name, arg, &c->autocreate);
+    if (tdbf_arg_is(name, "DEFAULT_WINDOW"))
+        return parse_count(ctx, name, arg, LLONG_MAX, &c->default_window_items);
+    if (tdbf_arg_is(name, "DEFAULT_EX")) {
+        uint64_t seconds;
+        if (parse_count(ctx, name, arg, (long long)(UINT64_MAX / 1000000000u), &seconds))
+            return REDISMODULE_ERR;
+        c->default_window_ms = seconds * 1000u;
+        return REDISMODULE_OK;
+    }
+    if (tdbf_arg_is(name, "MAX_ERROR_RATIO")) {
+        double r;
+        if (RedisModule_StringToDouble(arg, &r) != REDISMODULE_OK ||
+            !(r == 0.0 || (r >= 1.0 && r <= 1e6))) {
+            RedisModule_Log(ctx, "warning",
+                            "tdbf: MAX_ERROR_RATIO must be 0 (off) or a number from 1 to 1e6");
+            return REDISMODULE_ERR;
+        }
+        c->max_error_ratio = r;
+        return REDISMODULE_OK;
+    }
+    RedisModule_Log(ctx, "warning", "tdbf: unknown module argument '%s'",
+                    RedisModule_StringPtrLen(name, NULL));
+    return REDISMODULE_ERR;
+}
+
+int tdbf_settings_parse(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+{
+    for (int i = 0; i < argc; i += 2) {
+        if (i + 1 >= argc) {
+            RedisModule_Log(ctx, "warning", "tdbf: module argument '%s' needs a value",
+                            RedisModule_StringPtrLen(argv[i], NULL));
+            return REDISMODULE_ERR;
+        }
+        if (parse_module_arg(ctx, argv[i], argv[i + 1]) != REDISMODULE_OK)
+            return REDISMODULE_ERR;
+    }
+    return REDISMODULE_OK;
+}
