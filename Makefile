@@ -30,7 +30,7 @@ SAN_UNSIGNED := $(if $(findstring clang,$(SAN_CC)),-fsanitize=unsigned-integer-o
 
 BUILD       ?= build
 LIB_SRC     := $(sort $(wildcard src/lib/*/*.c))
-CLI_SRC     := $(sort $(wildcard src/cli/*.c))
+CLI_SRC     := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)

@@ -5,7 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "cli.h"
+#include "../cli.h"
 #include "eval.h"
 
 #include <string.h>

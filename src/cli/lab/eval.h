@@ -10,7 +10,7 @@
 #ifndef TDBF_CLI_EVAL_H
 #define TDBF_CLI_EVAL_H
 
-#include "util.h"
+#include "../util.h"
 
 #include <stdint.h>
 #include <stdio.h>

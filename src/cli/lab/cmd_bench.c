@@ -106,7 +106,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "cli.h"
+#include "../cli.h"
 
 #include <math.h>
 #include <stdarg.h>

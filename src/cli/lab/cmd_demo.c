@@ -42,7 +42,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "cli.h"
+#include "../cli.h"
 
 #include <math.h>
 #include <stdarg.h>
