@@ -279,8 +279,8 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV) and plot 
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 # Two targets: the loader (tests/fuzz/fuzz_load.c) and the command-line
-# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking util.c and
-# dedup_parse.c, not main).  The library and those files are built with
+# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking dedup_parse.c and
+# the common/ helpers it calls, not main).  The library and those files are built with
 # coverage, ASan, UBSan and (but for hashing) unsigned-wrap traps.  `make
 # fuzz` runs each target FUZZ_SECONDS and fails on a crash, leak, timeout
 # or broken property; the corpus keeps growing in build/fuzz/NAME/corpus.
@@ -289,7 +289,8 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_UNSIGNED := -fsanitize=unsigned-integer-overflow
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
-FUZZ_CLI_OBJ := $(BUILD)/fuzz/src/cli/util.o $(BUILD)/fuzz/src/cli/dedup_parse.o
+FUZZ_CLI_OBJ := $(patsubst %,$(BUILD)/fuzz/src/cli/%.o,dedup_parse \
+                  common/diag common/options common/numbers common/format)
 DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
 
 $(BUILD)/fuzz/src/%.o: src/%.c

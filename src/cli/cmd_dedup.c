@@ -50,7 +50,7 @@
  * filter never holds a line whose output was lost.  An error exit (bad
  * input, write failure) leaves the file as it was at the last save.
  *
- * Exit status (util.h): 0 done, 1 bad input (a bad time field, a corrupt
+ * Exit status (common/diag.h): 0 done, 1 bad input (a bad time field, a corrupt
  * or mismatched state file), 2 bad options, 3 I/O error, 130/143
  * interrupted (state saved; stderr says how many lines were taken and
  * how to resume).

@@ -130,7 +130,7 @@ typedef struct demo_args {
 } demo_args;
 
 /* ======================================================================
- * Random numbers: util.h's generator, one state word
+ * Random numbers: common/rng.h's generator, one state word
  * ====================================================================== */
 
 typedef struct demo_rng {
