@@ -165,7 +165,7 @@ bench-python: python ## Python: f.add, f.add_many vs a dict window and a set, ke
 # ---- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_COMMON) $(STATIC_LIB) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(STATIC_LIB) $(TEST_LIBS)
 
 $(BUILD)/san/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
@@ -180,7 +180,7 @@ $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 
 $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
 test: $(TEST_BINS) $(CLI) check-prefetch ## build and run the unit, property and statistical tests
 	@sh tests/run-unit.sh $(TEST_BINS)
@@ -216,7 +216,16 @@ $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 
 $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsan/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
+
+# test_infer and test_infer_apbf also check paper 002's penalty
+# experiment, which is the CLI lab's (tdbf eval tbf / apbf-posterior), not
+# the library's: they compile its file in, with the CLI's RNG.
+LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/common/rng.c
+LAB_INFER_TESTS := $(foreach dir,$(BUILD)/tests $(BUILD)/san/tests $(BUILD)/tsan/tests,\
+                     $(dir)/test_infer $(dir)/test_infer_apbf)
+$(LAB_INFER_TESTS): TEST_EXTRA := -Isrc/cli/lab $(LAB_INFER_SRC)
+$(LAB_INFER_TESTS): $(LAB_INFER_SRC) src/cli/lab/infer_eval.h
 
 .PHONY: tsan
 tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## run the lock-free FPDECAY and concurrent apbf-line tests under ThreadSanitizer
