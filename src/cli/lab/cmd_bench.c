@@ -109,7 +109,6 @@
 #include "../cli.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -118,8 +117,11 @@
 #include <tdbf.h>
 
 #include "bench_inline.h"
+#include "report.h"
+#include "stream.h"
+#include "timing.h"
 
-#define KEY_BYTES        16
+#define KEY_BYTES        LAB_KEY16_BYTES
 #define DEFAULT_SEED     UINT64_C(0x7464626662656e63)   /* "tdbfbenc" */
 #define ABSENT_TAG       UINT64_C(0xa5a5a5a55a5a5a5a)  /* never-inserted keys */
 #define DEFAULT_BATCH    64
@@ -303,36 +305,13 @@ static bench_cell *cell_at(const bench_run *run, size_t w, size_t e, size_t d)
  * Progress line (stderr, only on a terminal)
  * ====================================================================== */
 
-static void progress(const bench_run *run, const char *fmt, ...) CLI_PRINTF(2, 3);
-static void progress(const bench_run *run, const char *fmt, ...)
-{
-    if (!run->progress)
-        return;
-    char line[128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    cli_progress("bench", "[%zu/%zu] %s", run->step, run->steps, line);
-}
-
-static void progress_clear(const bench_run *run)
-{
-    if (run->progress)
-        cli_progress_clear();
-}
+#define progress(run, ...) \
+    lab_progress((run)->progress, "bench", (run)->step, (run)->steps, __VA_ARGS__)
+#define progress_clear(run) lab_progress_end((run)->progress)
 
 /* ======================================================================
  * Keys
  * ====================================================================== */
-
-/* Key number `index` of the stream `seed`: 16 bytes, distinct keys
- * distinct with overwhelming probability. */
-static void make_key(unsigned char *out, uint64_t seed, uint64_t index)
-{
-    uint64_t words[2] = {cli_mix64(seed + 2 * index), cli_mix64(seed + 2 * index + 1)};
-    memcpy(out, words, KEY_BYTES);
-}
 
 static const unsigned char *pool_key(const bench_keys *keys, size_t index)
 {
@@ -403,7 +382,7 @@ static int keys_alloc(bench_run *run)
         if ((i & ((1u << 22) - 1)) == 0)
             progress(run, "generating %zu keys: %zu%%", keys->pool_count,
                      (size_t)((double)i * 100.0 / (double)keys->pool_count));
-        make_key(keys->pool + i * KEY_BYTES, args->seed, i);
+        lab_key16(args->seed, i, keys->pool + i * KEY_BYTES);
     }
     return CLI_EXIT_OK;
 }
@@ -509,13 +488,11 @@ static int run_ops(const bench_filter *bf, int op, int variant, const void *cons
         yes = inline_bloom_run(bf->inline_f, op == OP_INSERT, keys, n, KEY_BYTES,
                                variant == SINGLE ? 0 : batch);
     } else if (variant == SINGLE) {
-        for (size_t i = 0; i < n; i++) {
-            int rc = op == OP_INSERT ? tdbf_add(f, keys[i], KEY_BYTES, 0)
-                                     : tdbf_contains(f, keys[i], KEY_BYTES, 0);
-            if (rc < 0)
-                return rc;
-            yes += (uint64_t)rc;
-        }
+        lab_calls calls = {.keys = keys, .len = KEY_BYTES};
+        int64_t rc = lab_run_calls(f, op == OP_INSERT ? LAB_ADD : LAB_CONTAINS, &calls, 0, n);
+        if (rc < 0)
+            return (int)rc;
+        yes = (uint64_t)rc;
     } else {
         for (size_t i = 0; i < n; i += batch) {
             size_t count = n - i < batch ? n - i : batch;
@@ -607,7 +584,7 @@ static void prepare_queries(bench_run *run, const bench_filter *bf, size_t n)
             memcpy(key, pool_key(keys, bf->cursor - 1 - (size_t)((r >> 1) % bf->window)),
                    KEY_BYTES);
         else
-            make_key(key, run->args->seed ^ ABSENT_TAG, keys->absent_next++);
+            lab_key16(run->args->seed ^ ABSENT_TAG, keys->absent_next++, key);
         keys->ptrs[i] = key;
     }
 }
@@ -977,13 +954,6 @@ static void model_row(cli_table *t, const bench_design *d, double error,
     cli_table_cell(t, "%.2f", cell->query_ns[BATCH] / target_query);
 }
 
-static int print_table(cli_table *t)
-{
-    int rc = cli_table_print(t, stdout, "  ", 1);
-    cli_table_free(t);
-    return rc == 0 ? CLI_EXIT_OK : cli_error("bench", "out of memory");
-}
-
 /* The second table of a window: each filter's single calls, timed one by
  * one.  A design that pauses now and then shows in p99.9 and max even
  * when its median is fine. */
@@ -1023,7 +993,7 @@ static int print_latency(const bench_run *run, size_t w)
            "includes one timer pair, p50 %u ns):\n\n",
            cli_format_count(count, sizeof count, args->windows[w]),
            cli_format_count(calls_text, sizeof calls_text, calls), run->timer[LAT_P50]);
-    return print_table(&t);
+    return lab_print_table(&t, "bench", 1);
 }
 
 /* The tables of one window, and notes on what is unavailable or odd. */
@@ -1047,7 +1017,7 @@ static int print_window(const bench_run *run, size_t w)
                                  cell_at(run, w, e, d), classic_of(run, w, e),
                                  inline_of(run, w, e));
     printf("\nWindow %s:\n\n", cli_format_count(count, sizeof count, args->windows[w]));
-    int status = print_table(&t);
+    int status = lab_print_table(&t, "bench", 1);
     if (status != CLI_EXIT_OK)
         return status;
 
@@ -1091,7 +1061,7 @@ static int print_window(const bench_run *run, size_t w)
            "buffer of the filter's size (ns).  blk/ins = k +\n  the reads of the "
            "test-query - 1; x (k) = batch ins / (k x line 16x), k = blocks "
            "written:\n\n", count);
-    return print_table(&t);
+    return lab_print_table(&t, "bench", 1);
 }
 
 static void csv_number(FILE *out, const char *fmt, double value, int last)

@@ -128,12 +128,12 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
             const post_stream *s = &post_streams[si];
             double bpi = post_bits_per_item[pi];
             post_point pt;
-            eval_progress(progress, si * POST_POINTS + pi + 1, POST_STREAMS * POST_POINTS,
+            lab_progress(progress, "eval", si * POST_POINTS + pi + 1, POST_STREAMS * POST_POINTS,
                           "%s, %g bits/item", s->name, bpi);
             int rc = post_run_point(s, bpi, &sizes, &pt);
             if (rc != TDBF_OK) {
                 char what[64];
-                eval_progress_end(progress);
+                lab_progress_end(progress);
                 snprintf(what, sizeof what, "%s stream, %g bits/item", s->name, bpi);
                 cli_table_free(&t);
                 return cli_lib_error(cmd, what, rc);
@@ -143,7 +143,7 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
             worst[si][1] = fmax(worst[si][1], pt.btbf.posterior_error);
         }
     }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     char took[32];
     cli_format_duration_ns(took, sizeof took, cli_now_ns() - started);
@@ -157,7 +157,7 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
     else
         printf("full size: 2^20 warm-up inserts, 2^22 queries, k in 1..30.\n");
     printf("\n");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nAPBF: k,l std / k,l inf = the standard and the minimum-penalty answers' best "
            "k, each with\nthe smallest l that fits the memory; bits used = that filter's "

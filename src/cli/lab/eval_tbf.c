@@ -64,7 +64,7 @@ static int tbf_point(const tbf_stream *s, double bpi, const tbf_sizes *sizes,
             .seed = seed,
         };
         cli_infer_eval_result r;
-        eval_progress(progress, ++*step, steps, "%s, %g bits/item, k=%u",
+        lab_progress(progress, "eval", ++*step, steps, "%s, %g bits/item, k=%u",
                      s->name, bpi, k);
         int rc = cli_infer_evaluate(&cfg, &r);
         if (rc == TDBF_EINFEASIBLE)
@@ -124,7 +124,7 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
                                progress, &step, steps, &r);
             if (rc != TDBF_OK) {
                 char what[64];
-                eval_progress_end(progress);
+                lab_progress_end(progress);
                 snprintf(what, sizeof what, "%s stream, %g bits/item", s->name,
                          tbf_bits_per_item[pi]);
                 cli_table_free(&t);
@@ -162,7 +162,7 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
                      pos_neg, s->paper_pos_neg);
         }
     }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     char took[32];
     cli_format_duration_ns(took, sizeof took, cli_now_ns() - started);
@@ -178,7 +178,7 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
         printf("paper's sizes: 2^20 warm-up inserts, 2^22 queries, k in "
                "1..30.\n");
     printf("\n");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nk_std, k_inf = each answer's best k; penalties = totals over the "
            "queries ($FP, $FN\nuniform in [1, 10)); post_error = eq 28 (20 bins) "

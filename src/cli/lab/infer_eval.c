@@ -39,6 +39,7 @@
  * minutes; tests/unit/test_infer.c runs a small one.
  */
 #include "infer_eval.h"
+#include "stream.h"
 #include "../common/rng.h"
 
 #include <math.h>
@@ -64,8 +65,8 @@ typedef struct eval_pass {
 /* The stream: the generator state and, for Zipf, the tables. */
 typedef struct eval_stream {
     const cli_infer_eval *cfg;
-    const double *cumulative;   /* Zipf: P(item <= x) */
-    const double *probability;  /* Zipf: p_x */
+    lab_zipf      zipf;         /* Zipf: ranks x + 1 */
+    const double *probability;  /* Zipf: p_x; NULL: uniform */
     uint64_t state;
 } eval_stream;
 
@@ -77,33 +78,11 @@ static uint64_t uniform_below(uint64_t x, uint64_t n)
     return (uint64_t)(((u128)x * n) >> 64);
 }
 
-/* Uniform in [0, 1) with 53 bits. */
-static double next_unit(uint64_t *state)
-{
-    return (double)(cli_rng_next(state) >> 11) * (1.0 / 9007199254740992.0);
-}
-
 static uint64_t next_item(eval_stream *s)
 {
-    if (!s->cumulative)
+    if (!s->probability)
         return uniform_below(cli_rng_next(&s->state), s->cfg->universe);
-    double u = next_unit(&s->state);
-    uint64_t lo = 0, hi = s->cfg->universe - 1;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (s->cumulative[mid] > u)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/* The item's key: its 8 bytes, little-endian on every platform. */
-static void item_key(uint64_t x, unsigned char key[8])
-{
-    for (int i = 0; i < 8; i++)
-        key[i] = (unsigned char)(x >> (8 * i));
+    return lab_zipf_next(&s->zipf, &s->state) - 1;
 }
 
 /* The paper's BTBF for k (section 5.1.2). */
@@ -185,16 +164,16 @@ static int run_pass(const cli_infer_eval *cfg, tdbf_design design, unsigned k,
     unsigned char key[8];
     for (; t < cfg->warmup && rc >= 0; t++) {
         uint64_t x = next_item(s);
-        item_key(x, key);
+        lab_key_u64(x, key);
         rc = tdbf_add(f, key, sizeof key, 0);
         last[x] = t + 1;
     }
     for (uint64_t q = 0; q < cfg->queries && rc >= 0; q++, t++) {
         uint64_t x = next_item(s);
-        double cost_fp = 1.0 + 9.0 * next_unit(&s->state);
-        double cost_fn = 1.0 + 9.0 * next_unit(&s->state);
+        double cost_fp = 1.0 + 9.0 * lab_uniform(&s->state);
+        double cost_fn = 1.0 + 9.0 * lab_uniform(&s->state);
         double p;
-        item_key(x, key);
+        lab_key_u64(x, key);
         if (s->probability)
             prior.key_probability = s->probability[x];
         int standard = tdbf_contains(f, key, sizeof key, 0);
@@ -231,24 +210,19 @@ static int eval_ok(const cli_infer_eval *cfg)
     return cfg->k_min >= 1 && cfg->k_min <= cfg->k_max && cfg->k_max <= TDBF_MAX_K;
 }
 
-/* Zipf tables, or NULL for the uniform stream. */
-static int zipf_tables(const cli_infer_eval *cfg, double **cumulative, double **probability)
+/* The Zipf stream's p_x, or NULL for the uniform stream. */
+static int zipf_probabilities(const cli_infer_eval *cfg, double **probability)
 {
-    *cumulative = *probability = NULL;
+    *probability = NULL;
     if (cfg->stream != TDBF_PRIOR_POWER_LAW)
         return TDBF_OK;
-    *cumulative = malloc(cfg->universe * sizeof **cumulative);
     *probability = malloc(cfg->universe * sizeof **probability);
-    if (!*cumulative || !*probability)
+    if (!*probability)
         return TDBF_ENOMEM;
     tdbf_prior prior;
     tdbf_prior_init(&prior, TDBF_PRIOR_POWER_LAW, (double)cfg->universe);
-    double sum = 0.0;
-    for (uint64_t x = 0; x < cfg->universe; x++) {
+    for (uint64_t x = 0; x < cfg->universe; x++)
         (*probability)[x] = tdbf_prior_rank_probability(&prior, (double)(x + 1));
-        sum += (*probability)[x];
-        (*cumulative)[x] = sum;
-    }
     return TDBF_OK;
 }
 
@@ -285,12 +259,13 @@ int cli_infer_evaluate_design(tdbf_design design, const cli_infer_eval *cfg,
     memset(out, 0, sizeof *out);
     unsigned k_min = cfg->k_min ? cfg->k_min : 1;
     unsigned k_max = cfg->k_max ? cfg->k_max : PAPER_K_MAX;
-    double *cumulative, *probability;
+    double *probability;
     uint64_t *last = malloc(cfg->universe * sizeof *last);
-    int rc = zipf_tables(cfg, &cumulative, &probability);
+    int rc = zipf_probabilities(cfg, &probability);
     if (rc == TDBF_OK && !last)
         rc = TDBF_ENOMEM;
-    eval_stream stream = {.cfg = cfg, .cumulative = cumulative, .probability = probability};
+    eval_stream stream = {.cfg = cfg, .probability = probability};
+    lab_zipf_init(&stream.zipf, cfg->universe, 1.0);  /* the power law: s = 1 */
     for (unsigned k = k_min; k <= k_max && rc == TDBF_OK; k++) {
         eval_pass pass;
         int pass_rc = run_pass(cfg, design, k, &stream, last, &pass);
@@ -302,7 +277,6 @@ int cli_infer_evaluate_design(tdbf_design design, const cli_infer_eval *cfg,
     if (rc == TDBF_OK && out->k_standard == 0)
         rc = TDBF_EINFEASIBLE;
     free(last);
-    free(cumulative);
     free(probability);
     return rc;
 }
