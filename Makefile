@@ -221,7 +221,7 @@ $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsa
 # test_infer and test_infer_apbf also check paper 002's penalty
 # experiment, which is the CLI lab's (tdbf eval tbf / apbf-posterior), not
 # the library's: they compile its file in, with the CLI's RNG.
-LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/common/rng.c
+LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/lab/stream.c src/cli/common/rng.c
 LAB_INFER_TESTS := $(foreach dir,$(BUILD)/tests $(BUILD)/san/tests $(BUILD)/tsan/tests,\
                      $(dir)/test_infer $(dir)/test_infer_apbf)
 $(LAB_INFER_TESTS): TEST_EXTRA := -Isrc/cli/lab $(LAB_INFER_SRC)
