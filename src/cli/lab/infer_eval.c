@@ -62,7 +62,7 @@ typedef struct eval_pass {
     uint64_t bin_inside[BINS];
 } eval_pass;
 
-/* The stream: the generator state and, for Zipf, the tables. */
+/* The stream: the generator state and, for Zipf, the sampler and p_x. */
 typedef struct eval_stream {
     const cli_infer_eval *cfg;
     lab_zipf      zipf;         /* Zipf: ranks x + 1 */
