@@ -30,7 +30,7 @@ SAN_UNSIGNED := $(if $(findstring clang,$(SAN_CC)),-fsanitize=unsigned-integer-o
 
 BUILD       ?= build
 LIB_SRC     := $(sort $(wildcard src/lib/*/*.c))
-CLI_SRC     := $(sort $(wildcard src/cli/*.c))
+CLI_SRC     := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
@@ -165,7 +165,7 @@ bench-python: python ## Python: f.add, f.add_many vs a dict window and a set, ke
 # ---- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_COMMON) $(STATIC_LIB) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(STATIC_LIB) $(TEST_LIBS)
 
 $(BUILD)/san/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
@@ -180,7 +180,7 @@ $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 
 $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
 test: $(TEST_BINS) $(CLI) check-prefetch ## build and run the unit, property and statistical tests
 	@sh tests/run-unit.sh $(TEST_BINS)
@@ -216,7 +216,16 @@ $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 
 $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsan/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
+
+# test_infer and test_infer_apbf also check paper 002's penalty
+# experiment, which is the CLI lab's (tdbf eval tbf / apbf-posterior), not
+# the library's: they compile its file in, with the CLI's RNG.
+LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/lab/stream.c src/cli/common/rng.c
+LAB_INFER_TESTS := $(foreach dir,$(BUILD)/tests $(BUILD)/san/tests $(BUILD)/tsan/tests,\
+                     $(dir)/test_infer $(dir)/test_infer_apbf)
+$(LAB_INFER_TESTS): TEST_EXTRA := -Isrc/cli/lab $(LAB_INFER_SRC)
+$(LAB_INFER_TESTS): $(LAB_INFER_SRC) src/cli/lab/infer_eval.h
 
 .PHONY: tsan
 tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## run the lock-free FPDECAY and concurrent apbf-line tests under ThreadSanitizer
@@ -279,8 +288,8 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV) and plot 
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 # Two targets: the loader (tests/fuzz/fuzz_load.c) and the command-line
-# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking util.c and
-# dedup_parse.c, not main).  The library and those files are built with
+# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking dedup_parse.c and
+# the common/ helpers it calls, not main).  The library and those files are built with
 # coverage, ASan, UBSan and (but for hashing) unsigned-wrap traps.  `make
 # fuzz` runs each target FUZZ_SECONDS and fails on a crash, leak, timeout
 # or broken property; the corpus keeps growing in build/fuzz/NAME/corpus.
@@ -289,7 +298,8 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_UNSIGNED := -fsanitize=unsigned-integer-overflow
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
-FUZZ_CLI_OBJ := $(BUILD)/fuzz/src/cli/util.o $(BUILD)/fuzz/src/cli/dedup_parse.o
+FUZZ_CLI_OBJ := $(patsubst %,$(BUILD)/fuzz/src/cli/%.o,dedup_parse \
+                  common/diag common/options common/numbers common/format)
 DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
 
 $(BUILD)/fuzz/src/%.o: src/%.c

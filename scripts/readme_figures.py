@@ -26,25 +26,32 @@ def field(pattern, text, what):
 
 
 def paragraph(out):
-    count, time = out.split("tdbf demo, time window:", 1)
+    count, time = out.split("\nTime window:", 1)
+    time = "Time window:" + time
     events, keys = field(r"^tdbf demo: ([0-9,]+) events, Zipf s=1 over ([0-9,]+) keys",
                          count, "header")
-    window, = field(r"^  window requested +([0-9,]+)", count, "window")
-    fn_count, = field(r"^  false negatives +([0-9,]+)", count, "false negatives")
-    apbf, exact, ratio = field(r"^  memory +([0-9.]+ \w+) +([0-9.]+ \w+) +([0-9.]+)x",
-                               count, "APBF memory")
-    bits, = field(r"^  bits per window item +([0-9.]+)", count, "bits per item")
-    span, = field(r"^TLBF k=\d+ l=\d+ for window T = (\S+ \S+),", time, "TLBF header")
+    window, = field(r"^Count window: the last ([0-9,]+) insertions", count, "window")
+    fn_apbf, fn_line = field(r"^  false negatives +([0-9,]+) +([0-9,]+)", count,
+                             "false negatives")
+    apbf, line, exact = field(r"^  memory +([0-9.]+ \w+) +([0-9.]+ \w+) +([0-9.]+ \w+)",
+                              count, "APBF memory")
+    bits, line_bits = field(r"^  bits per window item +([0-9.]+) +([0-9.]+)", count,
+                            "bits per item")
+    ratio, line_ratio = field(r"^  exact/filter memory +([0-9.]+)x +([0-9.]+)x", count,
+                              "memory ratios")
+    span, = field(r"^Time window: the last (\S+ \S+),", time, "TLBF header")
     fn_time, = field(r"^  false negatives +([0-9,]+)", time, "TLBF false negatives")
-    tlbf, texact, tratio = field(
-        r"^  memory at the end +([0-9.]+ \w+) +([0-9.]+ \w+) +([0-9.]+)x", time,
-        "TLBF memory")
+    tlbf, texact = field(r"^  memory at the end +([0-9.]+ \w+) +([0-9.]+ \w+)", time,
+                         "TLBF memory")
+    tratio, = field(r"^  exact/filter memory +([0-9.]+)x", time, "TLBF memory ratio")
     return ("**`tdbf demo`** (%s Zipf events over %s keys, window %s, error 0.01;\n"
-            "fixed seed, figures written by `make readme-figures`): %s false negatives;\n"
-            "APBF %s (%s bits per window item) vs %s for the exact window (%s×).\n"
+            "fixed seed, figures written by `make readme-figures`): %s and %s false negatives;\n"
+            "APBF %s (%s bits per window item) and apbf-line %s (%s)\n"
+            "vs %s for the exact window (%s× and %s×).\n"
             "Time window (TLBF, %s, 20 000/s with a 10× burst): %s false negatives,\n"
-            "%s vs %s exact (%s×).\n" % (events, keys, window, fn_count, apbf, bits, exact,
-                                         ratio, span, fn_time, tlbf, texact, tratio))
+            "%s vs %s exact (%s×).\n" % (events, keys, window, fn_apbf, fn_line, apbf, bits,
+                                         line, line_bits, exact, ratio, line_ratio, span,
+                                         fn_time, tlbf, texact, tratio))
 
 
 def main():

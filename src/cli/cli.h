@@ -1,7 +1,8 @@
 /*
  * cli.h — the subcommands of the tdbf command-line tool.
  *
- * Each subcommand lives in src/cli/cmd_NAME.c and exports one cli_command
+ * Each subcommand lives in src/cli/cmd_NAME.c (the experiments: eval, bench,
+ * demo, in src/cli/lab/cmd_NAME.c) and exports one cli_command
  * descriptor; main.c lists them in its dispatch table.  Adding a command:
  * write cmd_NAME.c with a descriptor, declare it below, add one line to the
  * table in main.c.

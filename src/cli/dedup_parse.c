@@ -6,6 +6,8 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "dedup_parse.h"
+#include "common/diag.h"
+#include "common/numbers.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * line becomes a key and a time.
  *
  * Nothing here reads files, clocks or signals, so the fuzz target
- * tests/fuzz/fuzz_cli.c links this file (and util.c) and drives it with
+ * tests/fuzz/fuzz_cli.c links this file (and the common/ helpers it calls) and drives it with
  * arbitrary command lines and lines, without running the command.
  */
 #ifndef TDBF_CLI_DEDUP_PARSE_H
@@ -15,7 +15,7 @@
 
 #include <tdbf.h>
 
-#include "util.h"
+#include "common/options.h"
 
 /* ======================================================================
  * Options

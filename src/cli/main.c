@@ -7,7 +7,7 @@
  *   tdbf --version | -V | version    library and header versions
  *   tdbf CMD [OPTIONS]               run a command
  *
- * Exit status, the same for every command (util.h): 0 success, 1 bad
+ * Exit status, the same for every command (common/diag.h): 0 success, 1 bad
  * input data or a failed run, 2 usage error, 3 I/O error, 130 / 143
  * interrupted by SIGINT / SIGTERM.
  */

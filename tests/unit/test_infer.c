@@ -25,6 +25,7 @@
 
 #include "driver.h"
 #include "infer_run.h"
+#include "infer_eval.h"   /* src/cli/lab: the paper's experiment */
 #include "core/internal.h"
 
 static tdbf_config btbf_config(uint64_t window, unsigned k, uint64_t cells,
@@ -532,14 +533,14 @@ static void test_decisions_reduce_penalty(void **state)
     }
 }
 
-/* The library's run of the paper's experiment (tdbf_infer_evaluate), at a
+/* The lab's run of the paper's experiment (cli_infer_evaluate), at a
  * test size: |U| = 2^12, k = 1..4, Table 3's two conditions scaled. */
 static void test_paper_experiment(void **state)
 {
     (void)state;
-    tdbf_infer_eval cfg = {TDBF_PRIOR_UNIFORM, 4096, 4096, 8.0, 1, 4, 1 << 14,
+    cli_infer_eval cfg = {TDBF_PRIOR_UNIFORM, 4096, 4096, 8.0, 1, 4, 1 << 14,
                            DRV_PICK(1 << 17, 1 << 14), 0xe7a1};
-    tdbf_infer_eval_result r;
+    cli_infer_eval_result r;
     static const struct {
         tdbf_prior_model stream;
         uint64_t window;
@@ -554,7 +555,7 @@ static void test_paper_experiment(void **state)
     for (size_t i = 0; i < sizeof conditions / sizeof conditions[0]; i++) {
         cfg.stream = conditions[i].stream;
         cfg.window = conditions[i].window;
-        CHECK_RC(tdbf_infer_evaluate(&cfg, &r), TDBF_OK);
+        CHECK_RC(cli_infer_evaluate(&cfg, &r), TDBF_OK);
         double pos_neg = (double)r.inside / (double)r.outside;
         print_message("  %s, 8 bits/item: Pos/Neg %.3f; penalty standard %.0f (k=%u), "
                       "min-penalty %.0f (k=%u), ratio %.3f; posterior error %.4f\n",
@@ -577,28 +578,28 @@ static void test_paper_experiment(void **state)
         CHECK_U64_EQ(r.inside + r.outside, cfg.queries);
     }
     /* Deterministic for a seed. */
-    tdbf_infer_eval_result again;
-    CHECK_RC(tdbf_infer_evaluate(&cfg, &again), TDBF_OK);
+    cli_infer_eval_result again;
+    CHECK_RC(cli_infer_evaluate(&cfg, &again), TDBF_OK);
     CHECK_NEAR(again.penalty_inferential, r.penalty_inferential, 0.0);
     CHECK_NEAR(again.penalty_standard, r.penalty_standard, 0.0);
     /* Errors. */
-    CHECK_RC(tdbf_infer_evaluate(NULL, &r), TDBF_EINVAL);
-    CHECK_RC(tdbf_infer_evaluate(&cfg, NULL), TDBF_EINVAL);
-    tdbf_infer_eval bad = cfg;
+    CHECK_RC(cli_infer_evaluate(NULL, &r), TDBF_EINVAL);
+    CHECK_RC(cli_infer_evaluate(&cfg, NULL), TDBF_EINVAL);
+    cli_infer_eval bad = cfg;
     bad.stream = TDBF_PRIOR_SAMPLED;
-    CHECK_RC(tdbf_infer_evaluate(&bad, &r), TDBF_EINVAL);
+    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
     bad = cfg;
     bad.k_min = 5;
-    CHECK_RC(tdbf_infer_evaluate(&bad, &r), TDBF_EINVAL);
+    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
     bad = cfg;
     bad.bits_per_item = 0.0;
-    CHECK_RC(tdbf_infer_evaluate(&bad, &r), TDBF_EINVAL);
+    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
     bad = cfg;
     bad.universe = 1;
-    CHECK_RC(tdbf_infer_evaluate(&bad, &r), TDBF_EINVAL);
+    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
     bad = cfg;
     bad.bits_per_item = 0.0001; /* not one cell per hash */
-    CHECK_RC(tdbf_infer_evaluate(&bad, &r), TDBF_EINFEASIBLE);
+    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINFEASIBLE);
 }
 
 int main(void)

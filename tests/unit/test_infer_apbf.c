@@ -16,7 +16,7 @@
  *  - Sanity: finite and in [0, 1]; 0 exactly when the standard query says
  *    no; near 1 for a key just added; TDBF_EINVAL for bad arguments.
  *  - The library's run of paper 002's experiment on the APBF
- *    (tdbf_infer_evaluate_design), uniform and power law, small.
+ *    (cli_infer_evaluate_design), uniform and power law, small.
  * The streams and the bin check are infer_run.c's, shared with
  * test_infer.c.
  */
@@ -27,6 +27,7 @@
 
 #include "driver.h"
 #include "infer_run.h"
+#include "infer_eval.h"   /* src/cli/lab: the paper's experiment */
 #include "core/internal.h"
 
 static tdbf_config slices_config(tdbf_design design, uint64_t window, unsigned k,
@@ -316,14 +317,14 @@ static void test_calibration_and_penalty(void **state)
     }
 }
 
-/* The library's run of paper 002's experiment on the APBF
- * (tdbf_infer_evaluate_design), at a test size, on the uniform stream
+/* The lab's run of paper 002's experiment on the APBF
+ * (cli_infer_evaluate_design), at a test size, on the uniform stream
  * and on the power law (Zipf s = 1, p_x known): the calibration bin test
  * (within 0.05 of the midpoint where 1000 queries fall) on both. */
-static void check_experiment(const tdbf_infer_eval *cfg, const char *label,
-                             tdbf_infer_eval_result *r)
+static void check_experiment(const cli_infer_eval *cfg, const char *label,
+                             cli_infer_eval_result *r)
 {
-    CHECK_RC(tdbf_infer_evaluate_design(TDBF_APBF, cfg, r), TDBF_OK);
+    CHECK_RC(cli_infer_evaluate_design(TDBF_APBF, cfg, r), TDBF_OK);
     print_message("  %s, 8 bits/item: APBF standard %.0f (k=%u l=%u), min-penalty %.0f "
                   "(k=%u l=%u), ratio %.3f; posterior error %.4f\n", label,
                   r->penalty_standard, r->k_standard, r->l_standard, r->penalty_inferential,
@@ -343,9 +344,9 @@ static void check_experiment(const tdbf_infer_eval *cfg, const char *label,
 static void test_paper_experiment(void **state)
 {
     (void)state;
-    tdbf_infer_eval cfg = {TDBF_PRIOR_POWER_LAW, 4096, 128, 8.0, 1, 4, 1 << 14,
+    cli_infer_eval cfg = {TDBF_PRIOR_POWER_LAW, 4096, 128, 8.0, 1, 4, 1 << 14,
                            DRV_PICK(1 << 16, 1 << 13), 0xe7a2};
-    tdbf_infer_eval_result r, again, btbf;
+    cli_infer_eval_result r, again, btbf;
     check_experiment(&cfg, "power law |U|=2^12 w=2^7", &r);
     cfg.stream = TDBF_PRIOR_UNIFORM;
     cfg.window = 4096;
@@ -364,17 +365,17 @@ static void test_paper_experiment(void **state)
     for (int b = 0; b < 20; b++)
         total += r.bin_queries[b];
     CHECK_U64_EQ(total, cfg.queries);
-    CHECK_RC(tdbf_infer_evaluate_design(TDBF_APBF, &cfg, &again), TDBF_OK);
+    CHECK_RC(cli_infer_evaluate_design(TDBF_APBF, &cfg, &again), TDBF_OK);
     CHECK_NEAR(again.penalty_inferential, r.penalty_inferential, 0.0);
     /* The BTBF through either entry point; other designs refused. */
     cfg.k_max = 2;
-    CHECK_RC(tdbf_infer_evaluate_design(TDBF_BTBF, &cfg, &btbf), TDBF_OK);
-    CHECK_RC(tdbf_infer_evaluate(&cfg, &again), TDBF_OK);
+    CHECK_RC(cli_infer_evaluate_design(TDBF_BTBF, &cfg, &btbf), TDBF_OK);
+    CHECK_RC(cli_infer_evaluate(&cfg, &again), TDBF_OK);
     CHECK_NEAR(again.penalty_inferential, btbf.penalty_inferential, 0.0);
     CHECK_U64_EQ(btbf.l_inferential, 0);
-    CHECK_RC(tdbf_infer_evaluate_design(TDBF_TLBF, &cfg, &r), TDBF_EINVAL);
+    CHECK_RC(cli_infer_evaluate_design(TDBF_TLBF, &cfg, &r), TDBF_EINVAL);
     cfg.bits_per_item = 1.0; /* below w k / ln2 bits for every k */
-    CHECK_RC(tdbf_infer_evaluate_design(TDBF_APBF, &cfg, &r), TDBF_EINFEASIBLE);
+    CHECK_RC(cli_infer_evaluate_design(TDBF_APBF, &cfg, &r), TDBF_EINFEASIBLE);
 }
 
 static void test_errors(void **state)

@@ -210,16 +210,16 @@ static int run_clock_rotating(const char *cmd, const eval_request *req,
     cr_result r[CR_DESIGNS];
     int progress = isatty(STDERR_FILENO);
     for (size_t i = 0; i < CR_DESIGNS; i++) {
-        eval_progress(progress, i + 1, CR_DESIGNS, "%s", cr_designs[i].name);
+        lab_progress(progress, "eval", i + 1, CR_DESIGNS, "%s", cr_designs[i].name);
         int rc = cr_run(&cr_designs[i], seconds, probes, req->seed, csv,
                         &fp_table, &r[i]);
         if (rc != TDBF_OK) {
-            eval_progress_end(progress);
+            lab_progress_end(progress);
             cli_table_free(&age_table);
             return decay_fail(cmd, &fp_table, cr_designs[i].name, rc);
         }
     }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
     for (size_t i = 0; i < CR_DESIGNS; i++)
         cr_age_rows(&cr_designs[i], &r[i], csv, &age_table);
 
@@ -230,7 +230,7 @@ static int run_clock_rotating(const char *cmd, const eval_request *req,
            "second.\n\n", CR_WINDOW_S, CR_ERROR, CR_RATE, CR_WINDOW_S * CR_RATE,
            seconds, req->quick ? " -- QUICK RUN (--quick)" : "",
            (unsigned long long)probes);
-    if (print_table(&fp_table, cmd) != 0) {
+    if (lab_print_table(&fp_table, cmd, 1) != 0) {
         cli_table_free(&age_table);
         return CLI_EXIT_DATA;
     }
@@ -239,7 +239,7 @@ static int run_clock_rotating(const char *cmd, const eval_request *req,
            "keys: kept while the current unit of L = T/d is at\nmost d after "
            "the key's (clock: tick, d = 2; rotating: a filter's period, d = N "
            "= 4):\n\n");
-    if (print_table(&age_table, cmd) != 0)
+    if (lab_print_table(&age_table, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\n");
     for (size_t i = 0; i < CR_DESIGNS; i++)
@@ -361,19 +361,19 @@ static int run_fpdecay_survival(const char *cmd, const eval_request *req,
     int progress = isatty(STDERR_FILENO);
     for (size_t i = 0; i < FS_POSITIONS; i++)
         for (size_t j = 0; j < FS_WIDTHS; j++) {
-            eval_progress(progress, ++step, FS_POSITIONS * FS_WIDTHS,
+            lab_progress(progress, "eval", ++step, FS_POSITIONS * FS_WIDTHS,
                           "n=%u b=%u", fs_positions[i], fs_widths[j]);
             int rc = fs_run(fs_positions[i], fs_widths[j], steps, req->seed,
                             csv, &t, &tail[i][j]);
             if (rc != TDBF_OK) {
                 char what[32];
-                eval_progress_end(progress);
+                lab_progress_end(progress);
                 snprintf(what, sizeof what, "n=%u, b=%u", fs_positions[i],
                          fs_widths[j]);
                 return decay_fail(cmd, &t, what, rc);
             }
         }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     printf("Paper 003: survival phi(t) of the fingerprint decay array, the "
            "probability that a key\nadded t adds ago still answers yes; s ~ %u "
@@ -382,7 +382,7 @@ static int run_fpdecay_survival(const char *cmd, const eval_request *req,
            "%llu keys%s.  Table: every 500 adds; the CSV has every %u.\n\n",
            FS_CELLS, (unsigned long long)steps,
            req->quick ? " -- QUICK RUN (--quick)" : "", FS_AGE_STEP);
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nmodel = tdbf_fpdecay_survival(s, n, b, t): q = (1 - n/s)^t, "
            "phi = 1 - ((1 - q)(1 - 1/(2^b - 1)))^n;\nexact = the same with "
@@ -553,17 +553,17 @@ static int run_stable(const char *cmd, const eval_request *req, eval_csv *csv)
     double fp_last[SB_SHAPES], fn_window[SB_SHAPES];
     int progress = isatty(STDERR_FILENO);
     for (size_t i = 0; i < SB_SHAPES; i++) {
-        eval_progress(progress, i + 1, SB_SHAPES, "d=%u", sb_cell_bits[i]);
+        lab_progress(progress, "eval", i + 1, SB_SHAPES, "d=%u", sb_cell_bits[i]);
         int rc = sb_run(sb_cell_bits[i], &z, req->seed, csv, &t, &plan[i],
                         &fp_last[i], &fn_window[i]);
         if (rc != TDBF_OK) {
             char what[16];
-            eval_progress_end(progress);
+            lab_progress_end(progress);
             snprintf(what, sizeof what, "d=%u", sb_cell_bits[i]);
             return decay_fail(cmd, &t, what, rc);
         }
     }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     printf("Stable Bloom filter (Deng & Rafiei 2006), sized by tdbf_plan_decay "
            "for w = %llu, error %g,\nsurvival 0.99; d = 2 and 4 bits per cell.  "
@@ -573,7 +573,7 @@ static int run_stable(const char *cmd, const eval_request *req, eval_csv *csv)
            "FN(inf)%s.\n\n", (unsigned long long)SB_WINDOW, SB_ERROR,
            (unsigned long long)z.probes, (unsigned long long)z.steps,
            req->quick ? " -- QUICK RUN (--quick)" : "");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\n");
     for (size_t i = 0; i < SB_SHAPES; i++)

@@ -75,6 +75,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "eval.h"
+#include "timing.h"
 
 #include <errno.h>
 #include <math.h>
@@ -88,7 +89,6 @@
 #define COMPARE_QUICK_WINDOW  UINT64_C(10000)
 #define COMPARE_WINDOW_NS     (UINT64_C(60) * UINT64_C(1000000000))
 #define COMPARE_WINDOWS       4u      /* stream length, in windows */
-#define COMPARE_CHUNK         4096u   /* calls between clock reads */
 #define FP_HITS               1000.0  /* expected false positives probed */
 #define QUICK_FP_HITS         200.0
 #define KEY_MAX               64u     /* a phrase: two words and a space */
@@ -218,10 +218,8 @@ static int words_load(word_list *list, const char *path)
 static size_t stream_key(const compare_stream *s, uint64_t id, unsigned char *out)
 {
     if (s->words == NULL) {
-        uint64_t halves[2] = {cli_mix64(s->key_seed + 2 * id),
-                              cli_mix64(s->key_seed + 2 * id + 1)};
-        memcpy(out, halves, sizeof halves);
-        return sizeof halves;
+        lab_key16(s->key_seed, id, out);
+        return LAB_KEY16_BYTES;
     }
     uint64_t w = s->words->count, phrases = w * w;
     uint64_t v = (id * PHRASE_STRIDE + s->key_seed % phrases) % phrases;
@@ -231,31 +229,6 @@ static size_t stream_key(const compare_stream *s, uint64_t id, unsigned char *ou
     out[a] = ' ';
     memcpy(out + a + 1, second, b);
     return a + 1 + b;
-}
-
-/* Synthetic ids: uniform over a universe of 2w. */
-static void stream_uniform(compare_stream *s, uint64_t window, uint64_t seed)
-{
-    uint64_t rng = seed, universe = 2 * window;
-    for (uint64_t i = 0; i < s->events; i++)
-        s->ids[i] = (uint32_t)(cli_rng_next(&rng) % universe);
-    s->fresh_id = universe;
-}
-
-/* Word ids: half the events replay the event d back (d uniform in
- * 1..2w, when there is one), the others take the next new id. */
-static void stream_replay(compare_stream *s, uint64_t window, uint64_t seed)
-{
-    uint64_t rng = seed, next = 0;
-    for (uint64_t i = 0; i < s->events; i++) {
-        uint64_t r = cli_rng_next(&rng);
-        uint64_t back = 1 + (r >> 1) % (2 * window);
-        if ((r & 1) && back <= i)
-            s->ids[i] = s->ids[i - back];
-        else
-            s->ids[i] = (uint32_t)next++;
-    }
-    s->fresh_id = next;
 }
 
 /* The events of [from, to) whose key does not come again before the end:
@@ -293,10 +266,13 @@ static int stream_make(compare_stream *s, uint64_t window, uint64_t seed)
         stream_free(s);
         return TDBF_ENOMEM;
     }
+    /* Synthetic ids: uniform over a universe of 2w.  Word ids: half the
+     * events replay the event d back (d uniform in 1..2w), the others
+     * take the next new id. */
     if (s->words == NULL)
-        stream_uniform(s, window, seed);
+        s->fresh_id = lab_ids_uniform(s->ids, s->events, 2 * window, seed);
     else
-        stream_replay(s, window, seed);
+        s->fresh_id = lab_ids_replay(s->ids, s->events, 2 * window, seed);
     for (uint64_t p = 0; p < s->events; p++)
         last[s->ids[p]] = (uint32_t)p;
     uint64_t n = s->events;
@@ -310,8 +286,10 @@ static int stream_make(compare_stream *s, uint64_t window, uint64_t seed)
 
 /* Keys of one chunk, built before its clock starts. */
 typedef struct key_chunk {
-    unsigned char bytes[COMPARE_CHUNK][KEY_MAX];
-    size_t        lens[COMPARE_CHUNK];
+    unsigned char bytes[LAB_CHUNK][KEY_MAX];
+    const void   *ptrs[LAB_CHUNK];      /* ptrs[j] = bytes[j] */
+    size_t        lens[LAB_CHUNK];
+    uint64_t      times[LAB_CHUNK];     /* feed: each add's time */
 } key_chunk;
 
 typedef struct compare_run {
@@ -403,17 +381,18 @@ static int feed(compare_run *run, tdbf *f, int timed_clock, uint64_t from,
     key_chunk *c = run->chunk;
     uint64_t step = timed_clock ? run->step_ns : 0;
     cli_chunk_times_reset(&run->times);
-    for (uint64_t p = from; p < to; p += COMPARE_CHUNK) {
-        size_t n = to - p < COMPARE_CHUNK ? (size_t)(to - p) : COMPARE_CHUNK;
-        for (size_t j = 0; j < n; j++)
-            c->lens[j] = stream_key(s, s->ids[p + j], c->bytes[j]);
-        uint64_t start = cli_now_ns();
+    lab_calls calls = {.keys = c->ptrs, .lens = c->lens, .times = c->times};
+    for (uint64_t p = from; p < to; p += LAB_CHUNK) {
+        size_t n = to - p < LAB_CHUNK ? (size_t)(to - p) : LAB_CHUNK;
         for (size_t j = 0; j < n; j++) {
-            int rc = tdbf_add(f, c->bytes[j], c->lens[j], (p + j) * step);
-            if (rc < 0)
-                return rc;
+            c->lens[j] = stream_key(s, s->ids[p + j], c->bytes[j]);
+            c->times[j] = (p + j) * step;
         }
+        uint64_t start = cli_now_ns();
+        int64_t rc = lab_run_calls(f, LAB_ADD, &calls, 0, n);
         uint64_t took = cli_now_ns() - start;
+        if (rc < 0)
+            return (int)rc;
         if (p >= timed_from && cli_chunk_times_add(&run->times, took, n) != 0)
             return TDBF_ENOMEM;
     }
@@ -429,20 +408,20 @@ static int query(compare_run *run, const tdbf *f, uint64_t now,
     const compare_stream *s = run->stream;
     key_chunk *c = run->chunk;
     cli_chunk_times_reset(&run->times);
-    for (size_t i = 0; i < count; i += COMPARE_CHUNK) {
-        size_t n = count - i < COMPARE_CHUNK ? count - i : COMPARE_CHUNK;
+    for (size_t i = 0; i < count; i += LAB_CHUNK) {
+        size_t n = count - i < LAB_CHUNK ? count - i : LAB_CHUNK;
         for (size_t j = 0; j < n; j++) {
             uint64_t id = events ? s->ids[events[i + j]] : s->fresh_id + i + j;
             c->lens[j] = stream_key(s, id, c->bytes[j]);
         }
+        lab_calls calls = {.keys = c->ptrs, .lens = c->lens, .now = now,
+                           .answers = run->answers + i};
         uint64_t start = cli_now_ns();
-        for (size_t j = 0; j < n; j++) {
-            int rc = tdbf_contains(f, c->bytes[j], c->lens[j], now);
-            if (rc < 0)
-                return rc;
-            run->answers[i + j] = (uint8_t)rc;
-        }
-        if (cli_chunk_times_add(&run->times, cli_now_ns() - start, n) != 0)
+        int64_t rc = lab_run_calls((tdbf *)f, LAB_CONTAINS, &calls, 0, n);
+        uint64_t took = cli_now_ns() - start;
+        if (rc < 0)
+            return (int)rc;
+        if (cli_chunk_times_add(&run->times, took, n) != 0)
             return TDBF_ENOMEM;
     }
     return TDBF_OK;
@@ -675,7 +654,7 @@ static int compare_error(compare_run *run, double error, size_t rep,
             const compare_design *d = &compare_designs[i];
             if ((d->role == ROW_REFERENCE) != (pass == 0))
                 continue;
-            eval_progress(run->progress, ++run->step, run->steps,
+            lab_progress(run->progress, "eval", ++run->step, run->steps,
                           "%s, error %g, %s: %s", run->stream->name, error,
                           rep ? "timing" : "measuring", d->name);
             int rc = measure_design(run, d, error, rep, &results[i]);
@@ -793,7 +772,7 @@ static void print_compare_notes(const compare_run *run, const word_list *words,
            "floor); npws = measured (stale - fp, summed up to 3w) and the "
            "planner's\npeak NPWS (APBF, APBBF).\n",
            w, run->req->quick ? QUICK_FP_HITS : FP_HITS, COMPARE_REPS,
-           COMPARE_CHUNK, w);
+           LAB_CHUNK, w);
     printf("Streams: synthetic = %u w events uniform over 2w ids (16-byte "
            "keys); words = two-word\nphrases of %s (%zu words), half the "
            "events replaying\nthe event 1..2w back.  Took %s.\n",
@@ -818,6 +797,8 @@ static int run_compare(const char *cmd, const eval_request *req, eval_csv *csv)
     run.window = req->quick ? COMPARE_QUICK_WINDOW : COMPARE_WINDOW;
     run.step_ns = COMPARE_WINDOW_NS / run.window;
     run.chunk = malloc(sizeof *run.chunk);
+    for (size_t j = 0; run.chunk && j < LAB_CHUNK; j++)
+        run.chunk->ptrs[j] = run.chunk->bytes[j];
     run.first = malloc(run.window * sizeof *run.first);
     for (uint64_t p = 0; run.first && p < run.window; p++)
         run.first[p] = (uint32_t)p;
@@ -841,7 +822,7 @@ static int run_compare(const char *cmd, const eval_request *req, eval_csv *csv)
     int status = run.chunk && run.first ? CLI_EXIT_OK : cli_error(cmd, "out of memory");
     for (size_t i = 0; i < 2 && status == CLI_EXIT_OK; i++)
         status = compare_stream_run(cmd, &run, &streams[i], &t, csv);
-    eval_progress_end(run.progress);
+    lab_progress_end(run.progress);
     compare_run_free(&run);
     if (status != CLI_EXIT_OK) {
         cli_table_free(&t);
@@ -856,7 +837,7 @@ static int run_compare(const char *cmd, const eval_request *req, eval_csv *csv)
            cli_format_count(w, sizeof w, run.window), w,
            (unsigned long long)req->seed,
            req->quick ? " -- QUICK RUN (--quick), window 10^4" : "");
-    status = print_table(&t, cmd) == 0 ? CLI_EXIT_OK : CLI_EXIT_DATA;
+    status = lab_print_table(&t, cmd, 1) == 0 ? CLI_EXIT_OK : CLI_EXIT_DATA;
     if (status == CLI_EXIT_OK)
         print_compare_notes(&run, &words, cli_now_ns() - started);
     words_free(&words);

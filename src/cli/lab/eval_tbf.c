@@ -1,10 +1,11 @@
 /*
  * eval_tbf.c — `tdbf eval tbf`: paper 002 section 5 through
- * tdbf_infer_evaluate (penalty ratio, posterior error eq 28, Pos/Neg).
+ * cli_infer_evaluate (penalty ratio, posterior error eq 28, Pos/Neg).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "eval.h"
+#include "infer_eval.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -42,16 +43,16 @@ typedef struct tbf_sizes {
 
 /* One (stream, bits per item) point: every k in 1 .. k_max, one call per
  * k so that the progress line moves; each answer keeps its own best k, as
- * tdbf_infer_evaluate does over a range (strictly smaller penalty wins, so
+ * cli_infer_evaluate does over a range (strictly smaller penalty wins, so
  * the smallest such k). */
 static int tbf_point(const tbf_stream *s, double bpi, const tbf_sizes *sizes,
                      uint64_t seed, int progress, size_t *step, size_t steps,
-                     tdbf_infer_eval_result *best)
+                     cli_infer_eval_result *best)
 {
     int found = 0;
     memset(best, 0, sizeof *best);
     for (unsigned k = 1; k <= sizes->k_max; k++) {
-        tdbf_infer_eval cfg = {
+        cli_infer_eval cfg = {
             .stream = s->model,
             .universe = UINT64_C(1) << s->universe_log2,
             .window = UINT64_C(1) << s->window_log2,
@@ -62,10 +63,10 @@ static int tbf_point(const tbf_stream *s, double bpi, const tbf_sizes *sizes,
             .queries = sizes->queries,
             .seed = seed,
         };
-        tdbf_infer_eval_result r;
-        eval_progress(progress, ++*step, steps, "%s, %g bits/item, k=%u",
+        cli_infer_eval_result r;
+        lab_progress(progress, "eval", ++*step, steps, "%s, %g bits/item, k=%u",
                      s->name, bpi, k);
-        int rc = tdbf_infer_evaluate(&cfg, &r);
+        int rc = cli_infer_evaluate(&cfg, &r);
         if (rc == TDBF_EINFEASIBLE)
             continue;
         if (rc != TDBF_OK)
@@ -118,12 +119,12 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
     for (size_t si = 0; si < TBF_STREAMS; si++) {
         const tbf_stream *s = &tbf_streams[si];
         for (size_t pi = 0; pi < TBF_POINTS; pi++) {
-            tdbf_infer_eval_result r;
+            cli_infer_eval_result r;
             int rc = tbf_point(s, tbf_bits_per_item[pi], &sizes, req->seed,
                                progress, &step, steps, &r);
             if (rc != TDBF_OK) {
                 char what[64];
-                eval_progress_end(progress);
+                lab_progress_end(progress);
                 snprintf(what, sizeof what, "%s stream, %g bits/item", s->name,
                          tbf_bits_per_item[pi]);
                 cli_table_free(&t);
@@ -161,12 +162,12 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
                      pos_neg, s->paper_pos_neg);
         }
     }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     char took[32];
     cli_format_duration_ns(took, sizeof took, cli_now_ns() - started);
     printf("TBF/BTBF penalty experiment of paper 002 section 5 "
-           "(tdbf_infer_evaluate), |U| = 2^16:\n");
+           "(cli_infer_evaluate), |U| = 2^16:\n");
     if (req->quick)
         printf("QUICK RUN (--quick): %llu warm-up inserts, %llu queries, k in "
                "1..%u -- the paper uses\n2^20, 2^22 and 1..30; numbers are "
@@ -177,7 +178,7 @@ static int run_tbf(const char *cmd, const eval_request *req, eval_csv *csv)
         printf("paper's sizes: 2^20 warm-up inserts, 2^22 queries, k in "
                "1..30.\n");
     printf("\n");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nk_std, k_inf = each answer's best k; penalties = totals over the "
            "queries ($FP, $FN\nuniform in [1, 10)); post_error = eq 28 (20 bins) "

@@ -5,7 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include "cli.h"
+#include "../cli.h"
 #include "eval.h"
 
 #include <string.h>
@@ -145,7 +145,7 @@ const cli_command cli_cmd_eval = {
         "  table4  APBBF vs SWAMP, paper 004 Table 4: bits per element of its 4\n"
         "          shapes at a window of 2^16 (planner) beside the paper's\n"
         "          APBBF and SWAMP numbers, and tdbf's least-memory shape;\n"
-        "  tbf     paper 002 section 5 through tdbf_infer_evaluate: penalty\n"
+        "  tbf     paper 002 section 5 through cli_infer_evaluate: penalty\n"
         "          ratio standard/inferential, posterior error (eq 28) and\n"
         "          Pos/Neg per bits per item on the uniform and power-law\n"
         "          streams.  The paper's sizes take minutes; --quick seconds.\n"

@@ -1,8 +1,8 @@
 /*
  * eval_util.c — what every `tdbf eval` experiment shares: CSV output, the
- * printed table, the comparison with the paper's printed digits, the
- * progress line, and the streams of distinct keys the measured experiments
- * replay.
+ * comparison with the paper's printed digits, and the streams of distinct
+ * keys the measured experiments replay (the table printer and the
+ * progress line are the lab's: report.h).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -58,13 +58,6 @@ int csv_close(eval_csv *csv)
     return failed ? -1 : 0;
 }
 
-int print_table(cli_table *t, const char *cmd)
-{
-    int rc = cli_table_print(t, stdout, "  ", 1);
-    cli_table_free(t);
-    return rc == 0 ? 0 : cli_error(cmd, "out of memory");
-}
-
 /* Write into `list` the names of the values that, printed with the paper's
  * decimals, differ from the paper's ("eff+npws"), or "" if none does.
  * Returns 1 if any differs. */
@@ -92,18 +85,6 @@ void table_header(cli_table *t, const char *const *headers, size_t n)
         cli_table_cell(t, "%s", headers[c]);
 }
 
-void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
-{
-    if (!on)
-        return;
-    char line[96];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    cli_progress("eval", "[%zu/%zu] %s", step, steps, line);
-}
-
 /* ---- streams of distinct keys (eval.h) ------------------------------- */
 
 int eval_add_keys(tdbf *f, uint64_t *next, uint64_t count, uint64_t from_ns,
@@ -115,7 +96,9 @@ int eval_add_keys(tdbf *f, uint64_t *next, uint64_t count, uint64_t from_ns,
         uint64_t now = from_ns + (uint64_t)((double)span_ns * (double)i / (double)count);
         if (times)
             times[id] = now;
-        int rc = tdbf_add(f, &id, sizeof id, now);
+        unsigned char key[8];
+        lab_key_u64(id, key);
+        int rc = tdbf_add(f, key, sizeof key, now);
         if (rc < 0)
             return rc;
     }
@@ -124,7 +107,9 @@ int eval_add_keys(tdbf *f, uint64_t *next, uint64_t count, uint64_t from_ns,
 
 int eval_has_key(const tdbf *f, uint64_t id, uint64_t now_ns)
 {
-    return tdbf_contains(f, &id, sizeof id, now_ns);
+    unsigned char key[8];
+    lab_key_u64(id, key);
+    return tdbf_contains(f, key, sizeof key, now_ns);
 }
 
 int eval_probe_fp(const tdbf *f, uint64_t probes, uint64_t *next_probe,
@@ -139,10 +124,4 @@ int eval_probe_fp(const tdbf *f, uint64_t probes, uint64_t *next_probe,
     }
     *fp = probes ? (double)yes / (double)probes : 0.0;
     return TDBF_OK;
-}
-
-void eval_progress_end(int on)
-{
-    if (on)
-        cli_progress_clear();
 }

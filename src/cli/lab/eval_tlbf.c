@@ -67,7 +67,7 @@ static double tlbf_bits_per_key(const tdbf_stats *st, uint64_t keys)
 static int tlbf_fail(const char *cmd, cli_table *t, int progress,
                      const char *what, int rc)
 {
-    eval_progress_end(progress);
+    lab_progress_end(progress);
     cli_table_free(t);
     return cli_lib_error(cmd, what, rc);
 }
@@ -165,7 +165,7 @@ static int run_tlbf_slices(const char *cmd, const eval_request *req,
            "Table: seconds 1-3 and every 30 s; the CSV has every second.\n\n",
            TLBF_WINDOW_S, SLICES_RATE, seconds,
            req->quick ? " -- QUICK RUN (--quick)" : "");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nslice0 bits = stats.slice_bits; bits/item = memory bits over "
            "the keys in the window;\nfp_est = stats.error_estimated.  At the "
@@ -295,7 +295,7 @@ static int run_tlbf_bits(const char *cmd, const eval_request *req, eval_csv *csv
         for (size_t c = 0; c < 2; c++) {
             tlbf_shape sh = {bits_rows[i].error, capacities[c], 0, 0};
             bits_result r;
-            eval_progress(progress, ++step, 2 * BITS_ROWS, "error %g, capacity %llu",
+            lab_progress(progress, "eval", ++step, 2 * BITS_ROWS, "error %g, capacity %llu",
                           sh.error, (unsigned long long)sh.capacity);
             int rc = bits_run(&sh, &z, req->seed, csv, &r);
             if (rc != TDBF_OK) {
@@ -305,7 +305,7 @@ static int run_tlbf_bits(const char *cmd, const eval_request *req, eval_csv *csv
             }
             bits_table_row(&t, &bits_rows[i], sh.capacity, &r);
         }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     printf("TLBF bits per element, paper 001 Figure 3 and Table 2: T = %u s, "
            "%u distinct keys/s\n(simulated clock, %llu keys per window), %u s, "
@@ -316,7 +316,7 @@ static int run_tlbf_bits(const char *cmd, const eval_request *req, eval_csv *csv
            (unsigned long long)TLBF_WINDOW_S * z.rate, z.seconds,
            (unsigned long long)capacities[0], (unsigned long long)capacities[1],
            req->quick ? " -- QUICK RUN (--quick)" : "", TLBF_WINDOW_S, z.probes);
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\npaper:bits = the min-max range printed in paper 001 Table 2.  "
            "The CSV has every second\n(fp_measured, probes: 0 before the "
@@ -410,7 +410,7 @@ static int run_tlbf_fp(const char *cmd, const eval_request *req, eval_csv *csv)
     for (size_t i = 0; i < FP_ERRORS; i++)
         for (size_t c = 0; c < FP_CAPACITIES; c++) {
             tlbf_shape sh = {fp_errors[i], fp_capacities[c], 0, 0};
-            eval_progress(progress, ++step, FP_ERRORS * FP_CAPACITIES,
+            lab_progress(progress, "eval", ++step, FP_ERRORS * FP_CAPACITIES,
                           "error %g, capacity %llu", sh.error,
                           (unsigned long long)sh.capacity);
             int rc = fp_run(&sh, seconds, probe_scale, req->seed, csv, &t, &r[i][c]);
@@ -420,7 +420,7 @@ static int run_tlbf_fp(const char *cmd, const eval_request *req, eval_csv *csv)
                 return tlbf_fail(cmd, &t, progress, what, rc);
             }
         }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     printf("TLBF false positives over time, paper 001 Figures 4 (under-) and 5 "
            "(over-dimensioned):\nT = %u s, %u distinct keys/s (simulated clock), "
@@ -428,7 +428,7 @@ static int run_tlbf_fp(const char *cmd, const eval_request *req, eval_csv *csv)
            "keys are queried%s.  Table: every 30 s; the CSV has every second.\n\n",
            TLBF_WINDOW_S, FP_RATE, seconds, probe_scale,
            req->quick ? " -- QUICK RUN (--quick)" : "");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nAfter 2T (steady state), measured FP mean / max sample / mean "
            "fp_est, against the target:\n");
@@ -704,14 +704,14 @@ static int run_tlbf_faults(const char *cmd, const eval_request *req,
     uint64_t misses = 0;
     for (size_t i = 0; i < FAULT_SCENARIOS; i++) {
         fault_summary sum;
-        eval_progress(progress, i + 1, FAULT_SCENARIOS, "%s", fault_scenarios[i].name);
+        lab_progress(progress, "eval", i + 1, FAULT_SCENARIOS, "%s", fault_scenarios[i].name);
         int rc = fault_run(&fault_scenarios[i], &z, req->seed, csv, &sum);
         if (rc != TDBF_OK)
             return tlbf_fail(cmd, &t, progress, fault_scenarios[i].name, rc);
         fault_table_row(&t, &fault_scenarios[i], &sum);
         misses += sum.misses;
     }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     printf("TLBF under the reference implementation's failure cases (design.md, "
            "paper 001's module):\nT = %u s, error %g, capacity %u (right for "
@@ -725,7 +725,7 @@ static int run_tlbf_faults(const char *cmd, const eval_request *req,
     for (size_t i = 0; i < FAULT_SCENARIOS; i++)
         printf("  %-9s %s\n", fault_scenarios[i].name, fault_scenarios[i].what);
     printf("\n");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nfp mean: after the first T.  cap = the slice "
            "cap tdbf_open chose, 2(k+l)+32.\nFalse negatives in all "

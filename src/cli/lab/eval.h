@@ -10,7 +10,9 @@
 #ifndef TDBF_CLI_EVAL_H
 #define TDBF_CLI_EVAL_H
 
-#include "util.h"
+#include "../util.h"
+#include "report.h"
+#include "stream.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -43,8 +45,6 @@ int csv_close(eval_csv *csv);
 
 /* ---- printed tables --------------------------------------------------- */
 
-/* Print `t` on stdout and free it; returns 0 or reports out of memory. */
-int print_table(cli_table *t, const char *cmd);
 /* Add the n header cells. */
 void table_header(cli_table *t, const char *const *headers, size_t n);
 
@@ -60,12 +60,8 @@ typedef struct paper_value {
  * Returns 1 if any differs. */
 int differences(const paper_value *values, size_t n, char *list, size_t size);
 
-/* "\r[step/steps] text" on stderr when `on` (a terminal, usually). */
-void eval_progress(int on, size_t step, size_t steps, const char *fmt, ...)
-    CLI_PRINTF(4, 5);
-
 /* ---- streams of distinct keys (eval_util.c) ----------------------------
- * Key i of a stream is the 8 bytes of the integer i; probes, never added,
+ * Key i of a stream is lab_key_u64(i) (stream.h); probes, never added,
  * have EVAL_PROBE_BIT set.  Time is simulated, in ns. */
 
 #define EVAL_NS        UINT64_C(1000000000)
@@ -86,8 +82,6 @@ int eval_has_key(const struct tdbf *f, uint64_t id, uint64_t now_ns);
  * TDBF_OK or a negative code. */
 int eval_probe_fp(const struct tdbf *f, uint64_t probes, uint64_t *next_probe,
                   uint64_t now_ns, double *fp);
-/* Erase the progress line of eval_progress (when `on`). */
-void eval_progress_end(int on);
 
 /* ---- the experiments -------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /*
  * infer_eval.c — the penalty experiment of Dautrich & Ravishankar
- * (paper 002, section 5), as a library call for `tdbf eval` and tests.
+ * (paper 002, section 5), for `tdbf eval tbf`, `eval apbf-posterior` and
+ * the unit tests that check it.  It uses the library only through tdbf.h.
  *
  * Protocol (section 5.1).  A stream draws items from U = {0 .. |U|-1}:
  * uniformly (section 5.2, p_x = 1/|U|) or by a Zipf law, item x having
@@ -24,7 +25,8 @@
  * posterior bins (20 of width 0.05) and the posterior error (eq 28) are
  * reported for the inferential answer's k.
  *
- * The APBF (tdbf_infer_evaluate_design; its posterior: infer_apbf.c).
+ * The APBF (cli_infer_evaluate_design; its posterior: the library's
+ * inference/infer_apbf.c).
  * Beyond the paper: the same streams, penalties and charges, with each k
  * in k_min .. k_max taking the smallest l whose k + l slices (m and g as
  * tdbf_plan_eval sizes them for w) fit w * bits_per_item bits, the most
@@ -36,10 +38,16 @@
  * A run of the paper's size (2^20 + 2^22 steps for each of 30 k) takes
  * minutes; tests/unit/test_infer.c runs a small one.
  */
+#include "infer_eval.h"
+#include "stream.h"
+#include "../common/rng.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+/* ln 2, for the memory an APBF slice needs per key (m >= g k / ln 2). */
+#define LN2 0.69314718055994530942
 
 #define MAX_UNIVERSE (UINT64_C(1) << 28)
 #define PAPER_K_MAX 30
@@ -54,52 +62,31 @@ typedef struct eval_pass {
     uint64_t bin_inside[BINS];
 } eval_pass;
 
-/* The stream: the generator state and, for Zipf, the tables. */
+/* The stream: the generator state and, for Zipf, the sampler and p_x. */
 typedef struct eval_stream {
-    const tdbf_infer_eval *cfg;
-    const double *cumulative;   /* Zipf: P(item <= x) */
-    const double *probability;  /* Zipf: p_x */
+    const cli_infer_eval *cfg;
+    lab_zipf      zipf;         /* Zipf: ranks x + 1 */
+    const double *probability;  /* Zipf: p_x; NULL: uniform */
     uint64_t state;
 } eval_stream;
 
-/* splitmix64: a Weyl sequence (which wraps by design) through the mixer. */
-TDBF_WRAPS static uint64_t next_random(uint64_t *state)
+/* x scaled into [0, n) by its high bits: a multiply-shift, without the
+ * bias and the division of x % n. */
+static uint64_t uniform_below(uint64_t x, uint64_t n)
 {
-    *state += UINT64_C(0x9e3779b97f4a7c15);
-    return tdbf_mix64(*state);
-}
-
-/* Uniform in [0, 1) with 53 bits. */
-static double next_unit(uint64_t *state)
-{
-    return (double)(next_random(state) >> 11) * (1.0 / 9007199254740992.0);
+    __extension__ typedef unsigned __int128 u128;
+    return (uint64_t)(((u128)x * n) >> 64);
 }
 
 static uint64_t next_item(eval_stream *s)
 {
-    if (!s->cumulative)
-        return tdbf_reduce(next_random(&s->state), s->cfg->universe);
-    double u = next_unit(&s->state);
-    uint64_t lo = 0, hi = s->cfg->universe - 1;
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (s->cumulative[mid] > u)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
-}
-
-/* The item's key: its 8 bytes, little-endian on every platform. */
-static void item_key(uint64_t x, unsigned char key[8])
-{
-    for (int i = 0; i < 8; i++)
-        key[i] = (unsigned char)(x >> (8 * i));
+    if (!s->probability)
+        return uniform_below(cli_rng_next(&s->state), s->cfg->universe);
+    return lab_zipf_next(&s->zipf, &s->state) - 1;
 }
 
 /* The paper's BTBF for k (section 5.1.2). */
-static int open_btbf(const tdbf_infer_eval *cfg, unsigned k, tdbf_config *fc)
+static int open_btbf(const cli_infer_eval *cfg, unsigned k, tdbf_config *fc)
 {
     unsigned bits = k < 3 ? 3 : k;
     double cells = floor((double)cfg->window * cfg->bits_per_item / bits);
@@ -114,11 +101,11 @@ static int open_btbf(const tdbf_infer_eval *cfg, unsigned k, tdbf_config *fc)
 
 /* The APBF for k: the smallest l whose k + l slices fit the memory (the
  * most slices of a generation's slack that the budget buys). */
-static int open_apbf(const tdbf_infer_eval *cfg, unsigned k, tdbf_config *fc)
+static int open_apbf(const cli_infer_eval *cfg, unsigned k, tdbf_config *fc)
 {
     double budget = (double)cfg->window * cfg->bits_per_item;
     /* (k + l) m > l m >= w k / ln2 for every l: no l fits. */
-    if ((double)cfg->window * k / TDBF_LN2 >= budget)
+    if ((double)cfg->window * k / LN2 >= budget)
         return TDBF_EINFEASIBLE;
     for (unsigned l = 1; l <= TDBF_MAX_L; l++) {
         tdbf_plan plan;
@@ -135,13 +122,13 @@ static int open_apbf(const tdbf_infer_eval *cfg, unsigned k, tdbf_config *fc)
 /* The filter of one pass, and the window its answers are charged
  * against: w for the BTBF, the APBF's own l g (>= w, the window its
  * posterior is about). */
-static int open_filter(const tdbf_infer_eval *cfg, tdbf_design design, unsigned k,
+static int open_filter(const cli_infer_eval *cfg, tdbf_design design, unsigned k,
                        tdbf **f, uint64_t *window, unsigned *l)
 {
     tdbf_config fc;
     tdbf_config_init(&fc);
     fc.window_items = cfg->window;
-    fc.seed = tdbf_mix64(cfg->seed ^ k) | 1;
+    fc.seed = cli_mix64(cfg->seed ^ k) | 1;
     fc.max_memory = UINT64_MAX;
     int rc = design == TDBF_APBF ? open_apbf(cfg, k, &fc) : open_btbf(cfg, k, &fc);
     if (rc == TDBF_OK)
@@ -157,7 +144,7 @@ static int open_filter(const tdbf_infer_eval *cfg, tdbf_design design, unsigned 
     return TDBF_OK;
 }
 
-static int run_pass(const tdbf_infer_eval *cfg, tdbf_design design, unsigned k,
+static int run_pass(const cli_infer_eval *cfg, tdbf_design design, unsigned k,
                     eval_stream *s, uint64_t *last, eval_pass *pass)
 {
     tdbf *f;
@@ -177,16 +164,16 @@ static int run_pass(const tdbf_infer_eval *cfg, tdbf_design design, unsigned k,
     unsigned char key[8];
     for (; t < cfg->warmup && rc >= 0; t++) {
         uint64_t x = next_item(s);
-        item_key(x, key);
+        lab_key_u64(x, key);
         rc = tdbf_add(f, key, sizeof key, 0);
         last[x] = t + 1;
     }
     for (uint64_t q = 0; q < cfg->queries && rc >= 0; q++, t++) {
         uint64_t x = next_item(s);
-        double cost_fp = 1.0 + 9.0 * next_unit(&s->state);
-        double cost_fn = 1.0 + 9.0 * next_unit(&s->state);
+        double cost_fp = 1.0 + 9.0 * lab_uniform(&s->state);
+        double cost_fn = 1.0 + 9.0 * lab_uniform(&s->state);
         double p;
-        item_key(x, key);
+        lab_key_u64(x, key);
         if (s->probability)
             prior.key_probability = s->probability[x];
         int standard = tdbf_contains(f, key, sizeof key, 0);
@@ -211,7 +198,7 @@ static int run_pass(const tdbf_infer_eval *cfg, tdbf_design design, unsigned k,
     return rc < 0 ? rc : TDBF_OK;
 }
 
-static int eval_ok(const tdbf_infer_eval *cfg)
+static int eval_ok(const cli_infer_eval *cfg)
 {
     if (cfg->stream != TDBF_PRIOR_UNIFORM && cfg->stream != TDBF_PRIOR_POWER_LAW)
         return 0;
@@ -223,29 +210,23 @@ static int eval_ok(const tdbf_infer_eval *cfg)
     return cfg->k_min >= 1 && cfg->k_min <= cfg->k_max && cfg->k_max <= TDBF_MAX_K;
 }
 
-/* Zipf tables, or NULL for the uniform stream. */
-static int zipf_tables(const tdbf_infer_eval *cfg, const tdbf_allocator *a,
-                       double **cumulative, double **probability)
+/* The Zipf stream's p_x, or NULL for the uniform stream. */
+static int zipf_probabilities(const cli_infer_eval *cfg, double **probability)
 {
-    *cumulative = *probability = NULL;
+    *probability = NULL;
     if (cfg->stream != TDBF_PRIOR_POWER_LAW)
         return TDBF_OK;
-    *cumulative = a->alloc(a->opaque, cfg->universe * sizeof **cumulative);
-    *probability = a->alloc(a->opaque, cfg->universe * sizeof **probability);
-    if (!*cumulative || !*probability)
+    *probability = malloc(cfg->universe * sizeof **probability);
+    if (!*probability)
         return TDBF_ENOMEM;
     tdbf_prior prior;
     tdbf_prior_init(&prior, TDBF_PRIOR_POWER_LAW, (double)cfg->universe);
-    double sum = 0.0;
-    for (uint64_t x = 0; x < cfg->universe; x++) {
+    for (uint64_t x = 0; x < cfg->universe; x++)
         (*probability)[x] = tdbf_prior_rank_probability(&prior, (double)(x + 1));
-        sum += (*probability)[x];
-        (*cumulative)[x] = sum;
-    }
     return TDBF_OK;
 }
 
-static void keep_best(const eval_pass *pass, unsigned k, tdbf_infer_eval_result *out)
+static void keep_best(const eval_pass *pass, unsigned k, cli_infer_eval_result *out)
 {
     if (out->k_standard == 0 || pass->penalty_standard < out->penalty_standard) {
         out->k_standard = k;
@@ -270,21 +251,21 @@ static void keep_best(const eval_pass *pass, unsigned k, tdbf_infer_eval_result 
     out->outside = pass->outside;
 }
 
-int tdbf_infer_evaluate_design(tdbf_design design, const tdbf_infer_eval *cfg,
-                               tdbf_infer_eval_result *out)
+int cli_infer_evaluate_design(tdbf_design design, const cli_infer_eval *cfg,
+                               cli_infer_eval_result *out)
 {
     if (!cfg || !out || !eval_ok(cfg) || (design != TDBF_BTBF && design != TDBF_APBF))
         return TDBF_EINVAL;
     memset(out, 0, sizeof *out);
     unsigned k_min = cfg->k_min ? cfg->k_min : 1;
     unsigned k_max = cfg->k_max ? cfg->k_max : PAPER_K_MAX;
-    const tdbf_allocator *a = tdbf_default_allocator();
-    double *cumulative, *probability;
-    uint64_t *last = a->alloc(a->opaque, cfg->universe * sizeof *last);
-    int rc = zipf_tables(cfg, a, &cumulative, &probability);
+    double *probability;
+    uint64_t *last = malloc(cfg->universe * sizeof *last);
+    int rc = zipf_probabilities(cfg, &probability);
     if (rc == TDBF_OK && !last)
         rc = TDBF_ENOMEM;
-    eval_stream stream = {.cfg = cfg, .cumulative = cumulative, .probability = probability};
+    eval_stream stream = {.cfg = cfg, .probability = probability};
+    lab_zipf_init(&stream.zipf, cfg->universe, 1.0);  /* the power law: s = 1 */
     for (unsigned k = k_min; k <= k_max && rc == TDBF_OK; k++) {
         eval_pass pass;
         int pass_rc = run_pass(cfg, design, k, &stream, last, &pass);
@@ -295,13 +276,12 @@ int tdbf_infer_evaluate_design(tdbf_design design, const tdbf_infer_eval *cfg,
     }
     if (rc == TDBF_OK && out->k_standard == 0)
         rc = TDBF_EINFEASIBLE;
-    a->free(a->opaque, last);
-    a->free(a->opaque, cumulative);
-    a->free(a->opaque, probability);
+    free(last);
+    free(probability);
     return rc;
 }
 
-int tdbf_infer_evaluate(const tdbf_infer_eval *cfg, tdbf_infer_eval_result *out)
+int cli_infer_evaluate(const cli_infer_eval *cfg, cli_infer_eval_result *out)
 {
-    return tdbf_infer_evaluate_design(TDBF_BTBF, cfg, out);
+    return cli_infer_evaluate_design(TDBF_BTBF, cfg, out);
 }

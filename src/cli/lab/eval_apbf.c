@@ -110,7 +110,7 @@ static int run_table2(const char *cmd, const eval_request *req, eval_csv *csv)
 
     printf("APBF metrics for the (k, l) pairs of paper 004 Table 2, recomputed "
            "(tdbf_plan_eval):\n\n");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nfp_paper = F(k,l,0,0) with the paper's linear fills; fp_exact = "
            "with the exact expected\nfills of a filter sized for a window of "
@@ -234,7 +234,7 @@ static int run_table3(const char *cmd, const eval_request *req, eval_csv *csv)
 
     printf("APBBF metrics for the rows of paper 004 Table 3, recomputed "
            "(tdbf_plan_apbbf_eval):\n\n");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nAPBBF fp = the paper's load model; APBF fp = an APBF (k*b, l*b) in "
            "the same memory;\ncap. = window relative to that APBF; win./fp/false "
@@ -354,7 +354,7 @@ static int run_table4(const char *cmd, const eval_request *req, eval_csv *csv)
            "numbers; SWAMP's are the paper's, read off\nFigure 3(a) of "
            "Assaf et al. (INFOCOM 2018), and have NPWS 0 (no slack).\n\n",
            (unsigned long long)TABLE4_WINDOW);
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nfp = the paper's load model (Table 3); bits = memory bits / "
            "2^16 of the filter the\nplanner sizes (whole blocks, g = "
@@ -480,7 +480,7 @@ static int run_fig6(const char *cmd, const eval_request *req, eval_csv *csv)
            (unsigned long long)FIG6_EVERY, (unsigned long long)factor,
            req->quick ? " -- QUICK RUN (--quick), noisier" : "",
            (unsigned long long)FIG6_SHOWN);
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nfp_analytic = tdbf_plan_eval(k, l, %llu).fp, the worst case "
            "over the generation cycle.\nHighest measured sample per pair:",

@@ -1,13 +1,14 @@
 /*
  * eval_apbf_post.c — `tdbf eval apbf-posterior`: the posterior of the
  * APBF (docs/apbf_posterior.md) measured as paper 002 section 5 measures
- * the BTBF's, through tdbf_infer_evaluate_design: penalty ratio
+ * the BTBF's, through cli_infer_evaluate_design: penalty ratio
  * standard/inferential and posterior error (eq 28, 20 bins), beside the
  * BTBF on the same stream, penalties and memory.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "eval.h"
+#include "infer_eval.h"
 
 #include <math.h>
 #include <string.h>
@@ -34,21 +35,21 @@ static const double post_bits_per_item[] = {2.0, 4.0, 8.0, 16.0};
 
 /* One point: the APBF and the BTBF, each answer with its best k. */
 typedef struct post_point {
-    tdbf_infer_eval_result apbf, btbf;
+    cli_infer_eval_result apbf, btbf;
     tdbf_plan plan;             /* the APBF of apbf.k_inferential */
 } post_point;
 
-static int post_run_point(const post_stream *s, double bpi, const tdbf_infer_eval *sizes,
+static int post_run_point(const post_stream *s, double bpi, const cli_infer_eval *sizes,
                           post_point *out)
 {
-    tdbf_infer_eval cfg = *sizes;
+    cli_infer_eval cfg = *sizes;
     cfg.stream = s->model;
     cfg.universe = UINT64_C(1) << s->universe_log2;
     cfg.window = UINT64_C(1) << s->window_log2;
     cfg.bits_per_item = bpi;
-    int rc = tdbf_infer_evaluate_design(TDBF_APBF, &cfg, &out->apbf);
+    int rc = cli_infer_evaluate_design(TDBF_APBF, &cfg, &out->apbf);
     if (rc == TDBF_OK)
-        rc = tdbf_infer_evaluate_design(TDBF_BTBF, &cfg, &out->btbf);
+        rc = cli_infer_evaluate_design(TDBF_BTBF, &cfg, &out->btbf);
     if (rc == TDBF_OK)
         rc = tdbf_plan_eval(out->apbf.k_inferential, out->apbf.l_inferential, cfg.window,
                             &out->plan);
@@ -61,9 +62,9 @@ static double ratio(double num, double den)
 }
 
 static void post_row(cli_table *t, eval_csv *csv, const post_stream *s, double bpi,
-                     const tdbf_infer_eval *sizes, const post_point *pt)
+                     const cli_infer_eval *sizes, const post_point *pt)
 {
-    const tdbf_infer_eval_result *a = &pt->apbf, *b = &pt->btbf;
+    const cli_infer_eval_result *a = &pt->apbf, *b = &pt->btbf;
     double apbf_ratio = ratio(a->penalty_standard, a->penalty_inferential);
     double btbf_ratio = ratio(b->penalty_standard, b->penalty_inferential);
     double pos_neg = ratio((double)a->inside, (double)a->outside);
@@ -96,7 +97,7 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
 {
     /* The paper's sizes, k in 1..30 (the APBF's k is bounded by the memory:
      * more than w k / ln2 bits, so k <= 11 at 16 bits per item). */
-    tdbf_infer_eval sizes = {.k_min = 1, .k_max = 30, .warmup = UINT64_C(1) << 20,
+    cli_infer_eval sizes = {.k_min = 1, .k_max = 30, .warmup = UINT64_C(1) << 20,
                              .queries = UINT64_C(1) << 22, .seed = req->seed};
     if (req->quick) {
         sizes.warmup = UINT64_C(1) << 17;
@@ -127,12 +128,12 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
             const post_stream *s = &post_streams[si];
             double bpi = post_bits_per_item[pi];
             post_point pt;
-            eval_progress(progress, si * POST_POINTS + pi + 1, POST_STREAMS * POST_POINTS,
+            lab_progress(progress, "eval", si * POST_POINTS + pi + 1, POST_STREAMS * POST_POINTS,
                           "%s, %g bits/item", s->name, bpi);
             int rc = post_run_point(s, bpi, &sizes, &pt);
             if (rc != TDBF_OK) {
                 char what[64];
-                eval_progress_end(progress);
+                lab_progress_end(progress);
                 snprintf(what, sizeof what, "%s stream, %g bits/item", s->name, bpi);
                 cli_table_free(&t);
                 return cli_lib_error(cmd, what, rc);
@@ -142,12 +143,12 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
             worst[si][1] = fmax(worst[si][1], pt.btbf.posterior_error);
         }
     }
-    eval_progress_end(progress);
+    lab_progress_end(progress);
 
     char took[32];
     cli_format_duration_ns(took, sizeof took, cli_now_ns() - started);
     printf("APBF posterior (docs/apbf_posterior.md) in paper 002's penalty experiment "
-           "(tdbf_infer_evaluate_design), |U| = 2^16:\n");
+           "(cli_infer_evaluate_design), |U| = 2^16:\n");
     if (req->quick)
         printf("QUICK RUN (--quick): %llu warm-up inserts, %llu queries, k in 1..%u "
                "-- the full run uses\n2^20, 2^22 and 1..30; numbers are noisier.\n",
@@ -156,7 +157,7 @@ static int run_apbf_posterior(const char *cmd, const eval_request *req, eval_csv
     else
         printf("full size: 2^20 warm-up inserts, 2^22 queries, k in 1..30.\n");
     printf("\n");
-    if (print_table(&t, cmd) != 0)
+    if (lab_print_table(&t, cmd, 1) != 0)
         return CLI_EXIT_DATA;
     printf("\nAPBF: k,l std / k,l inf = the standard and the minimum-penalty answers' best "
            "k, each with\nthe smallest l that fits the memory; bits used = that filter's "

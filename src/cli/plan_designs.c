@@ -1,0 +1,482 @@
+/*
+ * plan_designs.c — `tdbf plan` for the designs other than the APBF (see
+ * cmd_plan.c): those that forget at random, the clock and rotating
+ * filters, the blocked APBF, the line-local APBF and its time-window
+ * rings, and the TLBF.
+ */
+#define _POSIX_C_SOURCE 200809L /* isatty */
+#include "plan.h"
+
+#include <unistd.h>
+
+#include <tdbf.h>
+
+/* ---- designs that forget at random ----------------------------------- */
+
+/* The configuration a request describes (fields a design does not use
+ * are ignored by its planner). */
+static void request_config(const plan_request *req, tdbf_config *cfg)
+{
+    tdbf_config_init(cfg);
+    cfg->design = req->design;
+    cfg->error = req->error;
+    cfg->window_items = req->window;
+    cfg->window_ns = req->window_ns;
+    cfg->capacity = req->capacity;
+    cfg->survival = req->survival;
+    cfg->max_memory = UINT64_MAX;     /* show the plan whatever its size */
+}
+
+int run_decay_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_decay_plan plan;
+    char what[96], cells[32], memory[32], window[32];
+    int fpdecay = req->design == TDBF_FPDECAY;
+
+    request_config(req, &cfg);
+    int rc = tdbf_plan_decay(&cfg, &plan);
+    snprintf(what, sizeof what, "%s, window %llu, error %g",
+             tdbf_design_name(req->design), (unsigned long long)req->window,
+             req->error);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    /* forgetting halfway through the window, to show the curve's shape */
+    double fn_half = fpdecay
+        ? 1.0 - tdbf_fpdecay_survival(plan.cells, plan.k, plan.cell_bits, plan.window / 2)
+        : tdbf_stable_forget(plan.cells, plan.k, plan.cell_bits, plan.decrements,
+                             plan.window / 2);
+
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        json_built(&j, plan.k, 0, plan.window, 0);
+        cli_json_u64(&j, "cells", plan.cells);
+        cli_json_u64(&j, "k", plan.k);
+        cli_json_u64(&j, "cell_bits", plan.cell_bits);
+        cli_json_u64(&j, "decrements", plan.decrements);
+        cli_json_u64(&j, "window", plan.window);
+        cli_json_u64(&j, "bytes", plan.bytes);
+        cli_json_double(&j, "bits_per_item", plan.bits_per_item);
+        cli_json_double(&j, "fp", plan.fp);
+        cli_json_double(&j, "fn_window", 1.0 - plan.survival);
+        cli_json_double(&j, "fn_half_window", fn_half);
+        cli_json_double(&j, "survival_target", plan.survival_target);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_count(window, sizeof window, plan.window);
+    cli_format_count(cells, sizeof cells, plan.cells);
+    cli_format_bytes(memory, sizeof memory, plan.bytes);
+    printf("%s plan for a window of %s insertions:\ntarget error %g, "
+           "survival %g at the window's edge (least memory meeting both)\n\n",
+           fpdecay ? "FPDECAY (fingerprint decay array, paper 003)"
+                   : "STABLE (Stable Bloom filter, Deng & Rafiei 2006)",
+           window, req->error, plan.survival_target);
+    if (fpdecay)
+        printf("  cells s           %s in %u segments\n"
+               "  fingerprint b     %u bits\n"
+               "  positions n       %u cells per key\n",
+               cells, plan.k, plan.cell_bits, plan.k);
+    else
+        printf("  cells m           %s in %u segments\n"
+               "  bits per cell d   %u (Max = %u)\n"
+               "  positions K       %u cells per key\n"
+               "  decrements P      %llu cells per insertion\n",
+               cells, plan.k, plan.cell_bits, (1u << plan.cell_bits) - 1,
+               plan.k, (unsigned long long)plan.decrements);
+    printf("  memory            %s (%.2f bits/item)\n"
+           "  fp                %.4g (%s)\n"
+           "  fn at age N       %.4g\n"
+           "  fn at age N/2     %.4g\n\n"
+           "It forgets at random: a key added t insertions ago is missed with "
+           "a probability\nthat grows with t (tdbf.h section 12); there is no "
+           "hard window.\n",
+           memory, plan.bits_per_item, plan.fp,
+           fpdecay ? "every cell filled" : "at the stable point",
+           1.0 - plan.survival, fn_half);
+    return CLI_EXIT_OK;
+}
+
+/* ---- clock and rotating: hard windows, no false negatives ----------- */
+
+int run_design_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_design_plan plan;
+    char what[96], window[32], cells[32], memory[32];
+    int clock = req->design == TDBF_CLOCK;
+
+    request_config(req, &cfg);
+    int rc = tdbf_plan_design(&cfg, &plan);
+    if (req->window_ns)
+        snprintf(window, sizeof window, "%s",
+                 cli_format_duration_ns(what, sizeof what, req->window_ns));
+    else
+        cli_format_count(window, sizeof window, req->window);
+    snprintf(what, sizeof what, "%s, window %s, error %g",
+             tdbf_design_name(req->design), window, req->error);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", tdbf_design_name(plan.design));
+        json_built(&j, plan.k, 0, req->window_ns ? 0 : plan.capacity, req->window_ns);
+        cli_json_u64(&j, "cells", plan.cells);
+        cli_json_u64(&j, "k", plan.k);
+        cli_json_u64(&j, "cell_bits", plan.cell_bits);
+        cli_json_u64(&j, "filters", plan.filters);
+        cli_json_u64(&j, "resolution", plan.resolution);
+        cli_json_u64(&j, "window", req->window);
+        cli_json_u64(&j, "window_ns", req->window_ns);
+        cli_json_u64(&j, "capacity", plan.capacity);
+        cli_json_u64(&j, "bits", plan.bits);
+        cli_json_u64(&j, "bytes", plan.memory_bytes);
+        cli_json_double(&j, "bits_per_item", plan.bits_per_item);
+        cli_json_double(&j, "fp", plan.fp);
+        cli_json_double(&j, "fn_window", 0.0);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_bytes(memory, sizeof memory, plan.memory_bytes);
+    cli_format_count(cells, sizeof cells, plan.cells);
+    printf("%s plan for a window of %s%s:\ntarget error %g "
+           "(worst case, least memory)\n\n",
+           clock ? "CLOCK (continuous clock-cell filter, paper 000)"
+                 : "ROTATING (ring of Bloom filters, paper 000)",
+           window, req->window_ns ? "" : " insertions", req->error);
+    if (req->window_ns) {
+        char capacity[32];
+        printf("  keys per window   %s (planned rate; above it FP rises)\n",
+               cli_format_count(capacity, sizeof capacity, plan.capacity));
+    }
+    if (clock)
+        printf("  cells m           %s of %u bits\n"
+               "  resolution d      %u ticks per window\n"
+               "  positions k       %u cells per key\n",
+               cells, plan.cell_bits, plan.resolution, plan.k);
+    else
+        printf("  sub-filters       %u (N = %u per window, plus one)\n"
+               "  bits per filter   %s\n"
+               "  positions k       %u bits per key\n",
+               plan.filters, plan.resolution, cells, plan.k);
+    printf("  memory            %s (%.2f bits/item)\n"
+           "  fp                %.4g (worst case)\n"
+           "  fn in window      0 (keys expire after the window, never "
+           "inside it)\n",
+           memory, plan.bits_per_item, plan.fp);
+    return CLI_EXIT_OK;
+}
+
+/* ---- blocked APBF ------------------------------------------------------ */
+
+static void json_blocked_fields(cli_json *j, const tdbf_plan_blocked *p)
+{
+    cli_json_u64(j, "k", p->k);
+    cli_json_u64(j, "l", p->l);
+    cli_json_u64(j, "block_bits", p->block_bits);
+    cli_json_u64(j, "block_hashes", p->block_hashes);
+    cli_json_u64(j, "blocks", p->blocks);
+    cli_json_u64(j, "g", p->g);
+    cli_json_u64(j, "window", p->window);
+    cli_json_u64(j, "bits", p->bits);
+    cli_json_double(j, "bits_per_item", p->bits_per_item);
+    cli_json_double(j, "fp", p->fp);
+}
+
+/* The top level is the built plan; "built_plan" repeats it and
+ * "least_memory" gives tdbf_plan_apbbf's. */
+static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked *p,
+                               const tdbf_plan_blocked *least)
+{
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "design", "apbbf");
+    json_built(&j, p->k, p->l, p->window, 0);
+    cli_json_object_begin(&j, "built_plan");
+    json_blocked_fields(&j, p);
+    cli_json_object_end(&j);
+    cli_json_object_begin(&j, "least_memory");
+    json_blocked_fields(&j, least);
+    cli_json_object_end(&j);
+    json_blocked_fields(&j, p);
+    cli_json_u64(&j, "slack", p->slack);
+    cli_json_double(&j, "accesses_false", p->accesses_false);
+    cli_json_double(&j, "accesses_window", p->accesses_window);
+    cli_json_double(&j, "npws", p->npws);
+    cli_json_double(&j, "target_error", req->error);
+    cli_json_object_end(&j);
+    fputc('\n', stdout);
+}
+
+static void print_blocked_row(const char *what, const tdbf_plan_blocked *p)
+{
+    char memory[32];
+    cli_format_bytes(memory, sizeof memory, (p->bits + 7) / 8);
+    printf("  %-13s %3u %3u %5u %3u %12llu %10s %9.2f %10.4g %7.2f %7.2f\n",
+           what, p->k, p->l, p->block_bits, p->block_hashes,
+           (unsigned long long)p->g, memory, p->bits_per_item, p->fp,
+           p->accesses_false, p->accesses_window);
+}
+
+/* What tdbf_open builds (the fewest block reads within 5 % of the least
+ * memory, tdbf_plan_apbbf_fast) next to the least-memory plan. */
+int run_blocked_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_plan_blocked chosen, least;
+    char what[96];
+    unsigned block_bits = req->block_bits ? req->block_bits : 512;
+    snprintf(what, sizeof what, "apbbf B=%u, window %llu, error %g", block_bits,
+             (unsigned long long)req->window, req->error);
+    int progress = !req->json && isatty(STDERR_FILENO);
+    if (progress)
+        fprintf(stderr, "%s: planning (a second or two for small windows)...\r",
+                self->name);
+    int rc = tdbf_plan_apbbf_fast(req->window, req->error, block_bits,
+                                  TDBF_DEFAULT_PLAN_TOLERANCE, &chosen);
+    if (rc == TDBF_OK)
+        rc = tdbf_plan_apbbf(req->window, req->error, block_bits, &least);
+    if (progress)
+        fprintf(stderr, "%*s\r", 60, "");
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    if (req->json) {
+        print_blocked_json(req, &chosen, &least);
+        return CLI_EXIT_OK;
+    }
+    printf("APBBF (blocked APBF, paper 004 section 6) for a window of %llu "
+           "insertions,\ntarget error %g, blocks of %u bits\n\n",
+           (unsigned long long)req->window, req->error, block_bits);
+    printf("  %-13s %3s %3s %5s %3s %12s %10s %9s %10s %7s %7s\n", "plan", "k",
+           "l", "B", "b", "g", "memory", "bits/item", "fp", "rd neg", "rd win");
+    print_blocked_row("built", &chosen);
+    print_blocked_row("least memory", &least);
+    printf("\nbuilt: what tdbf_open, tdbf dedup and TDBF.RESERVE build, the fewest block "
+           "reads per\nnegative query within 5 %% of the least memory.  fp: "
+           "worst case, just before a\nshift.  rd neg / rd win: expected "
+           "blocks read by a query for an absent key /\na key inside the "
+           "window (paper Table 3).  A key may linger k*g = %llu\ninsertions "
+           "past the window (built plan).\n",
+           (unsigned long long)chosen.slack);
+    return CLI_EXIT_OK;
+}
+
+/* ---- line-local APBF ---------------------------------------------------- */
+
+static void print_line_json(const plan_request *req, const tdbf_line_plan *p)
+{
+    cli_json j;
+    cli_json_init(&j, stdout);
+    cli_json_object_begin(&j, NULL);
+    cli_json_string(&j, "design", "apbf-line");
+    json_built(&j, p->k, p->l, p->window, 0);
+    cli_json_u64(&j, "k", p->k);
+    cli_json_u64(&j, "l", p->l);
+    cli_json_u64(&j, "b", p->b);
+    cli_json_u64(&j, "unit_bits", p->unit_bits);
+    cli_json_u64(&j, "fields", p->fields);
+    cli_json_u64(&j, "field_bits", p->field_bits);
+    cli_json_u64(&j, "units", p->units);
+    cli_json_u64(&j, "g", p->generation);
+    cli_json_u64(&j, "window", p->window);
+    cli_json_u64(&j, "bytes", p->bytes);
+    cli_json_double(&j, "bits_per_item", p->bits_per_item);
+    cli_json_double(&j, "fp", p->fp);
+    cli_json_double(&j, "target_error", req->error);
+    cli_json_object_end(&j);
+    fputc('\n', stdout);
+}
+
+static void print_line_row(const char *what, const tdbf_line_plan *p)
+{
+    char memory[32];
+    cli_format_bytes(memory, sizeof memory, p->bytes);
+    printf("  %-14s %3u %3u %2u %5u %3u %12llu %10s %9.2f %10.4g\n", what, p->k, p->l, p->b,
+           p->unit_bits / 8, p->field_bits, (unsigned long long)p->generation, memory,
+           p->bits_per_item, p->fp);
+}
+
+/* What tdbf_open builds, both unit sizes, and the least-memory APBF. */
+int run_line_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF_LINE;
+    cfg.window_items = req->window;
+    cfg.error = req->error;
+    cfg.block_bits = req->block_bits;
+    char what[96];
+    snprintf(what, sizeof what, "apbf-line, window %llu, error %g",
+             (unsigned long long)req->window, req->error);
+    tdbf_line_plan chosen, other;
+    int rc = tdbf_plan_apbf_line(&cfg, &chosen);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    if (req->json) {
+        print_line_json(req, &chosen);
+        return CLI_EXIT_OK;
+    }
+    cfg.block_bits = chosen.unit_bits == 1024 ? 512 : 1024;
+    int have_other = tdbf_plan_apbf_line(&cfg, &other) == TDBF_OK;
+    tdbf_plan apbf;
+    int have_apbf = tdbf_plan_apbf(req->window, req->error, &apbf, NULL, 0, NULL) == TDBF_OK;
+    printf("APBF-LINE (line-local APBF: one unit of memory per key) for a window of %llu\n"
+           "insertions, target error %g\n\n", (unsigned long long)req->window, req->error);
+    printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "plan", "k", "l", "b", "unit",
+           "W", "g", "memory", "bits/item", "fp");
+    print_line_row("built", &chosen);
+    if (have_other)
+        print_line_row(other.unit_bits == 1024 ? "128-byte unit" : "64-byte unit", &other);
+    if (have_apbf)
+        printf("  %-14s %3u %3u %39s %9.2f %10.4g\n", "apbf (least)", apbf.k, apbf.l, "",
+               apbf.bits_per_item, apbf.fp);
+    printf("\nunit: bytes a key's fields live in (one read per query); W: bits per field, "
+           "of\nk + l fields a unit (each unit empties its oldest field on its own turn, a\n"
+           "unit or so per insert: no pause; the library's concurrent mode plans k + l +\n"
+           "1 fields, one a spare).\n"
+           "b: bits a key sets per field.  fp: the model's, the same at every moment\n"
+           "(units' loads shared by neighbouring fields included; with a spare, just\n"
+           "before a shift).  A key may linger (k+l)*g = %llu insertions.\n",
+           (unsigned long long)((uint64_t)(chosen.k + chosen.l) * chosen.generation));
+    return CLI_EXIT_OK;
+}
+
+/* ---- line-local rings over a time window ----------------------------- */
+
+/* The ring tdbf_open starts a tlbf-line filter with (apbf-line's plan for
+ * a count window of the capacity, with the spare field concurrent mode
+ * plans too: rings shift all at once), and what the time window makes of
+ * it. */
+int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.design = TDBF_APBF_LINE;
+    cfg.window_items = req->capacity ? req->capacity : 1024;
+    cfg.error = req->error;
+    cfg.block_bits = req->block_bits;
+    cfg.concurrent = 1;
+    char window[32], what[96], span[32], slack[32], memory[32], capacity[32];
+    cli_format_duration_ns(window, sizeof window, req->window_ns);
+    snprintf(what, sizeof what, "tlbf-line, window %s, error %g", window, req->error);
+    tdbf_line_plan ring;
+    int rc = tdbf_plan_apbf_line(&cfg, &ring);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    uint64_t span_ns = req->window_ns / ring.l + (req->window_ns % ring.l != 0);
+    uint64_t slack_ns = span_ns > UINT64_MAX / (ring.k + ring.l) ? UINT64_MAX
+                                                                 : span_ns * (ring.k + ring.l);
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", "tlbf-line");
+        json_built(&j, ring.k, ring.l, 0, req->window_ns);
+        cli_json_u64(&j, "window_ns", req->window_ns);
+        cli_json_u64(&j, "capacity", cfg.window_items);
+        cli_json_u64(&j, "generation_ns", span_ns);
+        cli_json_u64(&j, "k", ring.k);
+        cli_json_u64(&j, "l", ring.l);
+        cli_json_u64(&j, "b", ring.b);
+        cli_json_u64(&j, "unit_bits", ring.unit_bits);
+        cli_json_u64(&j, "field_bits", ring.field_bits);
+        cli_json_u64(&j, "units", ring.units);
+        cli_json_u64(&j, "g", ring.generation);
+        cli_json_u64(&j, "bytes", ring.bytes);
+        cli_json_double(&j, "bits_per_item", ring.bits_per_item);
+        cli_json_double(&j, "fp", ring.fp);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_duration_ns(span, sizeof span, span_ns);
+    cli_format_duration_ns(slack, sizeof slack, slack_ns);
+    cli_format_bytes(memory, sizeof memory, ring.bytes);
+    cli_format_count(capacity, sizeof capacity, cfg.window_items);
+    printf("TLBF-LINE (line-local APBF rings over a time window) for a window of %s,\n"
+           "%s keys per window, target error %g\n\n", window, capacity, req->error);
+    printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "ring", "k", "l", "b", "unit",
+           "W", "g", "memory", "bits/item", "fp");
+    print_line_row("at capacity", &ring);
+    printf("\n  generation        %s (window / l)\n"
+           "  memory            %s at the planned rate, one ring (%.2f bits/item)\n"
+           "  fn in window      0 (a key may answer for up to (k+l) generations: %s)\n\n"
+           "Faster streams open larger rings (2x to 4x a step) and read the older\n"
+           "ones until they age out; slower ones hand over to smaller rings: memory\n"
+           "follows the rate, a query reads one unit per live ring.  fp: the ring's\n"
+           "model at its planned load, just before a shift.\n",
+           span, memory, ring.bits_per_item, slack);
+    return CLI_EXIT_OK;
+}
+
+/* ---- TLBF ---------------------------------------------------------------- */
+
+/* TLBF has no planner of its own in the API, but its open allocates no
+ * slice before the first add: a throwaway filter says which (k, l) it
+ * takes (tdbf_get_shape), and tdbf_plan_eval the slices of that pair for
+ * the planned keys per window. */
+int run_tlbf_plan(const cli_command *self, const plan_request *req)
+{
+    tdbf_config cfg;
+    request_config(req, &cfg);
+    char window[32], what[96], span[32], memory[32], capacity[32];
+    cli_format_duration_ns(window, sizeof window, req->window_ns);
+    snprintf(what, sizeof what, "tlbf, window %s, error %g", window, req->error);
+    tdbf *probe;
+    int rc = tdbf_open(&probe, &cfg);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    tdbf_shape shape;
+    tdbf_get_shape(probe, &shape);
+    tdbf_close(probe);
+    uint64_t keys = req->capacity ? req->capacity : 1024;
+    tdbf_plan slices;
+    rc = tdbf_plan_eval(shape.k, shape.l, keys, &slices);
+    if (rc != TDBF_OK)
+        return cli_lib_error(self->name, what, rc);
+    uint64_t span_ns = req->window_ns / shape.l ? req->window_ns / shape.l : 1;
+    if (req->json) {
+        cli_json j;
+        cli_json_init(&j, stdout);
+        cli_json_object_begin(&j, NULL);
+        cli_json_string(&j, "design", "tlbf");
+        json_built(&j, shape.k, shape.l, 0, req->window_ns);
+        cli_json_u64(&j, "capacity", keys);
+        cli_json_u64(&j, "generation_ns", span_ns);
+        cli_json_u64(&j, "slice_bits", slices.m);
+        cli_json_u64(&j, "bytes", (slices.bits + 7) / 8);
+        cli_json_double(&j, "bits_per_item", slices.bits_per_item);
+        cli_json_double(&j, "fp", shape.error_planned);
+        cli_json_double(&j, "target_error", req->error);
+        cli_json_object_end(&j);
+        fputc('\n', stdout);
+        return CLI_EXIT_OK;
+    }
+    cli_format_duration_ns(span, sizeof span, span_ns);
+    cli_format_bytes(memory, sizeof memory, (slices.bits + 7) / 8);
+    cli_format_count(capacity, sizeof capacity, keys);
+    printf("TLBF (time-limited Bloom filter) for a window of %s, %s keys per window,\n"
+           "target error %g: what tdbf_open and tdbf dedup --window build\n\n"
+           "  k, l              %u, %u (least memory)\n"
+           "  generation        %s of time (window / l)\n"
+           "  slices            %u of %s bits at the planned rate\n"
+           "  memory            %s at the planned rate (%.2f bits/item)\n"
+           "  fp                %.4g (worst case, just before a shift)\n\n"
+           "Slices are sized as keys arrive, from the rate seen: memory follows the\n"
+           "rate, and a burst adds slices (up to a cap) rather than forgetting keys.\n",
+           window, capacity, req->error, shape.k, shape.l, span, shape.k + shape.l,
+           cli_format_count(what, sizeof what, slices.m), memory, slices.bits_per_item,
+           shape.error_planned);
+    return CLI_EXIT_OK;
+}
