@@ -422,10 +422,8 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
 
 /* ---- TLBF ---------------------------------------------------------------- */
 
-/* TLBF has no planner of its own in the API, but its open allocates no
- * slice before the first add: a throwaway filter says which (k, l) it
- * takes (tdbf_get_shape), and tdbf_plan_eval the slices of that pair for
- * the planned keys per window. */
+/* The (k, l) tdbf_open plans for the rate (tdbf_plan_shape), and the
+ * slices of that pair for the planned keys per window (tdbf_plan_eval). */
 int run_tlbf_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
@@ -433,13 +431,10 @@ int run_tlbf_plan(const cli_command *self, const plan_request *req)
     char window[32], what[96], span[32], memory[32], capacity[32];
     cli_format_duration_ns(window, sizeof window, req->window_ns);
     snprintf(what, sizeof what, "tlbf, window %s, error %g", window, req->error);
-    tdbf *probe;
-    int rc = tdbf_open(&probe, &cfg);
+    tdbf_shape shape;
+    int rc = tdbf_plan_shape(&cfg, &shape);
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
-    tdbf_shape shape;
-    tdbf_get_shape(probe, &shape);
-    tdbf_close(probe);
     uint64_t keys = req->capacity ? req->capacity : 1024;
     tdbf_plan slices;
     rc = tdbf_plan_eval(shape.k, shape.l, keys, &slices);

@@ -10,11 +10,11 @@
 
 #include <tdbf.h>
 
-/* The bytes tdbf_open(cfg) would allocate for its bits (at the planned
- * rate, for the time designs that grow), whatever cfg->max_memory says:
- * from the design's planner, never by allocating them.  Returns 0 and sets
- * *bytes, or -1 for a design without a planner here (TBF, BTBF, BLOOM,
- * EXACT) or a configuration its planner refuses. */
+/* The bytes tdbf_open(cfg) would allocate (at the planned rate, for the
+ * time designs that grow), whatever cfg->max_memory says: from the
+ * design's own sizing (tdbf_plan_shape), never by allocating them.
+ * Returns 0 and sets *bytes, or -1 for a configuration the design
+ * refuses. */
 int cli_planned_bytes(const tdbf_config *cfg, uint64_t *bytes);
 
 /* A --max-memory value that allows `bytes`: the next whole G (or M below
