@@ -68,12 +68,18 @@
  * batch calls of a filter of TDBF_WALK_MIN_BYTES or more walk their
  * queries interleaved, each prefetching the block it reads next, and set
  * the adds' blocks in order (tdbf_find_run_batch, tdbf_add_many_slices in
- * internal.h); they answer exactly as single calls.
+ * designs/run.h); they answer exactly as single calls.
  */
 #include <math.h>
 #include <string.h>
 
 #include "core/block.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "designs/run.h"
+#include "inference/inference.h"
+#include "planning/planning.h"
 
 typedef struct apbbf {
     unsigned  k;            /* segments set per insert */

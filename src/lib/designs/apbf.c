@@ -44,7 +44,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "designs/run.h"
+#include "inference/inference.h"
+#include "planning/planning.h"
 
 typedef struct apbf {
     unsigned  k;            /* slices set per insert */

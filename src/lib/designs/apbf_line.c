@@ -118,7 +118,11 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
 #include "designs/line.h"
+#include "inference/inference.h"
 
 enum {
     LINE_MAX_FIELDS = 64,                 /* 16-bit fields in 1024 bits */

@@ -18,7 +18,10 @@
 #ifndef TDBF_LINE_H
 #define TDBF_LINE_H
 
-#include "core/internal.h"
+#include "tdbf.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/hash.h"
 
 enum { LINE_MAX_WORDS = 16, LINE_MAX_B = 4 };
 
@@ -126,7 +129,7 @@ static TDBF_ALWAYS_INLINE int line_has_run(uint64_t ages, unsigned k, unsigned s
 }
 
 /* Ask for a unit's lines: one, or the adjacent pair of a 128-byte unit.
- * Always inlined, as every prefetch helper must be (internal.h: a helper
+ * Always inlined, as every prefetch helper must be (core/bits.h: a helper
  * that only prefetches is otherwise taken for "const" and deleted). */
 static TDBF_ALWAYS_INLINE void line_prefetch_unit(const uint64_t *unit, unsigned words,
                                                   int for_add)

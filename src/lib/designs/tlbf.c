@@ -76,7 +76,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "designs/run.h"
+#include "planning/planning.h"
 
 typedef struct slice {
     uint64_t *bits;
@@ -536,7 +541,7 @@ static int tlbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls (filter.c) ---------------------------------------------
  *
- * The APBF's engine (internal.h: tdbf_find_run_batch, tdbf_add_many_slices)
+ * The APBF's engine (designs/run.h: tdbf_find_run_batch, tdbf_add_many_slices)
  * walks Algorithm 1 for many keys at once, each prefetching the slice it
  * reads next, and sets the adds' bits in order.  All keys of a batch
  * share one time, so the live slices (the l of the walk) change only at

@@ -113,6 +113,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
 #include "designs/line.h"
 
 enum {

@@ -39,7 +39,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/hash.h"
+#include "core/mem.h"
+#include "planning/planning.h"
 
 #define MAX_UNIVERSE (UINT64_C(1) << 28)
 #define PAPER_K_MAX 30

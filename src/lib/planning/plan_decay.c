@@ -14,7 +14,7 @@
  */
 #include <math.h>
 
-#include "core/internal.h"
+#include "core/mem.h"
 
 /* Cell arrays larger than this are not sized (like the APBF planner). */
 #define MAX_BITS 4503599627370496.0   /* 2^52 */
