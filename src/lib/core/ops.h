@@ -43,12 +43,12 @@ typedef struct tdbf_ops {
      * of the one they process, so the loads overlap. */
     void (*prefetch)(const tdbf *f, const tdbf_key *key, int for_add);
     /* Optional: found[i] = contains(keys[i]) for i < n, exactly, with the
-     * design's memory accesses overlapped (tdbf_find_run_batch); when
+     * design's memory accesses overlapped (designs/run.h); when
      * set, tdbf_contains_batch uses it. */
     void (*contains_many)(const tdbf *f, const tdbf_key *keys, size_t n,
                           uint64_t now_ns, uint8_t *found);
     /* Optional: present[i] = add(keys[i]) for i < n in order, exactly,
-     * with the memory accesses overlapped (tdbf_add_many_slices); when
+     * with the memory accesses overlapped (designs/run.h); when
      * set, tdbf_add_batch uses it.  TDBF_OK, or the error the first add
      * would return, with nothing added (later adds cannot fail). */
     int (*add_many)(tdbf *f, const tdbf_key *keys, size_t n,

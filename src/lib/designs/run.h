@@ -1,6 +1,13 @@
 /*
- * run.h — Algorithm 1 of paper 004 (section 5.4), single and batch
- * (private; APBF, APBBF, TLBF).
+ * run.h — Algorithm 1 of paper 004 (section 5.4), for one key and for a
+ * batch (private; APBF, APBBF, TLBF).
+ *
+ * A design hands the walk its own small functions as direct arguments
+ * (a test of one logical slice, the line that test reads, and for adds
+ * the set, the single add and the room before a shift).  Everything here
+ * is always inlined and the designs pass their static functions, so the
+ * walk is compiled once per design with direct calls: no table of
+ * callbacks is read at run time.
  */
 #ifndef TDBF_RUN_H
 #define TDBF_RUN_H
@@ -14,14 +21,29 @@
 #include "core/bits.h"
 #include "core/hash.h"
 
-/* ---- Algorithm 1 (paper 004, section 5.4), shared by APBF, APBBF, TLBF ----
+/* ---- the design's functions ---------------------------------------- */
+
+/* Does logical slice `slice` (0 = newest) match the key? */
+typedef int (*tdbf_slice_test)(const void *state, unsigned slice, const tdbf_hash128 *h);
+/* The address the slice test reads (a word, or a block); for slices
+ * 0 .. k-1 also the cell an add writes.  The batch walks prefetch it. */
+typedef const void *(*tdbf_slice_line)(const void *state, unsigned slice,
+                                       const tdbf_hash128 *h);
+/* Write the key into s_0 .. s_{k-1} and count it; no shift is due. */
+typedef void (*tdbf_slice_set)(void *state, const tdbf_hash128 *h);
+/* The single add: query, shift if due, set; 1 = was present, 0 = new. */
+typedef int (*tdbf_slice_add)(void *state, const tdbf_hash128 *h);
+/* Adds that can still be made before one shifts (g - fill, 0 if the next
+ * add shifts), and in *l the l of Algorithm 1 until then (the slices past
+ * k a query reads). */
+typedef uint64_t (*tdbf_slice_room)(const void *state, unsigned *l);
+
+/* ---- one key -----------------------------------------------------------
  * Is there a run of k consecutive matching slices s_j .. s_{j+k-1} with
  * j <= start?  Start at s_start, count matches walking towards older
  * slices; on a miss jump k back keeping the count as the part already
  * matched beyond the jump; stop when the parts add up to k (yes) or the
- * index goes below 0 (no).  `has` tests logical slice i; it is a constant
- * in every caller, so after inlining the call is direct. */
-typedef int (*tdbf_slice_test)(const void *state, unsigned slice, const tdbf_hash128 *h);
+ * index goes below 0 (no). */
 
 /* Algorithm 1 as a resumable walk: the state between two slice tests. */
 typedef struct tdbf_run_walk {
@@ -97,15 +119,16 @@ static inline unsigned tdbf_run_ahead_slices(unsigned k, unsigned start,
 
 /* Prefetch the lines of slices[0 .. count-1] of the key (always inline:
  * a helper that only prefetches is deleted by GCC, see tdbf_prefetch). */
-static TDBF_ALWAYS_INLINE void tdbf_run_ahead(
-    const void *state, const uint16_t *slices, unsigned count, const tdbf_hash128 *h,
-    const void *(*line)(const void *state, unsigned slice, const tdbf_hash128 *h))
+static TDBF_ALWAYS_INLINE void tdbf_run_ahead(const void *state, const uint16_t *slices,
+                                              unsigned count, const tdbf_hash128 *h,
+                                              tdbf_slice_line line)
 {
     for (unsigned j = 0; j < count; j++)
         tdbf_prefetch(line(state, slices[j], h), 0);
 }
 
-/* Algorithm 1 for n keys at once, exactly tdbf_find_run per key.  Which
+/* ---- a batch of queries -------------------------------------------------
+ * Algorithm 1 for n keys at once, exactly tdbf_find_run per key.  Which
  * slices a query reads depends on what it has read, so no fixed set of
  * prefetches covers its path (a present key walks up its run; APBF's
  * slices match half the time).  Instead TDBF_WALK_LANES walks advance in
@@ -114,8 +137,6 @@ static TDBF_ALWAYS_INLINE void tdbf_run_ahead(
  * slice and yields, and by the time its turn comes back the line has
  * arrived.  So ~TDBF_WALK_LANES misses are in flight, on exactly the
  * lines the queries read.  `line` returns the address `has` will read. */
-typedef const void *(*tdbf_slice_line)(const void *state, unsigned slice,
-                                       const tdbf_hash128 *h);
 enum { TDBF_WALK_LANES = 32 };
 
 static TDBF_ALWAYS_INLINE void tdbf_find_run_batch(
@@ -154,7 +175,8 @@ static TDBF_ALWAYS_INLINE void tdbf_find_run_batch(
     }
 }
 
-/* Test-and-insert of n keys at once for APBF and APBBF, exactly n single
+/* ---- a batch of adds ----------------------------------------------------
+ * Test-and-insert of n keys at once (APBF, APBBF, TLBF), exactly n single
  * adds in order.  Per stretch of keys that ends before a shift is due:
  *   1. the queries are walked interleaved (tdbf_find_run_batch) on the
  *      state before the stretch;
@@ -166,19 +188,6 @@ static TDBF_ALWAYS_INLINE void tdbf_find_run_batch(
  * cells written are remembered in a small bitmap (by address), and a key
  * whose cell is in it is queried again, from cache.  A due shift is done
  * by the single add, between stretches. */
-typedef struct tdbf_slices_ops {
-    tdbf_slice_test has;   /* does logical slice i match the key */
-    tdbf_slice_line line;  /* the line `has` reads; for slices 0 .. k-1 also
-                              the cell (word or block) an add writes */
-    /* Write the key into s_0 .. s_{k-1}, count it; no shift is due. */
-    void (*set)(void *state, const tdbf_hash128 *h);
-    /* The single add: query, shift if due, set. */
-    int (*add)(void *state, const tdbf_hash128 *h);
-    /* Adds that can still be made before one shifts (g - fill), and the
-     * l of Algorithm 1 until then (*l: slices a query reads past k). */
-    uint64_t (*room)(const void *state, unsigned *l);
-} tdbf_slices_ops;
-
 enum { TDBF_SET_AHEAD = 8, TDBF_WRITTEN_BITS = 1u << 16 };
 
 /* A written cell's bit in the stretch's bitmap: Fibonacci hashing of its
@@ -209,54 +218,57 @@ static TDBF_ALWAYS_INLINE void tdbf_written_mark(uint64_t *written,
 }
 
 /* The k cells an add of the key writes, in s_0 .. s_{k-1}, asked for. */
-static TDBF_ALWAYS_INLINE void tdbf_cells_ahead(const void *state, const tdbf_slices_ops *ops,
+static TDBF_ALWAYS_INLINE void tdbf_cells_ahead(const void *state, tdbf_slice_line line,
                                                 const tdbf_hash128 *h, unsigned k,
                                                 const void **cell)
 {
     for (unsigned c = 0; c < k; c++) {
-        cell[c] = ops->line(state, c, h);
+        cell[c] = line(state, c, h);
         tdbf_prefetch(cell[c], 1);
     }
 }
 
 /* Keys [0, m) of a stretch: no shift falls inside it. */
 static TDBF_ALWAYS_INLINE void tdbf_add_stretch(void *state, unsigned k, unsigned l,
-                                                const tdbf_slices_ops *ops,
                                                 const tdbf_key *keys, size_t m,
-                                                uint64_t *written, uint8_t *present)
+                                                tdbf_slice_test has, tdbf_slice_line line,
+                                                tdbf_slice_set set, uint64_t *written,
+                                                uint8_t *present)
 {
     const void *cell[TDBF_SET_AHEAD][TDBF_MAX_K];
-    tdbf_find_run_batch(state, k, l, keys, m, ops->has, ops->line, present);
+    tdbf_find_run_batch(state, k, l, keys, m, has, line, present);
     memset(written, 0, TDBF_WRITTEN_BITS / 8);
     for (size_t i = 0; i < m && i < TDBF_SET_AHEAD; i++)
-        tdbf_cells_ahead(state, ops, &keys[i].hash, k, cell[i]);
+        tdbf_cells_ahead(state, line, &keys[i].hash, k, cell[i]);
     for (size_t i = 0; i < m; i++) {
         const void **mine = cell[i % TDBF_SET_AHEAD];
         if (!present[i] && tdbf_written_any(written, mine, k))
-            present[i] = (uint8_t)tdbf_find_run(state, k, l, &keys[i].hash, ops->has);
-        ops->set(state, &keys[i].hash);
+            present[i] = (uint8_t)tdbf_find_run(state, k, l, &keys[i].hash, has);
+        set(state, &keys[i].hash);
         tdbf_written_mark(written, mine, k);
         if (i + TDBF_SET_AHEAD < m)
-            tdbf_cells_ahead(state, ops, &keys[i + TDBF_SET_AHEAD].hash, k, mine);
+            tdbf_cells_ahead(state, line, &keys[i + TDBF_SET_AHEAD].hash, k, mine);
     }
 }
 
-static TDBF_ALWAYS_INLINE void tdbf_add_many_slices(void *state, unsigned k,
-                                                    const tdbf_slices_ops *ops,
-                                                    const tdbf_key *keys, size_t n,
-                                                    uint8_t *present)
+static TDBF_ALWAYS_INLINE void tdbf_add_run_batch(void *state, unsigned k,
+                                                  const tdbf_key *keys, size_t n,
+                                                  tdbf_slice_test has, tdbf_slice_line line,
+                                                  tdbf_slice_set set, tdbf_slice_add add,
+                                                  tdbf_slice_room room, uint8_t *present)
 {
     uint64_t written[TDBF_WRITTEN_BITS / 64];
     for (size_t done = 0; done < n;) {
         unsigned l = 0;
-        uint64_t room = ops->room(state, &l);
-        if (room == 0) { /* this add shifts: the single add does it */
-            present[done] = (uint8_t)ops->add(state, &keys[done].hash);
+        uint64_t left = room(state, &l);
+        if (left == 0) { /* this add shifts: the single add does it */
+            present[done] = (uint8_t)add(state, &keys[done].hash);
             done++;
             continue;
         }
-        size_t m = n - done < room ? n - done : (size_t)room;
-        tdbf_add_stretch(state, k, l, ops, keys + done, m, written, present + done);
+        size_t m = n - done < left ? n - done : (size_t)left;
+        tdbf_add_stretch(state, k, l, keys + done, m, has, line, set, written,
+                         present + done);
         done += m;
     }
 }
