@@ -1,6 +1,6 @@
 /*
  * line.h — one unit of a line-local filter: a key's masks, the match test
- * and the mark (private; apbf_line.c).
+ * and the mark (private; apbf_line.c, tlbf_line.c, line_simd.c).
  *
  * A unit is `words` 64-bit words (8: one 64-byte cache line, 16: an
  * adjacent pair) cut into fields of `width` bits (16, 32 or 64), so a
@@ -40,7 +40,7 @@ static TDBF_ALWAYS_INLINE unsigned line_width_log2(unsigned width)
  * i*width + j*log2(width) (b log2 width <= width for every allowed shape).
  * The offsets are independent from field to field, as they must be: a key
  * colliding with another in one field must not collide in the next
- * fields, which hold the same generations' keys (the model, apbf_line.c,
+ * fields, which hold the same generations' keys (the model, apbf_line_plan.c,
  * assumes independent offsets).  And every word's arithmetic is the same
  * on its own data, so vector units do a whole unit at once (line_simd.c
  * computes exactly these masks). */
