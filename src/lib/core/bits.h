@@ -68,10 +68,11 @@ static inline void tdbf_cell_set(tdbf_cells *c, uint64_t i, uint64_t value)
  * A design's prefetch helpers must be TDBF_ALWAYS_INLINE all the way up to
  * its ops->prefetch callback: GCC treats __builtin_prefetch as having no
  * effect, so its IPA pure-const pass finds a separate helper that only
- * prefetches "const" and deletes every call to it.  That silently emptied
- * apbf_prefetch and apbbf_prefetch (batched calls ran no faster than
- * single ones); scripts/check-prefetch.sh, run by `make test`, now fails
- * the build when any *_prefetch callback has no prefetch instruction. */
+ * prefetches "const" and deletes every call to it, and the batch calls
+ * then run no faster than single ones without any test noticing.  So
+ * scripts/check-prefetch.sh, run by `make test`, fails the build when a
+ * batch callback (*_prefetch, *_contains_many, *_add_many) or a single
+ * call of APBF or APBBF that asks ahead has no prefetch instruction. */
 #define TDBF_ALWAYS_INLINE __attribute__((always_inline)) inline
 static TDBF_ALWAYS_INLINE void tdbf_prefetch(const void *p, int for_write)
 {

@@ -145,7 +145,7 @@ extern const tdbf_ops tdbf_apbf_line_ops;
 extern const tdbf_ops tdbf_tlbf_line_ops;
 
 /* ---- the shell (filter.c) ---- */
-/* The ops of an available design, else NULL. */
+/* The ops of `design`, or NULL for a value outside tdbf_design. */
 const tdbf_ops *tdbf_design_ops(tdbf_design design);
 /* tdbf_open's generic checks of cfg (design, error, k/l range); on
  * success *local is cfg with defaults filled in (max_memory). */

@@ -13,7 +13,8 @@
 /* ---- planner internals (plan.c) ---- */
 /* Exact expected fill ratios of the k+l logical slices just before a
  * shift, for slice size m and generation g: slice i has seen (i+1)*g
- * inserts (i < k) or k*g (i >= k):  r = 1 - (1 - 1/m)^inserts. */
+ * inserts (i < k) or k*g (i >= k):  r = 1 - (1 - 1/m)^inserts (the exact
+ * form of paper 004 section 5.3's [1/2k, .., k/2k, 1/2, .., 1/2]). */
 void tdbf_apbf_fills_exact(unsigned k, unsigned l, uint64_t m, uint64_t g,
                            double *fills);
 /* Generation size for slice size m: floor(m ln2 / k) (paper 004 §5.2). */
@@ -55,7 +56,7 @@ typedef struct tdbf_fast_sizer {
 void tdbf_fast_consider(const tdbf_fast_sizer *sizer, unsigned family,
                         unsigned max_l, double limit, tdbf_fast_shape *best);
 
-/* ---- APBBF planner internals (plan_blocked.c) ---- */
+/* ---- APBBF planner internals (plan_blocked.c; paper 004 section 6) ---- */
 /* First bit of part j (0 <= j <= b) of a B-bit block split into b
  * near-equal parts; part j is bits start(j) .. start(j+1) - 1.  The
  * filter and the model share this split. */
@@ -97,10 +98,11 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
                            unsigned fixed_hashes, double tolerance,
                            tdbf_plan_blocked *best);
 
-/* Both outcomes of Algorithm 1 over match probabilities match[0..k+l-1]
- * (1.0 for segments known to hold the key): the probability of answering
- * yes and no, each with its read-weighted probability (expected reads of
- * a yes = reads_true / p_true). */
+/* Both outcomes of Algorithm 1 (paper 004 section 5.4; its access
+ * recursion A, for a yes as well as a no) over match probabilities
+ * match[0..k+l-1] (1.0 for segments known to hold the key): the
+ * probability of answering yes and no, each with its read-weighted
+ * probability (expected reads of a yes = reads_true / p_true). */
 typedef struct tdbf_query_paths {
     double p_true, reads_true;
     double p_false, reads_false;
