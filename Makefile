@@ -17,10 +17,17 @@ REDIS_MODULEDIR ?= $(PREFIX)/lib/redis/modules
 
 CC          ?= cc
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
-BASEFLAGS   := -std=c11 $(WARN) -Iinclude -Isrc/lib
+BASEFLAGS   := -std=c11 $(WARN) -Iinclude
+# The library's private headers (core/ops.h, designs/run.h, ...) are on
+# the include path of its own objects and of the unit tests (which test
+# internals) only: the CLI, the Redis module and the fuzz programs see
+# tdbf.h alone, like any program built against the library
+# (scripts/check-wall.sh, run by `make test`, names any quoted include
+# that crosses the wall).
+PRIVATE_INC := -Isrc/lib
 OPT         ?= -O2 -g
 ALL_CFLAGS  := $(BASEFLAGS) $(CPPFLAGS) $(OPT) $(CFLAGS)
-LIB_CFLAGS  := $(ALL_CFLAGS) -fPIC -fvisibility=hidden
+LIB_CFLAGS  := $(ALL_CFLAGS) $(PRIVATE_INC) -fPIC -fvisibility=hidden
 SAN_FLAGS   := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 # The sanitizer build prefers clang: it can also trap unsigned wrap-around,
 # which is never intended in the library outside hashing (hash.c, and the
@@ -50,7 +57,7 @@ LIBS        := -lm
 # -pthread: test_fpdecay adds from several threads at once.
 TEST_LIBS   := -lcmocka $(LIBS) -pthread
 
-.PHONY: all lib cli test san valgrind check check-prefetch install uninstall clean help demo
+.PHONY: all lib cli test san valgrind check check-prefetch check-wall install uninstall clean help demo
 
 all: lib cli module $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI, tdbf.so (Redis) and tdbf.pc
 
@@ -165,11 +172,11 @@ bench-python: python ## Python: f.add, f.add_many vs a dict window and a set, ke
 # ---- tests -------------------------------------------------------------
 $(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(STATIC_LIB) $(TEST_LIBS)
+	$(CC) $(ALL_CFLAGS) $(PRIVATE_INC) -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(STATIC_LIB) $(TEST_LIBS)
 
 $(BUILD)/san/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) $(SAN_UNSIGNED) -MMD -MP -c $< -o $@
+	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) $(SAN_UNSIGNED) -MMD -MP -c $< -o $@
 
 # XXH3 and the seed mixer wrap on purpose.
 $(BUILD)/san/src/lib/core/hash.o: SAN_UNSIGNED :=
@@ -180,10 +187,13 @@ $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 
 $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
-test: $(TEST_BINS) $(CLI) check-prefetch ## build and run the unit, property and statistical tests
+test: $(TEST_BINS) $(CLI) check-prefetch check-wall ## build and run the unit, property and statistical tests
 	@sh tests/run-unit.sh $(TEST_BINS)
+
+check-wall: ## fail if the CLI, the Redis module or the Python extension includes a private header of the library
+	@sh scripts/check-wall.sh
 
 check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away
 	@sh scripts/check-prefetch.sh $(LIB_OBJ)
@@ -208,7 +218,7 @@ DEPS        += $(TSAN_LIB_OBJ:.o=.d)
 
 $(BUILD)/tsan/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -MMD -MP -c $< -o $@
+	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(TSAN_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 	rm -f $@
@@ -216,7 +226,7 @@ $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 
 $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsan/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
 
 # test_infer and test_infer_apbf also check paper 002's penalty
 # experiment, which is the CLI lab's (tdbf eval tbf / apbf-posterior), not
@@ -304,8 +314,11 @@ DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
 
 $(BUILD)/fuzz/src/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_UNSIGNED) -MMD -MP -c $< -o $@
+	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_INC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(FUZZ_UNSIGNED) -MMD -MP -c $< -o $@
 
+# The library's objects see its private headers; util.o and dedup_parse.o
+# (the CLI's) do not.
+$(FUZZ_LIB_OBJ): FUZZ_INC := $(PRIVATE_INC)
 $(BUILD)/fuzz/src/lib/core/hash.o: FUZZ_UNSIGNED :=
 
 $(BUILD)/fuzz/libtdbf.a: $(FUZZ_LIB_OBJ)

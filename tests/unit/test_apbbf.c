@@ -27,7 +27,7 @@
  * filters divide that by S.
  */
 #include "driver.h"
-#include "core/internal.h" /* walk_min_bytes: batch paths at test sizes */
+#include "core/ops.h" /* walk_min_bytes: batch paths at test sizes */
 
 #include <math.h>
 #include <stdio.h>

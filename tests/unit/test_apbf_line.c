@@ -1,5 +1,6 @@
 /*
- * test_apbf_line.c — the line-local APBF (src/lib/apbf_line.c).
+ * test_apbf_line.c — the line-local APBF (src/lib/designs/apbf_line.c;
+ * its model and planner: apbf_line_plan.c).
  *
  *   - no false negatives inside the window (generic driver), 64- and
  *     128-byte units, single and batch adds;

@@ -21,7 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/mem.h"
+#include "core/ops.h"
 
 static void *libc_alloc(void *opaque, size_t size)
 {

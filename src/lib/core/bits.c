@@ -1,7 +1,10 @@
 /*
  * bits.c — bit-array helpers shared by every design.
  */
+#include "core/bits.h"
 #include "core/block.h"
+#include "core/mem.h"
+#include "planning/planning.h"
 
 uint64_t tdbf_popcount(const uint64_t *words, uint64_t nwords)
 {
@@ -49,7 +52,7 @@ void tdbf_block_layout_init(tdbf_block_layout *layout, unsigned block_bits,
     }
 }
 
-/* ---- packed cell arrays (internal.h) --------------------------------- */
+/* ---- packed cell arrays (bits.h) ------------------------------------ */
 
 /* 2^52 cells: beyond that a double no longer counts them exactly. */
 #define MAX_CELLS (UINT64_C(1) << 52)

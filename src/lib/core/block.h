@@ -17,7 +17,9 @@
 #ifndef TDBF_BLOCK_H
 #define TDBF_BLOCK_H
 
-#include "core/internal.h"
+#include "tdbf.h"
+#include "core/bits.h"
+#include "core/hash.h"
 
 typedef struct tdbf_block_layout {
     uint64_t blocks;        /* blocks in the array */

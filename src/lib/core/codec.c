@@ -33,7 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
 
 enum { FORMAT_VERSION = 1, HEADER_BYTES = 56, TRAILER_BYTES = 8 };
 

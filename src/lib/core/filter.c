@@ -1,7 +1,7 @@
 /*
  * filter.c — the generic API: validation, hashing, the clock, dispatch.
  *
- * Each design is a table of operations (internal.h).  This file is the only
+ * Each design is a table of operations (core/ops.h).  This file is the only
  * place that checks arguments, hashes keys (once per key, XXH3-128 with the
  * filter's seed), clamps time (a `now` behind the largest seen is treated
  * as that largest value, so a design never sees time go backwards), counts
@@ -13,8 +13,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
 #include "core/hash_key.h"
+#include "core/mem.h"
+#include "core/ops.h"
 
 /* ---- version and errors --------------------------------------------- */
 
@@ -376,7 +378,7 @@ static bool batch_args_ok(size_t n, const void *const *keys, const size_t *lens)
  * i is processed: with ~8 loads in flight a DRAM-sized filter pays for
  * its misses in parallel.  Designs whose queries walk a data-dependent
  * path (APBF, APBBF: Algorithm 1) take whole chunks instead
- * (ops->contains_many, ops->add_many: internal.h).  Answers are exactly
+ * (ops->contains_many, ops->add_many: core/ops.h).  Answers are exactly
  * those of single calls. */
 enum { BATCH_CHUNK = 256, PREFETCH_AHEAD = 8 };
 

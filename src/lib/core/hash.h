@@ -18,6 +18,13 @@ typedef struct tdbf_hash128 {
     uint64_t hi;   /* forced odd: the stride of the double hashing */
 } tdbf_hash128;
 
+/* A key as the designs see it: its bytes and its one hash. */
+typedef struct tdbf_key {
+    const void  *bytes;
+    size_t       len;
+    tdbf_hash128 hash;
+} tdbf_key;
+
 /* Hash `len` bytes at `key` with `seed`.  key may be NULL when len is 0. */
 tdbf_hash128 tdbf_hash_key(uint64_t seed, const void *key, size_t len);
 

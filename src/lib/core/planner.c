@@ -13,7 +13,8 @@
  * parameters rather than size a configuration and live with their models
  * in planning/ and designs/apbf_line.c.
  */
-#include "core/internal.h"
+#include "core/ops.h"
+#include "planning/planning.h"
 
 int tdbf_plan_shape(const tdbf_config *cfg, tdbf_shape *out)
 {

@@ -67,13 +67,19 @@
  * a key inside the window never loses a bit: no false negatives.  The
  * batch calls of a filter of TDBF_WALK_MIN_BYTES or more walk their
  * queries interleaved, each prefetching the block it reads next, and set
- * the adds' blocks in order (tdbf_find_run_batch, tdbf_add_many_slices in
- * internal.h); they answer exactly as single calls.
+ * the adds' blocks in order (tdbf_find_run_batch, tdbf_add_run_batch in
+ * designs/run.h); they answer exactly as single calls.
  */
 #include <math.h>
 #include <string.h>
 
 #include "core/block.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "designs/run.h"
+#include "inference/inference.h"
+#include "planning/planning.h"
 
 typedef struct apbbf {
     unsigned  k;            /* segments set per insert */
@@ -282,7 +288,9 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(a, h);
 }
 
-/* ---- batch calls ----------------------------------------------------- */
+/* ---- batch calls -----------------------------------------------------
+ * Queries walk Algorithm 1 interleaved, on exactly the blocks each reads
+ * (designs/run.h); adds too, then set their blocks in order. */
 
 static uint64_t room(const void *state, unsigned *l)
 {
@@ -291,23 +299,12 @@ static uint64_t room(const void *state, unsigned *l)
     return a->g - a->fill;
 }
 
-static const tdbf_slices_ops apbbf_slices = {
-    .has = segment_test,
-    .line = segment_line,
-    .set = set_key,
-    .add = add_one,
-    .room = room,
-};
-
-/* Queries walk Algorithm 1 interleaved, on exactly the blocks each reads
- * (tdbf_find_run_batch); adds too, then set their blocks in order
- * (tdbf_add_many_slices). */
 static void apbbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
                                 uint64_t now_ns, uint8_t *found)
 {
     (void)now_ns;
     const apbbf *a = f->impl;
-    tdbf_find_run_batch(a, a->k, a->l, keys, n, apbbf_slices.has, apbbf_slices.line, found);
+    tdbf_find_run_batch(a, a->k, a->l, keys, n, segment_test, segment_line, found);
 }
 
 static int apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
@@ -315,7 +312,8 @@ static int apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
 {
     (void)now_ns;
     apbbf *a = f->impl;
-    tdbf_add_many_slices(a, a->k, &apbbf_slices, keys, n, present);
+    tdbf_add_run_batch(a, a->k, keys, n, segment_test, segment_line, set_key, add_one, room,
+                       present);
     return TDBF_OK;
 }
 

@@ -44,7 +44,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "designs/run.h"
+#include "inference/inference.h"
+#include "planning/planning.h"
 
 typedef struct apbf {
     unsigned  k;            /* slices set per insert */
@@ -168,7 +174,11 @@ static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
-/* ---- batch calls (filter.c) ---- */
+/* ---- batch calls (filter.c) ----
+ * Queries walk Algorithm 1 interleaved, on exactly the lines each reads
+ * (designs/run.h): a query's path is data-dependent (slices match about
+ * half the time), so no fixed prefetch covers it.  Adds walk the same
+ * way, then set their bits in order. */
 
 static uint64_t room(const void *state, unsigned *l)
 {
@@ -177,24 +187,12 @@ static uint64_t room(const void *state, unsigned *l)
     return a->g - a->fill;
 }
 
-static const tdbf_slices_ops apbf_slices = {
-    .has = slice_test,
-    .line = slice_line,
-    .set = set_key,
-    .add = add_one,
-    .room = room,
-};
-
-/* Queries walk Algorithm 1 interleaved, on exactly the lines each reads
- * (tdbf_find_run_batch): a query's path is data-dependent (slices match
- * about half the time), so no fixed prefetch covers it.  Adds walk the
- * same way, then set their bits in order (tdbf_add_many_slices). */
 static void apbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
                                uint64_t now_ns, uint8_t *found)
 {
     (void)now_ns;
     const apbf *a = f->impl;
-    tdbf_find_run_batch(a, a->k, a->l, keys, n, apbf_slices.has, apbf_slices.line, found);
+    tdbf_find_run_batch(a, a->k, a->l, keys, n, slice_test, slice_line, found);
 }
 
 static int apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
@@ -202,7 +200,8 @@ static int apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
 {
     (void)now_ns;
     apbf *a = f->impl;
-    tdbf_add_many_slices(a, a->k, &apbf_slices, keys, n, present);
+    tdbf_add_run_batch(a, a->k, keys, n, slice_test, slice_line, set_key, add_one, room,
+                       present);
     return TDBF_OK;
 }
 

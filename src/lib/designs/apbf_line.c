@@ -80,52 +80,19 @@
  * the APBF's.  A key may be reported for up to (k + l) g inserts (the
  * expiry bound).
  *
- * False positives: the model.  Just before a shift, field age a of a unit
- * holds the keys its unit received in generations a-k+1 .. a (those that
- * marked it); per generation a unit receives X ~ Poisson(lambda = g /
- * units) keys.  The n b bit throws of a field's n keys must cover a
- * never-inserted key's d distinct positions (d <= b): by inclusion-
- * exclusion sum_i (-1)^i C(d, i) (1 - i/W)^(n b) (field_match; the usual
- * (1 - (1 - 1/W)^(n b))^b treats the bits as independent and erred by 30 %
- * at 10^-4).  Given the unit's loads the fields match independently (the
- * key's offsets differ per field), so its FP is the probability of a run
- * of k matches among ages 0 .. k+l-1, a small recursion over the run
- * length.  But the loads of neighbouring fields are NOT independent:
- * fields a and a+1 share k - 1 generations of the same keys, so a heavy
- * unit is heavy in all its fields at once, and averaging each field over
- * independent loads underestimates the FP (by 20-40 % at the usual
- * plans).  The model therefore draws the generation loads X_0 ..
- * X_{k+l-1} of a unit, builds each field's load as the sum of its
- * generations, and averages the run probability over 4096 such units, with
- * a fixed seed so that a plan is a pure function of its inputs
- * (tdbf_apbf_line_fp).  With a spare that is the worst case, just before a
- * shift.  Rolling, each simulated unit also draws the phase of its
- * current generation, uniform, and keeps each of X_0's keys with that
- * probability (Poisson thinning): the FP at any moment.  Measured against
- * it (tests/unit/test_apbf_line.c, FP probed at the end of a generation
- * and, rolling, at its quarters): within -6.2 .. +7.3 % from 0.1 to 10^-4
- * and windows of 10^4 to 10^7.  Rolling and the lost spare together: 20.5
- * and 30.2 bits per key at 0.01 and 0.001 (a 10^6 window), 1.04x and
- * 1.17x the least-memory APBF, against 22.0 and 32.7 with a spare.
- *
- * Planner (tdbf_plan_apbf_line).  Over W = 32, 64 (16 when k and l ask
- * for it; l = F - k, or F - 1 - k for a spare), k and b, the shape of
- * least memory by the model on 256 simulated units; then its largest load
- * lambda* on the full model, and units = ceil(g / lambda*) (see
- * "planning" below).  Many threads at once: "many threads at once" below.
+ * False positives (the model) and the planner (tdbf_plan_apbf_line):
+ * apbf_line_plan.c.  Many threads at once: "many threads at once" below.
  */
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "designs/apbf_line.h"
 #include "designs/line.h"
-
-enum {
-    LINE_MAX_FIELDS = 64,                 /* 16-bit fields in 1024 bits */
-    LINE_MIN_FIELD_BITS = 16,
-    MODEL_SAMPLES = 4096,
-    MODEL_MAX_LOAD = 2048                 /* keys per field the model tabulates */
-};
+#include "inference/inference.h"
 
 typedef struct line_filter {
     unsigned  k, l, b;
@@ -167,42 +134,7 @@ typedef struct line_filter {
     uint64_t *bits;          /* units * unit_words words, 64-byte aligned */
 } line_filter;
 
-/* ---- shape --------------------------------------------------------------- */
-
-static bool unit_ok(unsigned unit_bits)
-{
-    return unit_bits == 512 || unit_bits == 1024;
-}
-
-/* F fields of W = U / F bits, W a power of two, 16 .. 64? */
-static bool fields_ok(unsigned fields, unsigned unit_bits)
-{
-    if (fields > LINE_MAX_FIELDS || unit_bits % fields != 0)
-        return false;
-    unsigned width = unit_bits / fields;
-    return width >= LINE_MIN_FIELD_BITS && width <= 64 && (width & (width - 1)) == 0;
-}
-
-/* The layout (k, l, U) implies: 1 if U / (k + l + 1) is a field width (a
- * spare), 0 if U / (k + l) is (rolling), -1 if neither.  Never both: F
- * and F + 1 are not both powers of two for F >= 3. */
-static int layout_spare(unsigned k, unsigned l, unsigned unit_bits)
-{
-    return fields_ok(k + l + 1, unit_bits) ? 1 : fields_ok(k + l, unit_bits) ? 0 : -1;
-}
-
-static bool shape_ok(unsigned k, unsigned l, unsigned b, unsigned unit_bits)
-{
-    if (k < 1 || k > TDBF_MAX_K || l < 1 || l >= LINE_MAX_FIELDS || b < 1 || b > LINE_MAX_B ||
-        !unit_ok(unit_bits))
-        return false;                     /* (l first bounded: k + l + 1 cannot wrap) */
-    return layout_spare(k, l, unit_bits) >= 0;
-}
-
-static unsigned fields_of(unsigned k, unsigned l, unsigned unit_bits)
-{
-    return k + l + (layout_spare(k, l, unit_bits) == 1);
-}
+/* ---- shape (the rules: designs/apbf_line.h) ---------------------------- */
 
 static unsigned log2_of(unsigned power_of_two)
 {
@@ -248,12 +180,6 @@ static uint64_t sweep_position(const line_filter *t)
         return t->units;
     uint64_t done = t->fill * t->sweep_per_add;
     return done < t->units ? done : t->units;
-}
-
-/* The guaranteed window (see the essay). */
-static uint64_t window_of(unsigned l, uint64_t g)
-{
-    return (uint64_t)l * g;
 }
 
 /* ---- a key's unit, and the operations ------------------------------------ */
@@ -617,419 +543,6 @@ static void line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
     line_prefetch_unit(unit_of(t, &key->hash), t->unit_words, for_add);
 }
 
-/* ---- the model ----------------------------------------------------------- */
-
-/* P(b uniform draws from `width` positions hit exactly d distinct ones),
- * d = 1 .. b (one draw at a time: a new position or a repeat). */
-static void distinct_positions(unsigned b, double width, double *out)
-{
-    double p[LINE_MAX_B + 1] = {0.0, 1.0};
-    for (unsigned draw = 1; draw < b; draw++) {
-        double next[LINE_MAX_B + 1] = {0.0};
-        for (unsigned d = 1; d <= draw; d++) {
-            next[d] += p[d] * (double)d / width;
-            next[d + 1] += p[d] * (width - (double)d) / width;
-        }
-        memcpy(p, next, sizeof p);
-    }
-    memcpy(out, p, sizeof p);
-}
-
-/* P(a never-inserted key matches a field of `width` bits holding n keys):
- * the n b throws must cover its d distinct positions (see the essay). */
-static double field_match(unsigned b, double width, unsigned n, const double *distinct)
-{
-    double throws = (double)b * (double)n, total = 0.0;
-    for (unsigned d = 1; d <= b; d++) {
-        double covered = 0.0, choose = 1.0;
-        for (unsigned i = 0; i <= d; i++) {
-            double miss = i == 0 ? 1.0 : pow(1.0 - (double)i / width, throws);
-            covered += (i % 2 ? -choose : choose) * miss;
-            choose = choose * (double)(d - i) / (double)(i + 1);
-        }
-        total += distinct[d] * (covered > 0.0 ? covered : 0.0);
-    }
-    return total;
-}
-
-/* P(a run of k matches among ages 0 .. k+l-1) for independent matches
- * r[0 .. k+l-1]: the chance of no run yet, by current run length (line.h). */
-double tdbf_line_run_probability(unsigned k, unsigned l, const double *r)
-{
-    double no_run[TDBF_MAX_K] = {1.0}, hit = 0.0;
-    for (unsigned a = 0; a < k + l; a++) {
-        double carry = 0.0, miss = 0.0;
-        for (unsigned j = 0; j < k; j++) {
-            miss += no_run[j] * (1.0 - r[a]);
-            double up = no_run[j] * r[a];
-            no_run[j] = carry;
-            carry = up;
-        }
-        hit += carry;        /* a run of k - 1 met one more match */
-        no_run[0] = miss;
-    }
-    return hit;
-}
-
-/* What both estimates need: r(n) for n keys in a field, and the Poisson
- * CDF of a unit's load per generation.  `top`: loads beyond it have
- * probability below 10^-15.  False if the loads outgrow the table (every
- * field is then full: FP 1). */
-typedef struct model_tables {
-    double   match[MODEL_MAX_LOAD + 1];
-    double   cdf[MODEL_MAX_LOAD + 1];
-    double   pmf[MODEL_MAX_LOAD + 1];
-    unsigned top;
-} model_tables;
-
-static bool model_tables_init(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
-                              double lambda, model_tables *m)
-{
-    double width = (double)(unit_bits / fields_of(k, l, unit_bits));
-    double distinct[LINE_MAX_B + 1];
-    distinct_positions(b, width, distinct);
-    double mass = exp(-lambda), sum = 0.0;
-    unsigned n = 0;
-    for (; n <= MODEL_MAX_LOAD / k; n++) {
-        if (n > 0)
-            mass *= lambda / (double)n;
-        m->pmf[n] = mass;
-        sum += mass;
-        m->cdf[n] = sum;
-        if (sum >= 1.0 - 1e-15 && n >= lambda)
-            break;
-    }
-    if (n > MODEL_MAX_LOAD / k)
-        return false;
-    m->top = n;
-    for (unsigned keys = 0; keys <= k * n; keys++)
-        m->match[keys] = field_match(b, width, keys, distinct);
-    return true;
-}
-
-/* splitmix64: the model's fixed-seed stream of uniforms (its counter
- * wraps on purpose). */
-TDBF_WRAPS static double model_uniform(uint64_t *state)
-{
-    *state += UINT64_C(0x9e3779b97f4a7c15);
-    return (double)(tdbf_mix64(*state) >> 11) * 0x1p-53;
-}
-
-/* A Poisson(lambda) load from the table. */
-static unsigned model_load(const model_tables *m, uint64_t *state)
-{
-    double u = model_uniform(state);
-    unsigned x = 0;
-    while (x < m->top && u > m->cdf[x])
-        x++;
-    return x;
-}
-
-/* Rolling: the unit's current generation is at a uniform phase of its
- * own; of its Poisson(lambda) keys each has come with that probability
- * (thinning: Poisson(phase lambda)). */
-static unsigned model_phase_load(unsigned x, uint64_t *state)
-{
-    double phase = model_uniform(state);
-    unsigned kept = 0;
-    for (unsigned i = 0; i < x; i++)
-        kept += model_uniform(state) < phase;
-    return kept;
-}
-
-static double model_fp(unsigned k, unsigned l, bool rolling, const model_tables *m,
-                       unsigned samples)
-{
-    uint64_t state = UINT64_C(0x5eed11e7f00d);
-    double total = 0.0;
-    for (unsigned s = 0; s < samples; s++) {
-        unsigned load[TDBF_MAX_K + TDBF_MAX_L], field_load = 0;
-        double r[TDBF_MAX_K + TDBF_MAX_L];
-        for (unsigned a = 0; a < k + l; a++) {
-            unsigned x = model_load(m, &state);
-            if (a == 0 && rolling)
-                x = model_phase_load(x, &state);
-            load[a] = x;
-            field_load += x;
-            if (a >= k)
-                field_load -= load[a - k];
-            r[a] = m->match[field_load];
-        }
-        total += tdbf_line_run_probability(k, l, r);
-    }
-    return total / samples;
-}
-
-/* The model's FP at a mean load of `lambda` keys per unit and generation,
- * over `samples` simulated units. */
-static double load_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, double lambda,
-                      unsigned samples)
-{
-    model_tables m;
-    if (!model_tables_init(k, l, b, unit_bits, lambda, &m))
-        return 1.0;          /* units so loaded that every field is full */
-    return model_fp(k, l, layout_spare(k, l, unit_bits) == 0, &m, samples);
-}
-
-static double line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
-                      uint64_t generation)
-{
-    return load_fp(k, l, b, unit_bits, (double)generation / (double)units, MODEL_SAMPLES);
-}
-
-double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
-                         uint64_t units, uint64_t generation)
-{
-    if (!shape_ok(k, l, b, unit_bits) || units < 1 || generation < 1)
-        return -1.0;
-    return line_fp(k, l, b, unit_bits, units, generation);
-}
-
-/* ---- planning ------------------------------------------------------------
- *
- * The FP of a shape (k, l, b, U) depends on the window only through the
- * load lambda = g / units, so a shape's cost is U / (lambda* l) bits per
- * window item, lambda* the largest load meeting the error.  The shapes:
- * W = 16, 32 or 64 (F = U / W fields, l = F - k, or F - 1 - k with a
- * spare), k = 1 .. 8, b = 1 .. 4; lambda* by bisection on log lambda with the model on 256
- * simulated units (the same draws at every point, so costs compare
- * smoothly); then the cheapest shape's lambda* on the full 4096-unit
- * model, and units = ceil(g / lambda*) (size_shape).  The search takes
- * ~0.1 s and is kept per thread (cached_shape); a plan is then ~1.5 ms. */
-
-enum { SEARCH_SAMPLES = 256, SEARCH_STEPS = 7, SIZING_STEPS = 17 };
-
-/* The largest load meeting `error` on `samples` simulated units (0 if
- * none above 2^-20), bracketed from `start` (a neighbouring shape's
- * answer) by doubling or halving, then `steps` bisections of log load:
- * the bracket's ratio ends at 2^(2^-steps).  The model's FP rises with
- * the load (every sampled unit's loads do, with the same uniforms), so
- * any load below the answer meets the error too. */
-static double max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits, double error,
-                       double start, unsigned samples, int steps)
-{
-    double lo = start, hi;
-    if (load_fp(k, l, b, unit_bits, lo, samples) > error) {
-        do {
-            hi = lo;
-            lo /= 2.0;
-            if (lo < 0x1p-20)
-                return 0.0;
-        } while (load_fp(k, l, b, unit_bits, lo, samples) > error);
-    } else {
-        hi = 2.0 * lo;
-        while (load_fp(k, l, b, unit_bits, hi, samples) <= error) {
-            lo = hi;
-            hi *= 2.0;
-            if (hi > MODEL_MAX_LOAD)
-                return lo;
-        }
-    }
-    for (int step = 0; step < steps; step++) {
-        double mid = sqrt(lo * hi);
-        if (load_fp(k, l, b, unit_bits, mid, samples) <= error)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* A plan's shape and size fields (fill_plan adds the model's FP). */
-static void fill_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
-                       uint64_t g, tdbf_line_plan *out)
-{
-    out->k = k;
-    out->l = l;
-    out->b = b;
-    out->unit_bits = unit_bits;
-    out->fields = fields_of(k, l, unit_bits);
-    out->field_bits = unit_bits / out->fields;
-    out->units = units;
-    out->generation = g;
-    out->window = window_of(l, g);
-    out->bytes = units * (unit_bits / 8);
-    out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
-}
-
-static void fill_plan(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t units,
-                      uint64_t g, tdbf_line_plan *out)
-{
-    fill_shape(k, l, b, unit_bits, units, g, out);
-    out->fp = line_fp(k, l, b, unit_bits, units, g);
-}
-
-/* Size (k, l, b) for a window: units = ceil(g / lambda*), lambda* the
- * shape's largest load meeting the error on the full model (its FP is a
- * function of g / units alone), within 2^(2^-17) - 1 = 5 10^-6 of the
- * exact bound: so within one unit per 190 000 of the fewest.  A rounding
- * of g / units above lambda* is caught by evaluating the plan itself. */
-static int size_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t window,
-                      double error, uint64_t most, double lambda, tdbf_line_plan *out)
-{
-    uint64_t g = window / l + (window % l != 0);
-    if (lambda <= 0.0)
-        return TDBF_EINFEASIBLE;
-    double need = ceil((double)g / lambda);
-    if (need > (double)most)
-        return TDBF_ETOOBIG;
-    uint64_t units = need < 1.0 ? 1 : (uint64_t)need;
-    fill_plan(k, l, b, unit_bits, units, g, out);
-    while (out->fp > error) {
-        if (units >= most)
-            return TDBF_ETOOBIG;
-        fill_plan(k, l, b, unit_bits, ++units, g, out);
-    }
-    return TDBF_OK;
-}
-
-/* The search (see above), for a shape request: k, l, b fixed or 0.  A
- * shape's cost depends on the error and the unit alone, not the window,
- * so the answer is kept: a few recent searches per thread (a planner
- * call is then the final sizing only, ~1 ms instead of ~0.1 s). */
-typedef struct shape_request {
-    double   error;
-    unsigned unit_bits, k, l, b;
-    unsigned spare;          /* 1: shapes with a spare field only */
-} shape_request;
-
-typedef struct shape_answer {
-    shape_request request;
-    unsigned      k, l, b;
-    double        lambda;    /* the shape's largest load on the full model */
-    int           rc;
-} shape_answer;
-
-enum { SHAPE_CACHE = 8 };
-
-static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out, unsigned *b_out)
-{
-    double least = INFINITY, start = 1.0;
-    unsigned b_lo = q->b ? q->b : 1, b_hi = q->b ? q->b : LINE_MAX_B;
-    for (unsigned width = LINE_MIN_FIELD_BITS; width <= 64; width *= 2) {
-        unsigned fields = q->unit_bits / width;
-        if (fields > LINE_MAX_FIELDS || (q->k && fields_of(q->k, q->l, q->unit_bits) != fields))
-            continue;
-        /* 16-bit fields: 32 or 64 per unit, 2-4x the model's work per
-         * shape, and never the least memory from 10^-1 to 10^-5 (their
-         * loads per field are too small for b bits to pay); searched
-         * only when asked for by k and l. */
-        if (width == 16 && !q->k)
-            continue;
-        for (unsigned k = q->k ? q->k : 1; k <= (q->k ? q->k : 8); k++) {
-            if (k + 1 + q->spare > fields)
-                break;
-            unsigned l = fields - q->spare - k;
-            for (unsigned b = b_lo; b <= b_hi; b++) {
-                double lambda = max_load(k, l, b, q->unit_bits, q->error, start,
-                                         SEARCH_SAMPLES, SEARCH_STEPS);
-                if (lambda <= 0.0)
-                    continue;
-                start = lambda;
-                double cost = (double)q->unit_bits / (lambda * (double)l);
-                if (cost < least) {
-                    least = cost;
-                    *k_out = k;
-                    *l_out = l;
-                    *b_out = b;
-                }
-            }
-        }
-    }
-    return least == INFINITY ? TDBF_EINFEASIBLE : TDBF_OK;
-}
-
-/* The shape for a request (searched unless k, l and b are all given)
- * and its lambda*, from the cache when this thread asked before. */
-static shape_answer cached_shape(const shape_request *q)
-{
-    static _Thread_local shape_answer cache[SHAPE_CACHE];
-    static _Thread_local unsigned next;
-    for (unsigned i = 0; i < SHAPE_CACHE; i++)
-        if (cache[i].request.unit_bits && memcmp(&cache[i].request, q, sizeof *q) == 0)
-            return cache[i];
-    shape_answer a = {.request = *q, .k = q->k, .l = q->l, .b = q->b, .rc = TDBF_OK};
-    if (!q->k || !q->b)
-        a.rc = search_shape(q, &a.k, &a.l, &a.b);
-    if (a.rc == TDBF_OK) {
-        double rough = max_load(a.k, a.l, a.b, q->unit_bits, q->error, 1.0, SEARCH_SAMPLES,
-                                SEARCH_STEPS);
-        a.lambda = max_load(a.k, a.l, a.b, q->unit_bits, q->error, rough > 0.0 ? rough : 1.0,
-                            MODEL_SAMPLES, SIZING_STEPS);
-    }
-    cache[next++ % SHAPE_CACHE] = a;
-    return a;
-}
-
-/* The checks of tdbf_plan_apbf_line that do not concern the window; fills
- * the shape request and the unit budget. */
-static int line_request(const tdbf_config *cfg, unsigned spare, shape_request *q,
-                        uint64_t *most)
-{
-    if (!(cfg->error > 0.0 && cfg->error < 1.0))
-        return TDBF_EERROR;
-    if ((cfg->k == 0) != (cfg->l == 0) || cfg->block_hashes > LINE_MAX_B ||
-        (cfg->block_bits && !unit_ok(cfg->block_bits)) ||
-        (cfg->k && (cfg->k > TDBF_MAX_K || cfg->l >= LINE_MAX_FIELDS ||
-                    cfg->k + cfg->l + 1 > LINE_MAX_FIELDS)))
-        return TDBF_EPARAM;
-    uint64_t max_memory = cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY;
-    unsigned unit_bits = cfg->block_bits ? cfg->block_bits : TDBF_LINE_DEFAULT_UNIT;
-    *most = max_memory / (unit_bits / 8);
-    if (*most > (UINT64_C(1) << 40))
-        *most = UINT64_C(1) << 40;
-    if (*most < 1)
-        return TDBF_ETOOBIG;
-    if (cfg->k && (!shape_ok(cfg->k, cfg->l, cfg->block_hashes ? cfg->block_hashes : 1,
-                             unit_bits) ||
-                   (spare && layout_spare(cfg->k, cfg->l, unit_bits) != 1)))
-        return TDBF_EPARAM;
-    memset(q, 0, sizeof *q);     /* padding too: the cache compares bytes */
-    q->error = cfg->error;
-    q->unit_bits = unit_bits;
-    q->k = cfg->k;
-    q->l = cfg->l;
-    q->b = cfg->block_hashes;
-    q->spare = spare;
-    return TDBF_OK;
-}
-
-/* Size the shape for `window` (l g >= window); `spare`: a layout with a
- * spare field (concurrent adds, rings shifted by their owner). */
-static int plan_window(const tdbf_config *cfg, uint64_t window, unsigned spare,
-                       tdbf_line_plan *out)
-{
-    shape_request q;
-    uint64_t most;
-    int rc = line_request(cfg, spare, &q, &most);
-    if (rc != TDBF_OK)
-        return rc;
-    shape_answer a = cached_shape(&q);
-    if (a.rc != TDBF_OK)
-        return a.rc;
-    if (window == 0) {          /* one generation of cfg->capacity keys */
-        uint64_t g = cfg->capacity ? cfg->capacity : 1;
-        window = g > UINT64_MAX / a.l ? UINT64_MAX : g * a.l;
-    }
-    return size_shape(a.k, a.l, a.b, q.unit_bits, window, q.error, most, a.lambda, out);
-}
-
-int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
-{
-    if (!cfg || !out)
-        return TDBF_EINVAL;
-    if (!(cfg->error > 0.0 && cfg->error < 1.0))
-        return TDBF_EERROR;
-    if (cfg->window_items == 0 || cfg->window_ns != 0)
-        return TDBF_EWINDOW;
-    return plan_window(cfg, cfg->window_items, cfg->concurrent ? 1 : 0, out);
-}
-
-int tdbf_line_plan_ring(const tdbf_config *cfg, uint64_t window, tdbf_line_plan *out)
-{
-    return plan_window(cfg, window ? window : 1, 1, out);
-}
-
 /* ---- open, close, stats ----------------------------------------------- */
 
 static size_t unit_array_bytes(const line_filter *t)
@@ -1168,7 +681,7 @@ enum { STATS_UNITS = 1 << 16 };
 double tdbf_line_ring_estimated(const tdbf_line_ring *t)
 {
     double distinct[LINE_MAX_B + 1], sum = 0.0;
-    distinct_positions(t->b, (double)t->field_bits, distinct);
+    tdbf_line_distinct_positions(t->b, (double)t->field_bits, distinct);
     uint64_t step = t->units > STATS_UNITS ? t->units / STATS_UNITS : 1, read = 0;
     for (uint64_t i = 0; i < t->units; i += step, read++)
         sum += unit_fp_from_bits(t, i, distinct);
@@ -1285,7 +798,7 @@ int tdbf_line_ring_load(tdbf *f, tdbf_in *in, uint64_t max_memory, tdbf_line_rin
                    max_memory))
         return TDBF_ETOOBIG;
     set_shape(&h);
-    h.fp_planned = line_fp(h.k, h.l, h.b, h.unit_bits, h.units, h.g);
+    h.fp_planned = tdbf_line_model_fp(h.k, h.l, h.b, h.unit_bits, h.units, h.g);
     void *state;
     int rc = tdbf_load_part(f, in, &h, sizeof h, offsetof(line_filter, bits),
                             h.units * h.unit_words, units_consistent, &state);
@@ -1405,7 +918,7 @@ tdbf_simd tdbf_line_ring_simd(const tdbf_line_ring *t)
 
 void tdbf_line_ring_plan(const tdbf_line_ring *t, tdbf_line_plan *out)
 {
-    fill_shape(t->k, t->l, t->b, t->unit_bits, t->units, t->g, out);
+    tdbf_line_fill_shape(t->k, t->l, t->b, t->unit_bits, t->units, t->g, out);
     out->fp = t->fp_planned;
 }
 

@@ -41,7 +41,12 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "core/bits.h"
 #include "core/block.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "planning/planning.h"
 
 typedef struct bloom {
     uint64_t  m;          /* bits */

@@ -109,7 +109,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "planning/planning.h"
 
 typedef struct clockf {
     unsigned  k;            /* cells per key */

@@ -19,7 +19,9 @@
  */
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
 
 typedef struct entry {
     uint64_t      hash;      /* key hash, low half: table slot */

@@ -1,6 +1,6 @@
 /*
  * line.h — one unit of a line-local filter: a key's masks, the match test
- * and the mark (private; apbf_line.c).
+ * and the mark (private; apbf_line.c, tlbf_line.c, line_simd.c).
  *
  * A unit is `words` 64-bit words (8: one 64-byte cache line, 16: an
  * adjacent pair) cut into fields of `width` bits (16, 32 or 64), so a
@@ -18,7 +18,10 @@
 #ifndef TDBF_LINE_H
 #define TDBF_LINE_H
 
-#include "core/internal.h"
+#include "tdbf.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/hash.h"
 
 enum { LINE_MAX_WORDS = 16, LINE_MAX_B = 4 };
 
@@ -37,7 +40,7 @@ static TDBF_ALWAYS_INLINE unsigned line_width_log2(unsigned width)
  * i*width + j*log2(width) (b log2 width <= width for every allowed shape).
  * The offsets are independent from field to field, as they must be: a key
  * colliding with another in one field must not collide in the next
- * fields, which hold the same generations' keys (the model, apbf_line.c,
+ * fields, which hold the same generations' keys (the model, apbf_line_plan.c,
  * assumes independent offsets).  And every word's arithmetic is the same
  * on its own data, so vector units do a whole unit at once (line_simd.c
  * computes exactly these masks). */
@@ -126,7 +129,7 @@ static TDBF_ALWAYS_INLINE int line_has_run(uint64_t ages, unsigned k, unsigned s
 }
 
 /* Ask for a unit's lines: one, or the adjacent pair of a 128-byte unit.
- * Always inlined, as every prefetch helper must be (internal.h: a helper
+ * Always inlined, as every prefetch helper must be (core/bits.h: a helper
  * that only prefetches is otherwise taken for "const" and deleted). */
 static TDBF_ALWAYS_INLINE void line_prefetch_unit(const uint64_t *unit, unsigned words,
                                                   int for_add)

@@ -21,6 +21,9 @@
  * Compiled for any target: the vector functions carry their own target
  * attributes, and nothing here runs unless the CPU reports the features.
  */
+#include <stdatomic.h>
+#include <stdbool.h>
+
 #include "designs/line.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))

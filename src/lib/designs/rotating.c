@@ -89,7 +89,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "planning/planning.h"
 
 typedef struct subfilter {
     uint64_t *bits;     /* m bits, 64-byte aligned */

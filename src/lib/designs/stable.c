@@ -107,7 +107,10 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "core/internal.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "planning/planning.h"
 
 typedef struct stable {
     unsigned  k;            /* K: cells per key = segments */

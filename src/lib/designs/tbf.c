@@ -118,7 +118,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "inference/inference.h"
+#include "planning/planning.h"
 
 typedef struct tbf {
     tdbf_cells cells;       /* m timers: 0 = T_eps, t + 1 = timestamp t */

@@ -76,7 +76,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/bits.h"
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "designs/run.h"
+#include "planning/planning.h"
 
 typedef struct slice {
     uint64_t *bits;
@@ -536,7 +541,7 @@ static int tlbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls (filter.c) ---------------------------------------------
  *
- * The APBF's engine (internal.h: tdbf_find_run_batch, tdbf_add_many_slices)
+ * The APBF's engine (designs/run.h: tdbf_find_run_batch, tdbf_add_run_batch)
  * walks Algorithm 1 for many keys at once, each prefetching the slice it
  * reads next, and sets the adds' bits in order.  All keys of a batch
  * share one time, so the live slices (the l of the walk) change only at
@@ -583,14 +588,6 @@ static uint64_t batch_room(const void *state, unsigned *l)
     return b->t->countdown;
 }
 
-static const tdbf_slices_ops tlbf_slices = {
-    .has = batch_has,
-    .line = batch_line,
-    .set = batch_set,
-    .add = batch_add,
-    .room = batch_room,
-};
-
 static void tlbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
                                uint64_t now_ns, uint8_t *found)
 {
@@ -616,7 +613,8 @@ static int tlbf_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_n
         present++;
         n--;
     }
-    tdbf_add_many_slices(&b, b.t->k, &tlbf_slices, keys, n, present);
+    tdbf_add_run_batch(&b, b.t->k, keys, n, batch_has, batch_line, batch_set, batch_add,
+                       batch_room, present);
     return TDBF_OK;
 }
 

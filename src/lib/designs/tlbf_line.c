@@ -97,7 +97,7 @@
  * E[(1 - q^X)^b] = sum_i C(b,i) (-1)^i exp(-lambda_a (1 - q^i)), q = (1 -
  * 1/W)^b, X ~ Poisson(lambda_a); the run probability over the ages still
  * read follows (tdbf_line_run_probability).  Fields of neighbouring ages
- * share keys, which independent fields ignore (apbf_line.c measured
+ * share keys, which independent fields ignore (apbf_line_plan.c measured
  * 20-40 %), so the result is scaled by the model's FP over this estimate
  * at the home ring's steady load: exact at steady state, proportional
  * elsewhere.  A few hundred ns for a few rings; stats.error_estimated
@@ -113,6 +113,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/codec.h"
+#include "core/mem.h"
+#include "core/ops.h"
 #include "designs/line.h"
 
 enum {

@@ -113,7 +113,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/ops.h"
+#include "inference/inference.h"
 
 #define EULER_GAMMA 0.57721566490153286061
 /* Keys summed term by term before the power-law tail is integrated. */

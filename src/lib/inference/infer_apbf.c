@@ -62,7 +62,9 @@
  */
 #include <math.h>
 
-#include "core/internal.h"
+#include "designs/run.h"
+#include "inference/inference.h"
+#include "planning/planning.h"
 
 #define MAX_SLICES (TDBF_MAX_K + TDBF_MAX_L)
 /* A chance of exactly 0 or 1 (bits the model cannot explain, as in a

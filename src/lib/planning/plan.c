@@ -43,7 +43,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/mem.h"
+#include "planning/planning.h"
 
 /* ------------------------------------------------------------------ */
 /* Fill ratios                                                          */

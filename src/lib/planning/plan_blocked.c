@@ -72,7 +72,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/mem.h"
+#include "planning/planning.h"
 
 /* ------------------------------------------------------------------ */
 /* Block geometry                                                       */

@@ -12,7 +12,9 @@
  * (tdbf_fpdecay_plan, tdbf_stable_plan); tdbf_open and tdbf_plan_decay
  * call the same search, so `tdbf plan` shows exactly what a filter gets.
  */
-#include "core/internal.h"
+#include "core/mem.h"
+#include "core/ops.h"
+#include "planning/planning.h"
 
 /* The survival target of a window request, once cfg is checked. */
 static int decay_target(const tdbf_config *cfg, double *target)

@@ -24,7 +24,8 @@
  */
 #include <math.h>
 
-#include "core/internal.h"
+#include "core/ops.h"
+#include "planning/planning.h"
 
 /* Beyond 2^52 cells a double no longer counts them exactly; no real
  * filter is that big. */

@@ -1,0 +1,45 @@
+#!/bin/sh
+# The wall between libtdbf and its users: the CLI (src/cli), the Redis
+# module (src/redis) and the Python extension (python/src) use the
+# library through tdbf.h alone, like any program built against it.  A
+# quoted include in their sources must name tdbf.h or a header of the
+# including file's own tree, found from the including file's directory;
+# anything else (core/ops.h, ../lib/designs/run.h, a header reached only
+# through an -I path) is a violation.  The Makefile keeps src/lib off
+# their include path, so most violations also fail to compile; this
+# names them with file and line, and covers python/src, which setup.py
+# compiles together with the library's sources.
+# Usage: check-wall.sh [TREE...]   (default: src/cli src/redis python/src)
+set -eu
+cd "$(dirname "$0")/.."
+[ $# -gt 0 ] || set -- src/cli src/redis python/src
+status=0
+checked=0
+for tree in "$@"; do
+    [ -d "$tree" ] || { echo "check-wall: no directory $tree" >&2; exit 2; }
+    root=$(cd "$tree" && pwd -P)
+    files=$(find "$tree" -type f \( -name '*.c' -o -name '*.h' \) | sort)
+    for file in $files; do
+        checked=$((checked + 1))
+        dir=$(dirname "$file")
+        # line:header for each quoted include ("# include" spacing too).
+        hits=$(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$file" |
+               sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1:\2/') || true
+        for hit in $hits; do
+            line=${hit%%:*}
+            header=${hit#*:}
+            [ "$header" = tdbf.h ] && continue
+            if [ -f "$dir/$header" ]; then
+                found=$(cd "$(dirname "$dir/$header")" && pwd -P)
+                case "$found/" in
+                    "$root"/*) continue ;;
+                esac
+            fi
+            echo "check-wall: $file:$line: includes \"$header\": only tdbf.h and headers of $tree may be included" >&2
+            status=1
+        done
+    done
+done
+[ "$checked" -gt 0 ] || { echo "check-wall: no sources found" >&2; exit 1; }
+[ "$status" -eq 0 ] && echo "check-wall: $checked files in $* include only tdbf.h and their own headers"
+exit "$status"
