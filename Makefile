@@ -57,7 +57,7 @@ LIBS        := -lm
 # -pthread: test_fpdecay adds from several threads at once.
 TEST_LIBS   := -lcmocka $(LIBS) -pthread
 
-.PHONY: all lib cli test san valgrind check check-prefetch check-wall install uninstall clean help demo
+.PHONY: all lib cli test san valgrind check check-prefetch check-wall check-layers install uninstall clean help demo
 
 all: lib cli module $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI, tdbf.so (Redis) and tdbf.pc
 
@@ -189,11 +189,14 @@ $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
-test: $(TEST_BINS) $(CLI) check-prefetch check-wall ## build and run the unit, property and statistical tests
+test: $(TEST_BINS) $(CLI) check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests
 	@sh tests/run-unit.sh $(TEST_BINS)
 
 check-wall: ## fail if the CLI, the Redis module or the Python extension includes a private header of the library
 	@sh scripts/check-wall.sh
+
+check-layers: $(LIB_OBJ) ## fail if a design or model calls up into the API, or library files use each other in a cycle
+	@sh scripts/check-lib-layers.sh $(LIB_OBJ)
 
 check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away
 	@sh scripts/check-prefetch.sh $(LIB_OBJ)

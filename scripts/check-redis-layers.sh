@@ -73,47 +73,33 @@ done < "$tmp/includes"
 # Uses between the built objects: who defines each global symbol, and
 # who uses it.
 if [ -n "$objdir" ]; then
-    : > "$tmp/defs"
-    : > "$tmp/uses"
+    objs=
     for c in $(awk '$1 ~ /\.c$/ { print $1 }' "$tmp/layers"); do
         obj=$objdir/${c%.c}.o
-        if [ ! -f "$obj" ]; then
+        if [ -f "$obj" ]; then
+            objs="$objs $obj"
+        else
             fail "$obj is missing: build the module first"
-            continue
         fi
-        nm -P -g --defined-only "$obj" | awk -v f="$c" '{ print $1, f }' >> "$tmp/defs"
-        nm -P -u "$obj" | awk -v f="$c" '{ print f, $1 }' >> "$tmp/uses"
     done
-    # "user definer" edges between different files.
-    awk 'NR == FNR { def[$1] = $2; next }
-         ($2 in def) && def[$2] != $1 { print $1, def[$2] }' \
-        "$tmp/defs" "$tmp/uses" | sort -u > "$tmp/edges"
+    # "user definer symbol" between different files, as file names.
+    # shellcheck disable=SC2086
+    sh "$root/scripts/uses.sh" edges $objs |
+        awk '{ n = split($1, u, "/"); m = split($2, d, "/")
+               sub(/\.o$/, ".c", u[n]); sub(/\.o$/, ".c", d[m]); print u[n], d[m], $3 }' \
+        > "$tmp/uses"
+    awk '{ print $1, $2 }' "$tmp/uses" | sort -u > "$tmp/edges"
     [ -z "${TDBF_LAYERS_VERBOSE:-}" ] || cat "$tmp/edges" >&2
     while read -r user definer; do
         own=$(layer_of "$user")
         theirs=$(layer_of "$definer")
         if [ "$theirs" -gt "$own" ]; then
-            syms=$(awk -v u="$user" -v d="$definer" 'NR == FNR { def[$1] = $2; next }
-                $1 == u && def[$2] == d { printf "%s%s", sep, $2; sep = " " }' \
-                "$tmp/defs" "$tmp/uses")
+            syms=$(awk -v u="$user" -v d="$definer" '$1 == u && $2 == d { printf "%s%s", sep, $3; sep = " " }' \
+                "$tmp/uses")
             fail "$user (layer $own) uses $definer (layer $theirs): $syms"
         fi
     done < "$tmp/edges"
-    # A cycle: the files left after repeatedly removing those that use no
-    # file left, or that no file left uses (Kahn's algorithm, both ways).
-    cycle=$(awk '{ out[$1]++; in_[$2]++; node[$1]; node[$2]; from[NR] = $1; to[NR] = $2 }
-        END {
-            do {
-                removed = 0
-                for (n in node) if (!out[n] || !in_[n]) {
-                    delete node[n]; removed = 1
-                    for (e in from) if (to[e] == n || from[e] == n) {
-                        out[from[e]]--; in_[to[e]]--; delete from[e]
-                    }
-                }
-            } while (removed)
-            for (n in node) printf "%s ", n
-        }' "$tmp/edges")
+    cycle=$(sh "$root/scripts/uses.sh" cycle < "$tmp/edges")
     [ -z "$cycle" ] || fail "these files use each other in a cycle: $cycle"
 fi
 

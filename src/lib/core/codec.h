@@ -1,6 +1,6 @@
 /*
  * codec.h — the serialization streams the designs write and read their
- * payloads through (private; codec.c).
+ * payloads through (private; stream.c, and codec.c for the file format).
  *
  * A writer or reader of the little-endian format, checksumming as it goes.
  * Errors are sticky: after the first, calls do nothing and rc keeps it.
@@ -29,6 +29,21 @@ typedef struct tdbf_in {
     uint64_t      remaining;  /* bytes the current section may still hold */
     int           rc;
 } tdbf_in;
+
+/* Little-endian 64-bit integers, whatever the host's byte order. */
+static inline void tdbf_store_le64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static inline uint64_t tdbf_load_le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
 
 void tdbf_out_bytes(tdbf_out *out, const void *buf, size_t len);
 void tdbf_out_u32(tdbf_out *out, uint32_t v);
