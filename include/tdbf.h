@@ -509,7 +509,8 @@ TDBF_API int tdbf_get_shape(const tdbf *f, tdbf_shape *out);
  *                 with the keys it holds, and has nothing to plan).
  * The design-specific parameters (APBF's fills, CLOCK's cells, FPDECAY's
  * fingerprint bits...) are in the detailed plans: tdbf_plan_apbf,
- * tdbf_plan_apbbf, tdbf_plan_apbf_line, tdbf_plan_decay, tdbf_plan_design.
+ * tdbf_plan_apbbf, tdbf_plan_apbf_line, tdbf_plan_decay and
+ * tdbf_plan_clock_rotating.
  * Returns TDBF_OK, or what tdbf_open would: TDBF_EINVAL (cfg or out NULL),
  * TDBF_EDESIGN, TDBF_EERROR, TDBF_EWINDOW, TDBF_EPARAM, TDBF_EINFEASIBLE,
  * TDBF_ENOTSUP (cfg.concurrent for a design without a concurrent mode) or
@@ -1110,7 +1111,7 @@ TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
 /* The parameters tdbf_open chooses for a CLOCK or ROTATING configuration,
  * and the memory and analytic false-positive rate the filter will report
  * in tdbf_stats right after open. */
-typedef struct tdbf_design_plan {
+typedef struct tdbf_clock_rotating_plan {
     tdbf_design design;       /* TDBF_CLOCK or TDBF_ROTATING */
     unsigned k;               /* indices (cells or bits) set per key */
     unsigned filters;         /* ROTATING: N+1 sub-filters allocated; CLOCK: 1 */
@@ -1128,7 +1129,7 @@ typedef struct tdbf_design_plan {
     double   fp;              /* stats.error_planned: worst-case FP at the
                                  planned rate (CLOCK: n = C(d+1)L/T keys
                                  live; ROTATING: 1 - (1 - e_i)^(N+1)) */
-} tdbf_design_plan;
+} tdbf_clock_rotating_plan;
 
 /* Size a CLOCK or ROTATING filter exactly as tdbf_open(cfg) would (the
  * same function does it), without allocating.  Neither design has false
@@ -1137,7 +1138,7 @@ typedef struct tdbf_design_plan {
  * TDBF_EDESIGN (another design), TDBF_EERROR, TDBF_EWINDOW, TDBF_EPARAM
  * (as tdbf_open), or TDBF_ETOOBIG (over cfg.max_memory, 0 = 4 GiB, or
  * more than 2^52 cells).  Thread-safe; at most a few milliseconds. */
-TDBF_API int tdbf_plan_design(const tdbf_config *cfg, tdbf_design_plan *out);
+TDBF_API int tdbf_plan_clock_rotating(const tdbf_config *cfg, tdbf_clock_rotating_plan *out);
 
 /* ======================================================================
  * 14. Vector instructions

@@ -309,8 +309,8 @@ static PyObject *plan_tlbf(const tdbf_config *cfg, const tdbf_shape *built, int 
 
 static PyObject *plan_clock_rotating(const tdbf_config *cfg, int *rc)
 {
-    tdbf_design_plan p;
-    *rc = tdbf_plan_design(cfg, &p);
+    tdbf_clock_rotating_plan p;
+    *rc = tdbf_plan_clock_rotating(cfg, &p);
     if (*rc != TDBF_OK)
         return NULL;
     return Py_BuildValue("{s:K,s:I,s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d,s:d}",

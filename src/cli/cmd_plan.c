@@ -9,7 +9,7 @@
  * With --design fpdecay or stable it sizes one of the designs that forget
  * at random instead (tdbf_plan_decay) and prints its memory, its FP and
  * its false-negative rate at the window's edge; with --design clock or
- * rotating it sizes one of those (tdbf_plan_design): memory and worst-case
+ * rotating it sizes one of those (tdbf_plan_clock_rotating): memory and worst-case
  * FP, no false negatives; with --design tlbf-line the ring tdbf_open
  * starts with for a time window (tdbf_plan_apbf_line at the capacity).
  */
@@ -438,7 +438,7 @@ const cli_command cli_cmd_plan = {
         "and which still answers yes for a key N insertions old with\n"
         "probability S (default 1 - E).\n"
         "--design clock or rotating sizes a filter with a hard window and no\n"
-        "false negatives (tdbf_plan_design): the least memory whose worst-case\n"
+        "false negatives (tdbf_plan_clock_rotating): the least memory whose worst-case\n"
         "FP meets E, for a time window of --capacity keys (default 1024) or,\n"
         "rotating only, a count window.\n"
         "--design tlbf shows the (k, l) and slices tdbf_open chooses for a time\n"

@@ -107,12 +107,12 @@ int run_decay_plan(const cli_command *self, const plan_request *req)
 int run_design_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     char what[96], window[32], cells[32], memory[32];
     int clock = req->design == TDBF_CLOCK;
 
     request_config(req, &cfg);
-    int rc = tdbf_plan_design(&cfg, &plan);
+    int rc = tdbf_plan_clock_rotating(&cfg, &plan);
     if (req->window_ns)
         snprintf(window, sizeof window, "%s",
                  cli_format_duration_ns(what, sizeof what, req->window_ns));

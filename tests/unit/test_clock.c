@@ -571,7 +571,7 @@ static void test_config_errors(void **state)
     }
 }
 
-/* tdbf_plan_design sizes exactly as open does: same cells, k, memory and
+/* tdbf_plan_clock_rotating sizes exactly as open does: same cells, k, memory and
  * planned FP, without allocating; and refuses what open refuses. */
 static void test_plan_matches_open(void **state)
 {
@@ -581,8 +581,8 @@ static void test_plan_matches_open(void **state)
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (size_t e = 0; e < sizeof errors / sizeof errors[0]; e++) {
             tdbf_config cfg = clock_config(errors[e], 60 * SEC, 1000 + 777 * e, shapes[i], 7);
-            tdbf_design_plan plan;
-            CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_OK);
+            tdbf_clock_rotating_plan plan;
+            CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_OK);
             tdbf *f = drv_open(&cfg);
             tdbf_stats st = stats_of(f);
             CHECK_U64_EQ(plan.design, TDBF_CLOCK);
@@ -598,24 +598,24 @@ static void test_plan_matches_open(void **state)
         }
 
     tdbf_config cfg = clock_config(0.01, 60 * SEC, 60000, (clock_shape){4, 2}, 7);
-    tdbf_design_plan plan;
-    CHECK_RC(tdbf_plan_design(NULL, &plan), TDBF_EINVAL);
-    CHECK_RC(tdbf_plan_design(&cfg, NULL), TDBF_EINVAL);
+    tdbf_clock_rotating_plan plan;
+    CHECK_RC(tdbf_plan_clock_rotating(NULL, &plan), TDBF_EINVAL);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, NULL), TDBF_EINVAL);
     cfg.max_memory = 4096;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_ETOOBIG);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_ETOOBIG);
     tdbf *f = NULL;
     CHECK_RC(tdbf_open(&f, &cfg), TDBF_ETOOBIG);
     cfg.max_memory = 0;
     cfg.cell_bits = 3;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EPARAM);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_EPARAM);
     cfg.cell_bits = 4;
     cfg.error = 0.0;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EERROR);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_EERROR);
     cfg.error = 0.01;
     cfg.window_ns = 0;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EWINDOW);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_EWINDOW);
     cfg.design = TDBF_APBF;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EDESIGN);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_EDESIGN);
 }
 
 int main(void)

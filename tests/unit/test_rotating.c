@@ -541,7 +541,7 @@ static void test_config_errors(void **state)
     tdbf_close(f);
 }
 
-/* tdbf_plan_design sizes exactly as open does, count and time window. */
+/* tdbf_plan_clock_rotating sizes exactly as open does, count and time window. */
 static void test_plan_matches_open(void **state)
 {
     (void)state;
@@ -553,8 +553,8 @@ static void test_plan_matches_open(void **state)
                 tdbf_config cfg = timed
                     ? rotating_config(errors[e], 0, 60 * SEC, 5000 + n, filters[n], 9)
                     : rotating_config(errors[e], 100003 + e, 0, 0, filters[n], 9);
-                tdbf_design_plan plan;
-                CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_OK);
+                tdbf_clock_rotating_plan plan;
+                CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_OK);
                 tdbf *f = drv_open(&cfg);
                 tdbf_stats st = stats_of(f);
                 CHECK_U64_EQ(plan.design, TDBF_ROTATING);
@@ -572,20 +572,20 @@ static void test_plan_matches_open(void **state)
             }
 
     tdbf_config cfg = rotating_config(0.01, 1000000, 0, 0, 4, 9);
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     cfg.max_memory = 100000;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_ETOOBIG);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_ETOOBIG);
     tdbf *f = NULL;
     CHECK_RC(tdbf_open(&f, &cfg), TDBF_ETOOBIG);
     cfg.max_memory = 0;
     cfg.window_ns = SEC;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EWINDOW);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_EWINDOW);
     cfg.window_ns = 0;
     cfg.filters = 257;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EPARAM);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_EPARAM);
     cfg.filters = 4;
     cfg.k = 65;
-    CHECK_RC(tdbf_plan_design(&cfg, &plan), TDBF_EPARAM);
+    CHECK_RC(tdbf_plan_clock_rotating(&cfg, &plan), TDBF_EPARAM);
 }
 
 int main(void)

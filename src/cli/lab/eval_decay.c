@@ -68,7 +68,7 @@ static const cr_design cr_designs[] = {
 
 /* What one run measured beyond the per-second rows. */
 typedef struct cr_result {
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     uint64_t yes[CR_AGE_BINS], kept[CR_AGE_BINS], asked[CR_AGE_BINS];
     uint64_t window_misses;    /* keys younger than T that answered no */
     double   fp_sum;           /* measured FP summed over steady samples */
@@ -83,7 +83,7 @@ typedef struct cr_result {
  * divisor" expires it, for the ring the filter of unit u is reset at unit
  * u + d + 1.  So a key is kept for T to T + L, never less (no false
  * negatives); past that it answers yes only as a false positive. */
-static int cr_kept(const tdbf_design_plan *plan, uint64_t added_ns, uint64_t now_ns)
+static int cr_kept(const tdbf_clock_rotating_plan *plan, uint64_t added_ns, uint64_t now_ns)
 {
     uint64_t unit = (CR_WINDOW_S * EVAL_NS + plan->resolution - 1) / plan->resolution;
     return now_ns / unit - added_ns / unit <= plan->resolution;
@@ -111,7 +111,7 @@ static int cr_ages(const tdbf *f, unsigned s, cr_result *r)
     return TDBF_OK;
 }
 
-static int cr_open(const cr_design *d, uint64_t seed, tdbf **f, tdbf_design_plan *plan)
+static int cr_open(const cr_design *d, uint64_t seed, tdbf **f, tdbf_clock_rotating_plan *plan)
 {
     tdbf_config cfg;
     tdbf_config_init(&cfg);
@@ -120,7 +120,7 @@ static int cr_open(const cr_design *d, uint64_t seed, tdbf **f, tdbf_design_plan
     cfg.window_ns = CR_WINDOW_S * EVAL_NS;
     cfg.capacity = (uint64_t)CR_WINDOW_S * CR_RATE;
     cfg.seed = seed;
-    int rc = tdbf_plan_design(&cfg, plan);
+    int rc = tdbf_plan_clock_rotating(&cfg, plan);
     return rc != TDBF_OK ? rc : tdbf_open(f, &cfg);
 }
 

@@ -39,7 +39,7 @@ int tdbf_plan_shape(const tdbf_config *cfg, tdbf_shape *out)
     return rc;
 }
 
-int tdbf_plan_design(const tdbf_config *cfg, tdbf_design_plan *out)
+int tdbf_plan_clock_rotating(const tdbf_config *cfg, tdbf_clock_rotating_plan *out)
 {
     if (!cfg || !out)
         return TDBF_EINVAL;
@@ -50,7 +50,7 @@ int tdbf_plan_design(const tdbf_config *cfg, tdbf_design_plan *out)
     int rc = tdbf_config_check(cfg, &local);
     if (rc != TDBF_OK)
         return rc;
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     rc = cfg->design == TDBF_CLOCK ? tdbf_clock_plan(&local, &plan)
                                    : tdbf_rotating_plan(&local, &plan);
     if (rc == TDBF_OK)

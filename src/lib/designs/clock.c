@@ -374,11 +374,11 @@ static double clock_bytes(const tdbf *f, uint64_t words, unsigned d)
          + (double)tick_adds_bytes(d);
 }
 
-/* The sizing open does, and tdbf_plan_design reports: c, d and C from
+/* The sizing open does, and tdbf_plan_clock_rotating reports: c, d and C from
  * the configuration, then the least whole words of cells whose FP at
  * n = C(d+1)L/T live keys meets the error (sizing.c).  cfg.max_memory
  * must not be 0. */
-int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out)
+int tdbf_clock_plan(const tdbf_config *cfg, tdbf_clock_rotating_plan *out)
 {
     if (cfg->window_ns == 0 || cfg->window_items != 0)
         return TDBF_EWINDOW;
@@ -421,7 +421,7 @@ int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out)
 
 static int clock_plan(const tdbf_config *cfg, tdbf_shape *out)
 {
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     int rc = tdbf_clock_plan(cfg, &plan);
     if (rc != TDBF_OK)
         return rc;
@@ -442,7 +442,7 @@ static void clock_close(tdbf *f)
 
 static int clock_open(tdbf *f, const tdbf_config *cfg)
 {
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     int rc = tdbf_clock_plan(cfg, &plan);
     if (rc != TDBF_OK)
         return rc;

@@ -339,11 +339,11 @@ static double ring_bytes(const tdbf *f, unsigned filters, uint64_t words, unsign
          + sizeof(rotating) + (double)max_filters * sizeof(subfilter);
 }
 
-/* The sizing open does, and tdbf_plan_design reports: N, the ring cap and
+/* The sizing open does, and tdbf_plan_clock_rotating reports: N, the ring cap and
  * C from the configuration, g = ceil(C / N), then the least whole words
  * per filter whose e_i meets the split error (sizing.c).  cfg.max_memory
  * must not be 0. */
-static int plan_ring(const tdbf_config *cfg, tdbf_design_plan *out, unsigned *ring_cap)
+static int plan_ring(const tdbf_config *cfg, tdbf_clock_rotating_plan *out, unsigned *ring_cap)
 {
     bool timed = cfg->window_ns != 0;
     if (timed == (cfg->window_items != 0))
@@ -387,7 +387,7 @@ static int plan_ring(const tdbf_config *cfg, tdbf_design_plan *out, unsigned *ri
     return TDBF_OK;
 }
 
-int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_design_plan *out)
+int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_clock_rotating_plan *out)
 {
     unsigned ring_cap;
     return plan_ring(cfg, out, &ring_cap);
@@ -395,7 +395,7 @@ int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_design_plan *out)
 
 static int rotating_plan(const tdbf_config *cfg, tdbf_shape *out)
 {
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     int rc = tdbf_rotating_plan(cfg, &plan);
     if (rc != TDBF_OK)
         return rc;
@@ -409,7 +409,7 @@ static int rotating_plan(const tdbf_config *cfg, tdbf_shape *out)
 
 static int rotating_open(tdbf *f, const tdbf_config *cfg)
 {
-    tdbf_design_plan plan;
+    tdbf_clock_rotating_plan plan;
     unsigned max_filters;
     int rc = plan_ring(cfg, &plan, &max_filters);
     if (rc != TDBF_OK)

@@ -129,11 +129,11 @@ int tdbf_bloom_size(double keys, double error, unsigned fixed_k,
                     tdbf_bloom_shape *out);
 
 /* The sizing of tdbf_open for CLOCK (clock.c) and ROTATING (rotating.c),
- * behind tdbf_plan_design (core/planner.c), which has already checked the
+ * behind tdbf_plan_clock_rotating (core/planner.c), which has already checked the
  * design, the error, cfg.k, cfg.l and defaulted cfg.max_memory.  Open
  * calls the same function. */
-int tdbf_clock_plan(const tdbf_config *cfg, tdbf_design_plan *out);
-int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_design_plan *out);
+int tdbf_clock_plan(const tdbf_config *cfg, tdbf_clock_rotating_plan *out);
+int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_clock_rotating_plan *out);
 
 /* ---- the designs that forget at random (plan_decay.c) ---- */
 /* The sizing of tdbf_open for FPDECAY (fpdecay.c) and STABLE (stable.c),
