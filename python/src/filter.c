@@ -649,13 +649,10 @@ static PyObject *filter_to_bytes(filter_object *self, PyObject *unused)
     uint64_t size = tdbf_saved_size(self->filter);
     /* bytes are not a GC container: allocating them never runs Python
      * code that could come back for this (held) lock */
-    PyObject *data = size > 0 && size < PY_SSIZE_T_MAX
+    PyObject *data = size < PY_SSIZE_T_MAX
                          ? PyBytes_FromStringAndSize(NULL, (Py_ssize_t)size) : NULL;
     if (data == NULL) {
         unlock_filter(self);
-        if (size == 0)
-            return PyErr_Format(pytdbf_error, "to_bytes: design '%s' cannot be saved",
-                                tdbf_design_name(self->design));
         return PyErr_Occurred() ? NULL : PyErr_NoMemory();
     }
     memory_sink sink = {PyBytes_AS_STRING(data), (size_t)size};

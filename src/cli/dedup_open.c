@@ -38,9 +38,9 @@ static void config_from_args(const dedup_args *a, uint64_t seed,
         cfg->max_memory = a->max_memory;
 }
 
-/* Comma-separated names of the designs that open with a window of this
- * kind (and can be saved, if `saveable`): probes small filters. */
-static void designs_with(int time_window, int saveable, char *buf, size_t size)
+/* Comma-separated names of the designs that take a window of this kind
+ * (tdbf_plan_shape of a small one succeeds). */
+static void designs_with(int time_window, char *buf, size_t size)
 {
     buf[0] = '\0';
     for (int d = 0; d < TDBF_DESIGN_COUNT; d++) {
@@ -51,15 +51,12 @@ static void designs_with(int time_window, int saveable, char *buf, size_t size)
             cfg.window_ns = UINT64_C(1000000000);
         else
             cfg.window_items = 1000;
-        tdbf *probe;
-        if (tdbf_open(&probe, &cfg) != TDBF_OK)
+        tdbf_shape shape;
+        if (tdbf_plan_shape(&cfg, &shape) != TDBF_OK)
             continue;
-        if (!saveable || tdbf_saved_size(probe) > 0) {
-            size_t used = strlen(buf);
-            snprintf(buf + used, size - used, "%s%s", used > 0 ? ", " : "",
-                     tdbf_design_name((tdbf_design)d));
-        }
-        tdbf_close(probe);
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, "%s%s", used > 0 ? ", " : "",
+                 tdbf_design_name((tdbf_design)d));
     }
 }
 
@@ -99,7 +96,7 @@ static int open_error(const dedup_args *a, const tdbf_config *cfg, int rc)
     if (rc == TDBF_ETOOBIG)
         return too_big(a, cfg);
     if (rc == TDBF_EWINDOW) {
-        designs_with(time_window, 0, names, sizeof names);
+        designs_with(time_window, names, sizeof names);
         return cli_usage_error("dedup", "design %s has no %s window (%s); designs "
                                "that have one: %s", name, time_window ? "time" : "count",
                                time_window ? "--window" : "--last", names);
@@ -136,7 +133,7 @@ static int read_seed_file(const char *path, uint64_t *seed)
 
 /* The window a filter opened with these options would guarantee, when the
  * state does not say which was asked for (a state saved before states
- * kept their key section): open a throwaway filter of that shape. */
+ * kept their key section): the shape tdbf_open would build. */
 static int probe_window(const dedup_args *a, const tdbf_shape *have, tdbf_shape *want)
 {
     tdbf_config cfg;
@@ -145,13 +142,8 @@ static int probe_window(const dedup_args *a, const tdbf_shape *have, tdbf_shape 
     same.design_given = 1;
     config_from_args(&same, have->seed, &cfg);
     cfg.error = have->error_configured;
-    tdbf *probe;
-    int rc = tdbf_open(&probe, &cfg);
-    if (rc != TDBF_OK)
-        return open_error(a, &cfg, rc);
-    tdbf_get_shape(probe, want);
-    tdbf_close(probe);
-    return 0;
+    int rc = tdbf_plan_shape(&cfg, want);
+    return rc == TDBF_OK ? 0 : open_error(a, &cfg, rc);
 }
 
 /* The window the options ask for must be the state's. */
@@ -286,18 +278,7 @@ int dedup_open_filter(dedup_args *a, tdbf **out)
     tdbf_config cfg;
     config_from_args(a, seed, &cfg);
     int rc = tdbf_open(out, &cfg);
-    if (rc != TDBF_OK)
-        return open_error(a, &cfg, rc);
-    if (a->state_path != NULL && tdbf_saved_size(*out) == 0) {
-        char names[256];
-        designs_with(cfg.window_ns != 0, 1, names, sizeof names);
-        tdbf_close(*out);
-        *out = NULL;
-        return cli_usage_error("dedup", "design %s cannot be saved, so it cannot "
-                               "keep a --state; designs that can: %s",
-                               tdbf_design_name(cfg.design), names);
-    }
-    return 0;
+    return rc == TDBF_OK ? 0 : open_error(a, &cfg, rc);
 }
 
 /* Before any input is read: a --state that could not be saved at the end
