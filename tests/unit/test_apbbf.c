@@ -1,6 +1,6 @@
 /*
  * test_apbbf.c — Age-Partitioned Blocked Bloom filter (paper 004 section 6;
- * src/lib/apbbf.c, model in src/lib/plan_blocked.c).
+ * src/lib/designs/apbbf.c, model in src/lib/planning/plan_blocked.c).
  *
  *   - Tables 3 and 4 of the paper recomputed from the model, every printed
  *     digit (the library's block expectation also checked against a direct

@@ -1,5 +1,5 @@
 /*
- * test_clock.c — the continuous clock-cell filter (src/lib/clock.c).
+ * test_clock.c — the continuous clock-cell filter (src/lib/designs/clock.c).
  *
  * A key added at t0 (tick tau0 = t0 / L, L = ceil(T/d)) must be present
  * while now - t0 < T, and is gone (reported only at the FP rate) once the

@@ -1,5 +1,5 @@
 /*
- * test_infer.c — inferential queries (src/lib/infer.c, paper 002 sections
+ * test_infer.c — inferential queries (src/lib/inference/infer.c, paper 002 sections
  * 2 and 4) over the TBF and BTBF.
  *
  *  - The closed forms (eqs 23, 26, 27 and the expected age) against brute

@@ -1,6 +1,6 @@
 /*
  * test_infer_apbf.c — inferential queries over the APBF and the APBBF
- * (src/lib/infer_apbf.c, docs/apbf_posterior.md).
+ * (src/lib/inference/infer_apbf.c, docs/apbf_posterior.md).
  *
  *  - The band sums and the backward recursion against brute force: every
  *    age i of the prior and every set of older generations holding the

@@ -1,5 +1,5 @@
 /*
- * test_rotating.c — rotating Bloom filters (src/lib/rotating.c).
+ * test_rotating.c — rotating Bloom filters (src/lib/designs/rotating.c).
  *
  * Count window: the generic driver's no-false-negative property over many
  * windows and odd sizes, the exact expiry (a key lives while its filter is

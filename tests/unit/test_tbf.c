@@ -1,6 +1,6 @@
 /*
  * test_tbf.c — Timing Bloom filter and Block Timing Bloom filter
- * (src/lib/tbf.c, paper 002 section 3).
+ * (src/lib/designs/tbf.c, paper 002 section 3).
  *
  * Properties: no false negatives inside the window (the generic driver on
  * distinct keys, then a stream with repeats checked against the exact
