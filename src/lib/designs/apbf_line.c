@@ -336,8 +336,8 @@ static int choose_mode(tdbf *f, line_filter *t)
     *tickets_of(t) = t->fill;
     t->items_at_base = atomic_load_explicit(&f->items, memory_order_relaxed);
     f->own_items = t->concurrent;       /* the tickets count the adds */
-    f->add = t->concurrent ? line_add_concurrent : line_add;
-    f->contains = t->concurrent ? line_contains_concurrent : line_contains;
+    f->add = t->concurrent ? tdbf_line_add_concurrent : line_add;
+    f->contains = t->concurrent ? tdbf_line_contains_concurrent : line_contains;
     return TDBF_OK;
 }
 

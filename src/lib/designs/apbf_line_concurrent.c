@@ -75,7 +75,7 @@ static void sweep_atomic(line_filter *t, uint64_t r, uint64_t fill)
     }
 }
 
-int line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+int tdbf_line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     line_filter *t = f->impl;
@@ -91,7 +91,7 @@ int line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return present;
 }
 
-int line_contains_concurrent(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+int tdbf_line_contains_concurrent(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     const line_filter *t = f->impl;

@@ -112,7 +112,7 @@ static inline void copy_unit(const line_filter *t, const uint64_t *unit, uint64_
         copy[w] = __atomic_load_n(&unit[w], __ATOMIC_ACQUIRE);
 }
 
-int line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns);
-int line_contains_concurrent(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
+int tdbf_line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns);
+int tdbf_line_contains_concurrent(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
 
 #endif
