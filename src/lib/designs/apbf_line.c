@@ -66,7 +66,7 @@
  *     ceil(units / g)), so after g inserts every spare is empty, when
  *     needed.  Concurrent adds need this: a rolling turn would race with
  *     an add writing the field it empties, while a late sweep of a spare
- *     can back off (see "many threads at once").  It costs one field of
+ *     can back off (apbf_line_concurrent.c).  It costs one field of
  *     every unit (6 % at F = 16) and FP at its worst before each shift.
  * Which layout a filter has follows from (k, l, U): F and F + 1 are never
  * both powers of two, so one of k + l and k + l + 1 divides U into a
@@ -81,7 +81,7 @@
  * expiry bound).
  *
  * False positives (the model) and the planner (tdbf_plan_apbf_line):
- * apbf_line_plan.c.  Many threads at once: "many threads at once" below.
+ * apbf_line_plan.c.  Many threads at once: apbf_line_concurrent.c.
  */
 #include <math.h>
 #include <stddef.h>
@@ -91,48 +91,9 @@
 #include "core/mem.h"
 #include "core/ops.h"
 #include "designs/apbf_line.h"
+#include "designs/apbf_line_state.h"
 #include "designs/line.h"
 #include "inference/inference.h"
-
-typedef struct line_filter {
-    unsigned  k, l, b;
-    unsigned  unit_bits;     /* U: 512 or 1024 */
-    unsigned  unit_words;    /* U / 64 */
-    unsigned  spare;         /* 1: one spare field, 0: rolling turns (layout_spare) */
-    unsigned  fields;        /* F = k + l + spare */
-    unsigned  field_bits;    /* W = U / F: 16, 32 or 64 */
-    unsigned  field_log2;    /* log2 W */
-    unsigned  head;          /* physical field of age 0 (rolling: in units yet to turn) */
-    unsigned  head_turned;   /* head - 1 mod F: age 0 in units that turned */
-    uint64_t  units;
-    uint64_t  g;             /* inserts per generation */
-    uint64_t  fill;          /* inserts in the current generation, 0 .. g */
-    uint64_t  shifts;
-    uint64_t  sweep_per_add; /* spare: ceil(units / g) */
-    /* Rolling: units 0 .. turned-1 have turned in this generation, turned
-     * = floor(fill units / g); turn_rest = fill units mod g. */
-    uint64_t  turned, turn_rest;
-    unsigned  turn_word;     /* the word and keep-mask of field head_turned, */
-    uint64_t  turn_keep;     /* which a unit's turn empties */
-    /* What an insert marks (place_ring): the fields of ages 0 .. k-1, in
-     * set_count words from set_first (modulo the unit); [0] at head, [1]
-     * at head_turned (a unit that has turned). */
-    uint64_t  set_mask[2][LINE_MAX_WORDS];
-    unsigned  set_first[2], set_count[2];
-    tdbf_line_probe probe;   /* this shape's, on the chosen path (choose_probe) */
-    tdbf_simd path;
-    /* Concurrent mode (see "many threads at once"): head, fill and shifts
-     * above stay at the base (open or load) and the tickets say the rest. */
-    bool      concurrent;
-    /* The ticket counter: fill at the base + adds since, atomic, alone in
-     * a cache line somewhere in here (tickets_of), so the adds of other
-     * threads that bump it do not also evict the fields every operation
-     * reads. */
-    uint64_t  ticket_line[16];
-    uint64_t  items_at_base; /* the shell's adds since open, at the base */
-    double    fp_planned;
-    uint64_t *bits;          /* units * unit_words words, 64-byte aligned */
-} line_filter;
 
 /* ---- shape (the rules: designs/apbf_line.h) ---------------------------- */
 
@@ -155,22 +116,6 @@ static unsigned physical(const line_filter *t, unsigned age)
     return physical_at(t, t->head, age);
 }
 
-/* Field p: its word in the unit, its shift in the word, its ones. */
-static TDBF_ALWAYS_INLINE unsigned field_word(const line_filter *t, unsigned p)
-{
-    return (p << t->field_log2) >> 6;
-}
-
-static TDBF_ALWAYS_INLINE unsigned field_shift(const line_filter *t, unsigned p)
-{
-    return (p << t->field_log2) & 63;
-}
-
-static TDBF_ALWAYS_INLINE uint64_t field_ones(const line_filter *t)
-{
-    return t->field_bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->field_bits) - 1;
-}
-
 /* min(units, fill * ceil(units / g)); fill may pass g in a ring whose
  * owner shifts it (tdbf_line_ring_add), so the product is not formed once
  * it would pass units. */
@@ -183,16 +128,6 @@ static uint64_t sweep_position(const line_filter *t)
 }
 
 /* ---- a key's unit, and the operations ------------------------------------ */
-
-static TDBF_ALWAYS_INLINE uint64_t unit_index(const line_filter *t, const tdbf_hash128 *h)
-{
-    return tdbf_reduce(h->lo ^ (h->hi >> 1), t->units);
-}
-
-static TDBF_ALWAYS_INLINE uint64_t *unit_of(const line_filter *t, const tdbf_hash128 *h)
-{
-    return t->bits + unit_index(t, h) * t->unit_words;
-}
 
 /* 1 if unit `index` has taken its turn in this generation (rolling; never
  * with a spare, whose `turned` stays 0), and the head it reads by. */
@@ -323,13 +258,6 @@ static void choose_probe(line_filter *t)
     }
 }
 
-/* A run of k matching fields among ages 0 .. k+l-1, age 0 at `head`? */
-static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
-                                     uint64_t physical_match)
-{
-    return line_has_run(line_by_age(physical_match, head, t->fields), t->k, t->k + t->l);
-}
-
 /* Test, then set the key's bits in the fields of ages 0 .. k-1, then
  * sweep the next units' spares or take the turns due.  The unit's address
  * is computed before the probe builds the masks, the read comes after:
@@ -377,123 +305,7 @@ static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 }
 
 /* ---- many threads at once (cfg.concurrent) ---------------------------------
- *
- * One counter orders the adds: an add takes ticket v (atomic fetch-add;
- * v counts from the base's fill), and its generation, r = v / g after the
- * base, follows from it as the sequential filter's would (the shift is
- * the ticket that crosses a multiple of g), so nobody has to take the
- * shift: the ring's head for generation r is a function of r.  The add
- * reads its unit with atomic loads (into a copy the probe tests), sets its
- * bits in the fields of generation r with atomic ORs, and sweeps its share
- * of generation r's spare (fill * ceil(units / g) onward, as the
- * sequential sweep) with compare-and-swap.
- *
- * The one hazard is a late sweep: a thread stalled in generation r could
- * clear its share of the spare after generation r + 1 has begun writing
- * new keys into that very field.  So the sweep reads the tickets between
- * loading a word and swapping it: once a ticket of generation r + 1 has
- * been drawn it leaves the rest of its share alone (old bits stay: false
- * positives, never a false negative), and a swap fails if a new key's
- * bits arrived after the load.  (A new key's ticket is drawn before its
- * OR, so a sweep that sees the OR's bits sees the ticket.)
- *
- * A query reads the tickets once and tests the ring of the generation
- * they name.  Adds that finish during the query may move the ring on; the
- * query's answer is then the one it would have had at some point during
- * the call, and a key whose add had returned before the query began is in
- * its window at every such point as long as fewer than l g adds were
- * counted after its own (the guarantee of the sequential filter).
- *
- * The GNU __atomic builtins act on the plain words of the unit array, so
- * the sequential mode keeps its plain accesses (no atomics, no fences). */
-
-static uint64_t *tickets_of(const line_filter *t)
-{
-    uintptr_t line = ((uintptr_t)t->ticket_line + 63) & ~(uintptr_t)63;
-    return (uint64_t *)line;
-}
-
-/* Head of the ring in generation base + r. */
-static unsigned head_after(const line_filter *t, uint64_t r)
-{
-    return (unsigned)((t->head + t->fields - r % t->fields) % t->fields);
-}
-
-static void copy_unit(const line_filter *t, const uint64_t *unit, uint64_t *copy)
-{
-    for (unsigned w = 0; w < t->unit_words; w++)
-        copy[w] = __atomic_load_n(&unit[w], __ATOMIC_ACQUIRE);
-}
-
-/* The key's bits into the fields of ages 0 .. k-1 of the ring at head. */
-static void mark_atomic(const line_filter *t, uint64_t *unit, const uint64_t *mask,
-                        unsigned head)
-{
-    unsigned per_word = 64 / t->field_bits;
-    for (unsigned a = 0; a < t->k; a++) {
-        unsigned p = (head + a) % t->fields;
-        unsigned w = p / per_word;
-        uint64_t bits = mask[w] & field_ones(t) << (p % per_word * t->field_bits);
-        __atomic_fetch_or(&unit[w], bits, __ATOMIC_RELEASE);
-    }
-}
-
-/* Empty the spare of generation r in the share of the add with this fill,
- * unless generation r + 1 has begun (see above). */
-static void sweep_atomic(line_filter *t, uint64_t r, uint64_t fill)
-{
-    uint64_t from = fill * t->sweep_per_add;      /* fill < g: no overflow */
-    if (from >= t->units)
-        return;
-    uint64_t to = t->units - from < t->sweep_per_add ? t->units : from + t->sweep_per_add;
-    unsigned p = (head_after(t, r) + t->fields - 1) % t->fields;
-    uint64_t spare = field_ones(t) << field_shift(t, p), next = (r + 1) * t->g;
-    uint64_t *word = t->bits + from * t->unit_words + field_word(t, p);
-    for (uint64_t i = from; i < to; i++, word += t->unit_words) {
-        uint64_t old = __atomic_load_n(word, __ATOMIC_ACQUIRE);
-        while (old & spare) {
-            if (__atomic_load_n(tickets_of(t), __ATOMIC_SEQ_CST) > next)
-                return;
-            if (__atomic_compare_exchange_n(word, &old, old & ~spare, true, __ATOMIC_ACQ_REL,
-                                            __ATOMIC_ACQUIRE))
-                break;
-        }
-    }
-}
-
-static int line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns)
-{
-    (void)now_ns;
-    line_filter *t = f->impl;
-    uint64_t *unit = unit_of(t, &key->hash);
-    uint64_t v = __atomic_fetch_add(tickets_of(t), 1, __ATOMIC_SEQ_CST);
-    uint64_t r = v / t->g;
-    unsigned head = head_after(t, r);
-    uint64_t copy[LINE_MAX_WORDS], mask[LINE_MAX_WORDS];
-    copy_unit(t, unit, copy);
-    int present = run_in(t, head, t->probe(copy, &key->hash, mask));
-    mark_atomic(t, unit, mask, head);
-    sweep_atomic(t, r, v - r * t->g);
-    return present;
-}
-
-/* The generation a query sees after v tickets: the last add's (a full
- * generation shifts at the next add, as in the sequential filter). */
-static uint64_t query_generation(const line_filter *t, uint64_t v)
-{
-    return v == 0 ? 0 : (v - 1) / t->g;
-}
-
-static int line_contains_concurrent(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
-{
-    (void)now_ns;
-    const line_filter *t = f->impl;
-    const uint64_t *unit = unit_of(t, &key->hash);
-    uint64_t v = __atomic_load_n(tickets_of(t), __ATOMIC_ACQUIRE);
-    uint64_t copy[LINE_MAX_WORDS], mask[LINE_MAX_WORDS];
-    copy_unit(t, unit, copy);
-    return run_in(t, head_after(t, query_generation(t, v)), t->probe(copy, &key->hash, mask));
-}
+ * The adds and queries, and how they stay safe: apbf_line_concurrent.c. */
 
 /* The filter as the sequential fields describe it (head, fill, shifts,
  * the ring's placement), for stats and save: a concurrent filter's
@@ -524,8 +336,8 @@ static int choose_mode(tdbf *f, line_filter *t)
     *tickets_of(t) = t->fill;
     t->items_at_base = atomic_load_explicit(&f->items, memory_order_relaxed);
     f->own_items = t->concurrent;       /* the tickets count the adds */
-    f->add = t->concurrent ? line_add_concurrent : line_add;
-    f->contains = t->concurrent ? line_contains_concurrent : line_contains;
+    f->add = t->concurrent ? tdbf_line_add_concurrent : line_add;
+    f->contains = t->concurrent ? tdbf_line_contains_concurrent : line_contains;
     return TDBF_OK;
 }
 

@@ -103,6 +103,7 @@
  * elsewhere.  A few hundred ns for a few rings; stats.error_estimated
  * scales each ring's estimate from its bits (tdbf_line_ring_estimated,
  * which reads all its ages) by the same masked-over-unmasked ratio.
+ * The ring sizing and this model: tlbf_line_model.c.
  *
  * Bounds.  cfg.max_slices caps the live rings (0: 2 (k + l) + 32) and
  * cfg.max_memory the bytes.  A successor refused by either: growth keeps
@@ -117,168 +118,11 @@
 #include "core/mem.h"
 #include "core/ops.h"
 #include "designs/line.h"
-
-enum {
-    TLBF_LINE_DEFAULT_CAPACITY = 1024,
-    RING_LIMIT = 1024,         /* most rings cfg.max_slices may allow */
-    FIRST_SLOTS = 2,
-    COUNTS = 64,               /* generations whose keys a ring counts */
-    GROWTH_MAX = 4,            /* per successor */
-    SHRINK_BELOW = 4,          /* a generation under g / 4 keys */
-    HOME_TOLERANCE = 16,       /* 1/16 over g0 still "home"; overfill allowed */
-    MIN_FRACTION = 16,         /* smallest g: g0 / 16 */
-    SHIFT_THROUGH_UNITS = 4096 /* a gap costing fewer unit passes is shifted */
-};
+#include "designs/tlbf_line_state.h"
 
 /* Counts and times loaded from a file are at most this, so adds can count
  * on without wrapping. */
 #define COUNT_LIMIT (UINT64_C(1) << 60)
-
-typedef struct ring_slot {
-    tdbf_line_ring *ring;
-    uint64_t generation;      /* G_r: its newest field's; a retired ring's last */
-    uint64_t g;               /* keys per generation it was planned for */
-    uint64_t units;
-    uint64_t keys;            /* adds it took (0: never used) */
-    uint64_t counts[COUNTS];  /* adds per generation G, at G % COUNTS */
-} ring_slot;
-
-typedef struct tlbf_line {
-    unsigned  k, l, b, unit_bits;
-    unsigned  max_rings;
-    unsigned  count;          /* live rings */
-    unsigned  slots_allocated;
-    uint64_t  window_ns;      /* T */
-    uint64_t  span_ns;        /* ceil(T / l): one generation */
-    uint64_t  home_g, home_units; /* the ring planned for the capacity hint */
-    uint64_t  min_g;
-    /* The rate: keys added in generation gen_of (all rings), in the one
-     * before it, and the time from which the filter has watched. */
-    uint64_t  gen_of, gen_keys, prev_keys, observed_from;
-    uint64_t  check_at;       /* the active generation's fill that asks for growth */
-    uint64_t  generations;    /* generations the active ring moved on */
-    uint64_t  cap_hits;
-    uint64_t  max_memory;
-    double    fp_planned;     /* the home ring's model FP */
-    double    calibration;    /* model FP / independent fields, at home */
-    double    miss_per_key;   /* q = (1 - 1/W)^b */
-    ring_slot *slots;         /* newest first; [0] takes the adds */
-} tlbf_line;
-
-/* ---- sizing ---------------------------------------------------------- */
-
-static uint64_t ceil_div(uint64_t a, uint64_t b)
-{
-    return a / b + (a % b != 0);
-}
-
-static uint64_t saturating_add(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
-/* The plan of a ring for g keys per generation: the home ring's load per
- * unit (so its model FP), g units0 / g0 units rounded up. */
-static int plan_ring(const tlbf_line *t, uint64_t g, tdbf_line_plan *out)
-{
-    double units = ceil((double)g * (double)t->home_units / (double)t->home_g);
-    if (g > (UINT64_C(1) << 50) || !(units <= (double)(UINT64_C(1) << 40)))
-        return TDBF_ETOOBIG;
-    memset(out, 0, sizeof *out);
-    out->k = t->k;
-    out->l = t->l;
-    out->b = t->b;
-    out->unit_bits = t->unit_bits;
-    out->fields = t->k + t->l + 1;
-    out->field_bits = t->unit_bits / out->fields;
-    out->units = units < 1.0 ? 1 : (uint64_t)units;
-    out->generation = g;
-    out->window = (uint64_t)t->l * g;
-    out->bytes = out->units * (t->unit_bits / 8);
-    out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
-    out->fp = t->fp_planned;   /* the same load; the ring keeps it, stats do not */
-    return TDBF_OK;
-}
-
-/* Keys per generation for a ring that must take n (see the essay). */
-static uint64_t sized_for(const tlbf_line *t, double n)
-{
-    double home = (double)t->home_g, g = 2.0 * n;
-    if (n <= home + home / HOME_TOLERANCE && g > home)
-        g = home;
-    if (g < (double)t->min_g)
-        g = (double)t->min_g;
-    return g >= 0x1p62 ? UINT64_C(1) << 62 : (uint64_t)ceil(g);
-}
-
-/* ---- the FP from counts (see the essay) ----------------------------- */
-
-/* E[(1 - q^X)^b], X ~ Poisson(load): a field of `load` keys per unit on
- * average covers a never-added key's b positions (bits independent). */
-static double field_match(const tlbf_line *t, double load)
-{
-    double total = 0.0, choose = 1.0, q_i = 1.0;
-    for (unsigned i = 0; i <= t->b; i++) {
-        total += (i % 2 ? -choose : choose) * exp(-load * (1.0 - q_i));
-        choose = choose * (double)(t->b - i) / (double)(i + 1);
-        q_i *= t->miss_per_key;
-    }
-    return total > 0.0 ? total : 0.0;
-}
-
-/* Independent-field run probability over the first `ages` loads. */
-static double loads_fp(const tlbf_line *t, const double *load, unsigned ages)
-{
-    double r[COUNTS];
-    for (unsigned a = 0; a < ages; a++)
-        r[a] = field_match(t, load[a]);
-    return tdbf_line_run_probability(t->k, ages - t->k, r);
-}
-
-/* Mean keys per unit of the ring's fields, ages 0 .. ages-1: age a holds
- * generations G_r - a .. min(G_r, G_r - a + k - 1). */
-static void slot_loads(const tlbf_line *t, const ring_slot *s, unsigned ages, double *load)
-{
-    unsigned newest = (unsigned)(s->generation % COUNTS);
-    for (unsigned a = 0; a < ages; a++) {
-        uint64_t keys = 0;
-        for (unsigned j = 0; j <= a && j < t->k; j++)
-            keys = saturating_add(keys, s->counts[(newest + COUNTS - a + j) % COUNTS]);
-        load[a] = (double)keys / (double)s->units;
-    }
-}
-
-/* The ages of a ring still read at generation G (0: none). */
-static unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_t G)
-{
-    uint64_t behind = G - s->generation;
-    return behind > t->l ? 0 : t->k + t->l - (unsigned)behind;
-}
-
-/* A ring's FP at G from its counts, calibrated; `all` ages instead of the
- * ones still read gives its FP as if it were current. */
-static double slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G, bool all)
-{
-    unsigned ages = all ? t->k + t->l : ages_read(t, s, G);
-    if (ages == 0)
-        return 0.0;
-    double load[COUNTS];
-    slot_loads(t, s, ages, load);
-    return t->calibration * loads_fp(t, load, ages);
-}
-
-/* The model's FP over the independent estimate, both at the home ring's
- * steady load just before a shift (age a holds min(a + 1, k) generations). */
-static void calibrate(tlbf_line *t)
-{
-    double load[COUNTS], lambda = (double)t->home_g / (double)t->home_units;
-    unsigned field_bits = t->unit_bits / (t->k + t->l + 1);
-    t->miss_per_key = pow(1.0 - 1.0 / (double)field_bits, (double)t->b);
-    for (unsigned a = 0; a < t->k + t->l; a++)
-        load[a] = lambda * (double)(a + 1 < t->k ? a + 1 : t->k);
-    double independent = loads_fp(t, load, t->k + t->l);
-    t->calibration = independent > 0.0 ? t->fp_planned / independent : 1.0;
-}
 
 /* ---- slots --------------------------------------------------------------- */
 
@@ -319,7 +163,7 @@ static int reserve_slot(tdbf *f, tlbf_line *t)
 static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, uint64_t G)
 {
     tdbf_line_plan plan;
-    int rc = plan_ring(t, g, &plan);
+    int rc = tdbf_tlbf_line_plan_ring(t, g, &plan);
     if (rc != TDBF_OK)
         return rc;
     double slots = t->count < t->slots_allocated ? 0.0
@@ -405,7 +249,7 @@ static void next_generation(tdbf *f, tlbf_line *t, uint64_t G)
     ring_slot *a = &t->slots[0];
     double rate = ended_rate(t, a);
     if (rate >= 0.0 && rate * SHRINK_BELOW < (double)a->g && a->g > t->min_g) {
-        uint64_t g = sized_for(t, rate);
+        uint64_t g = tdbf_tlbf_line_sized_for(t, rate);
         if (g < a->g && open_successor(f, t, g, G) == TDBF_OK) {
             t->generations = saturating_add(t->generations, 1);
             return;
@@ -426,7 +270,7 @@ static void after_gap(tdbf *f, tlbf_line *t, uint64_t G)
     double recent = 0.0;
     if (t->gen_of == a->generation)
         recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
-    uint64_t g = recent * SHRINK_BELOW >= (double)a->g ? a->g : sized_for(t, recent);
+    uint64_t g = recent * SHRINK_BELOW >= (double)a->g ? a->g : tdbf_tlbf_line_sized_for(t, recent);
     if (open_successor(f, t, g, G) == TDBF_OK)
         t->generations = saturating_add(t->generations, behind);
     else
@@ -438,7 +282,7 @@ static void after_gap(tdbf *f, tlbf_line *t, uint64_t G)
 static int restart(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
 {
     double recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
-    int rc = open_successor(f, t, sized_for(t, recent), G);
+    int rc = open_successor(f, t, tdbf_tlbf_line_sized_for(t, recent), G);
     if (rc != TDBF_OK)
         rc = open_successor(f, t, t->min_g, G);
     if (rc == TDBF_OK)
@@ -494,7 +338,7 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         t->check_at = a->g + a->g / HOME_TOLERANCE + 1;
         return;
     }
-    double want = isinf(projected) ? INFINITY : (double)sized_for(t, projected);
+    double want = isinf(projected) ? INFINITY : (double)tdbf_tlbf_line_sized_for(t, projected);
     double lo = 2.0 * g, hi = GROWTH_MAX * g;
     if (a->g < t->home_g && (double)t->home_g < lo)
         lo = (double)t->home_g;
@@ -574,7 +418,7 @@ static double tlbf_line_current_error(const tdbf *f, uint64_t now_ns)
     uint64_t G = now_ns / t->span_ns;
     double fp = 0.0;
     for (unsigned i = 0; i < t->count; i++)
-        fp += slot_fp(t, &t->slots[i], G, false);
+        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
     return fp < 1.0 ? fp : 1.0;
 }
 
@@ -586,7 +430,7 @@ static void set_derived(tlbf_line *t)
 {
     t->span_ns = ceil_div(t->window_ns, t->l);
     t->min_g = t->home_g / MIN_FRACTION ? t->home_g / MIN_FRACTION : 1;
-    calibrate(t);
+    tdbf_tlbf_line_calibrate(t);
 }
 
 static unsigned default_rings(unsigned k, unsigned l)
@@ -714,7 +558,8 @@ static void tlbf_line_stats(const tdbf *f, tdbf_stats *st)
     uint64_t keys = 0;
     for (unsigned i = 0; i < t->count; i++) {
         const ring_slot *s = &t->slots[i];
-        double all = slot_fp(t, s, G, true), read = slot_fp(t, s, G, false);
+        double all = tdbf_tlbf_line_slot_fp(t, s, G, true);
+        double read = tdbf_tlbf_line_slot_fp(t, s, G, false);
         if (all > 0.0 && read > 0.0)
             estimated += tdbf_line_ring_estimated(s->ring) * (read / all);
         keys = saturating_add(keys, window_keys(t, s, G));

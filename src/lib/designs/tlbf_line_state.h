@@ -1,0 +1,81 @@
+/*
+ * tlbf_line_state.h — the tlbf-line filter's struct, its limits and the
+ * small inline helpers that tlbf_line.c and tlbf_line_model.c both use
+ * (private).  What they mean is tlbf_line.c's essay.
+ */
+#ifndef TDBF_TLBF_LINE_STATE_H
+#define TDBF_TLBF_LINE_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "designs/line.h"
+
+enum {
+    TLBF_LINE_DEFAULT_CAPACITY = 1024,
+    RING_LIMIT = 1024,         /* most rings cfg.max_slices may allow */
+    FIRST_SLOTS = 2,
+    COUNTS = 64,               /* generations whose keys a ring counts */
+    GROWTH_MAX = 4,            /* per successor */
+    SHRINK_BELOW = 4,          /* a generation under g / 4 keys */
+    HOME_TOLERANCE = 16,       /* 1/16 over g0 still "home"; overfill allowed */
+    MIN_FRACTION = 16,         /* smallest g: g0 / 16 */
+    SHIFT_THROUGH_UNITS = 4096 /* a gap costing fewer unit passes is shifted */
+};
+
+typedef struct ring_slot {
+    tdbf_line_ring *ring;
+    uint64_t generation;      /* G_r: its newest field's; a retired ring's last */
+    uint64_t g;               /* keys per generation it was planned for */
+    uint64_t units;
+    uint64_t keys;            /* adds it took (0: never used) */
+    uint64_t counts[COUNTS];  /* adds per generation G, at G % COUNTS */
+} ring_slot;
+
+typedef struct tlbf_line {
+    unsigned  k, l, b, unit_bits;
+    unsigned  max_rings;
+    unsigned  count;          /* live rings */
+    unsigned  slots_allocated;
+    uint64_t  window_ns;      /* T */
+    uint64_t  span_ns;        /* ceil(T / l): one generation */
+    uint64_t  home_g, home_units; /* the ring planned for the capacity hint */
+    uint64_t  min_g;
+    /* The rate: keys added in generation gen_of (all rings), in the one
+     * before it, and the time from which the filter has watched. */
+    uint64_t  gen_of, gen_keys, prev_keys, observed_from;
+    uint64_t  check_at;       /* the active generation's fill that asks for growth */
+    uint64_t  generations;    /* generations the active ring moved on */
+    uint64_t  cap_hits;
+    uint64_t  max_memory;
+    double    fp_planned;     /* the home ring's model FP */
+    double    calibration;    /* model FP / independent fields, at home */
+    double    miss_per_key;   /* q = (1 - 1/W)^b */
+    ring_slot *slots;         /* newest first; [0] takes the adds */
+} tlbf_line;
+
+static inline uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+static inline uint64_t saturating_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The ages of a ring still read at generation G (0: none). */
+static inline unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_t G)
+{
+    uint64_t behind = G - s->generation;
+    return behind > t->l ? 0 : t->k + t->l - (unsigned)behind;
+}
+
+/* ---- sizing and the FP from counts (tlbf_line_model.c) ---- */
+
+int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, tdbf_line_plan *out);
+uint64_t tdbf_tlbf_line_sized_for(const tlbf_line *t, double n);
+double tdbf_tlbf_line_slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G, bool all);
+void tdbf_tlbf_line_calibrate(tlbf_line *t);
+
+#endif

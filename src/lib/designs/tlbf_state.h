@@ -1,0 +1,73 @@
+/*
+ * tlbf_state.h — the TLBF's struct and the small inline accessors that
+ * tlbf.c and tlbf_sizing.c both read (private).  What the fields mean is
+ * tlbf.c's essay.
+ */
+#ifndef TDBF_TLBF_STATE_H
+#define TDBF_TLBF_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct slice {
+    uint64_t *bits;
+    uint64_t  m;          /* bits */
+    uint64_t  capacity;   /* C_i: inserts that bring it to its target fill */
+    uint64_t  count;      /* c_i: inserts received */
+    uint64_t  generation; /* inserts received while it was s_0 */
+    uint64_t  stamp;      /* t_i: time of the latest insert, ns */
+    unsigned  hash;       /* hash function index, 0 .. k-1 */
+    double    fill;       /* expected fill from count, once it takes no more
+                             inserts (logical >= k; not saved) */
+} slice;
+
+typedef struct tlbf {
+    unsigned  k, l;
+    unsigned  max_slices;    /* cap on L */
+    unsigned  ring_size;     /* allocated ring entries, grows up to max_slices */
+    uint64_t  window_ns;     /* T */
+    uint64_t  span_ns;       /* T / l: target time per generation */
+    slice    *ring;          /* ring_size entries */
+    unsigned  head;          /* ring index of s_0 */
+    unsigned  count;         /* L */
+    unsigned  next_hash;
+    uint64_t  countdown;     /* Eq 5: inserts left in this generation */
+    uint64_t  gen_target;    /* g* (Eq 6) */
+    uint64_t  last_shift_ns;
+    uint64_t  shifts;
+    uint64_t  cap_hits;
+    uint64_t  max_memory;
+    double    fp_planned;    /* exact-fill F for k+l slices at fill 1/2 */
+    double    error;
+    /* tdbf_current_error's F, kept by add (not saved): over the first
+     * fp_live slices, fp_adds adds ago; recomputed after fp_stride. */
+    double    fp_current;
+    unsigned  fp_live;
+    uint64_t  fp_adds;
+    uint64_t  fp_stride;
+} tlbf;
+
+static inline slice *at(const tlbf *t, unsigned logical)
+{
+    unsigned i = t->head + logical;
+    return &t->ring[i >= t->ring_size ? i - t->ring_size : i];
+}
+
+static inline bool stale(const tlbf *t, const slice *s, uint64_t now_ns)
+{
+    return now_ns - s->stamp >= t->window_ns;
+}
+
+static inline uint64_t room(const slice *s)
+{
+    return s->count >= s->capacity ? 0 : s->capacity - s->count;
+}
+
+/* ---- sizing (tlbf_sizing.c) ---- */
+
+double tdbf_tlbf_target_fill(const tlbf *t, unsigned slices);
+uint64_t tdbf_tlbf_generation_length(const tlbf *t);
+uint64_t tdbf_tlbf_new_capacity(const tlbf *t, uint64_t g_target);
+uint64_t tdbf_tlbf_next_target(const tlbf *t, uint64_t now_ns);
+
+#endif
