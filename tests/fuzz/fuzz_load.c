@@ -12,7 +12,7 @@
  *   - after them it still saves to tdbf_saved_size bytes, and those load.
  * A broken property stops the fuzzer with a message and a trap.
  *
- * Seeds: build/fuzz/gen_corpus writes saved filters of every saveable
+ * Seeds: build/fuzz/gen_corpus writes saved filters of every
  * design in several sizes (make fuzz).
  */
 #include <stdint.h>
