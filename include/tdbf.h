@@ -313,8 +313,8 @@ TDBF_API void tdbf_close(tdbf *f);
  * it): O(memory) time, and for a moment about twice f's memory besides
  * the copy.  Returns TDBF_OK and sets *out (close it with tdbf_close), or
  * TDBF_EINVAL (out or f NULL) or TDBF_ENOMEM; on failure *out is NULL.
- * Read-only on f (as
- * safe as tdbf_contains for concurrent readers; not during adds). */
+ * Read-only on f (as safe as tdbf_contains for concurrent readers; not
+ * during adds). */
 TDBF_API int tdbf_copy(tdbf **out, const tdbf *f);
 
 /* Empty f: afterwards it holds no key and counts no adds, as if just
