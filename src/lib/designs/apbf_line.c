@@ -141,9 +141,9 @@ static TDBF_ALWAYS_INLINE unsigned head_of(const line_filter *t, unsigned turned
     return turned ? t->head_turned : t->head;
 }
 
-/* The ring's placement for the current head: the words, and the fields in
- * them, that an insert marks (ages 0 .. k-1, contiguous modulo F), at
- * head and at head_turned; and the field a rolling turn empties. */
+/* The ring's placement for the current head: the fields an insert marks
+ * (ages 0 .. k-1, contiguous modulo F), at head and at head_turned; and
+ * the field a rolling turn empties. */
 static void place_ring(line_filter *t)
 {
     unsigned per_word = 64 / t->field_bits;
@@ -155,10 +155,6 @@ static void place_ring(line_filter *t)
             unsigned p = physical_at(t, head, a);
             t->set_mask[turned][p / per_word] |= field_ones(t) << (p % per_word * t->field_bits);
         }
-        unsigned first = physical_at(t, head, 0) / per_word;
-        unsigned last = physical_at(t, head, t->k - 1) / per_word;
-        t->set_first[turned] = first;
-        t->set_count[turned] = (last + t->unit_words - first) % t->unit_words + 1;
     }
     t->turn_word = field_word(t, t->head_turned);
     t->turn_keep = ~(field_ones(t) << field_shift(t, t->head_turned));
@@ -228,6 +224,11 @@ static void shift(line_filter *t)
     {                                                                                       \
         line_key_masks(h, W, B, WORDS, mask);                                               \
         return line_matches(unit, mask, W, WORDS);                                          \
+    }                                                                                       \
+    static uint64_t mark_##W##_##B##_##WORDS(uint64_t *unit, const tdbf_hash128 *h,        \
+                                             const uint64_t *set)                           \
+    {                                                                                       \
+        return line_probe_mark(unit, h, set, W, B, WORDS);                                  \
     }
 #define PORTABLE_PROBES_OF_WIDTH(W, WORDS)                                  \
     PORTABLE_PROBE(W, 1, WORDS) PORTABLE_PROBE(W, 2, WORDS)                 \
@@ -239,22 +240,30 @@ PORTABLE_PROBES_OF_WIDTH(16, 16)
 PORTABLE_PROBES_OF_WIDTH(32, 16)
 PORTABLE_PROBES_OF_WIDTH(64, 16)
 
-#define PORTABLE_ROW(W, WORDS) \
-    {probe_##W##_1_##WORDS, probe_##W##_2_##WORDS, probe_##W##_3_##WORDS, probe_##W##_4_##WORDS}
+#define PORTABLE_ROW(KIND, W, WORDS)                                        \
+    {KIND##_##W##_1_##WORDS, KIND##_##W##_2_##WORDS, KIND##_##W##_3_##WORDS, \
+     KIND##_##W##_4_##WORDS}
 static const tdbf_line_probe portable_probes[2][3][LINE_MAX_B] = {
-    {PORTABLE_ROW(16, 8), PORTABLE_ROW(32, 8), PORTABLE_ROW(64, 8)},
-    {PORTABLE_ROW(16, 16), PORTABLE_ROW(32, 16), PORTABLE_ROW(64, 16)},
+    {PORTABLE_ROW(probe, 16, 8), PORTABLE_ROW(probe, 32, 8), PORTABLE_ROW(probe, 64, 8)},
+    {PORTABLE_ROW(probe, 16, 16), PORTABLE_ROW(probe, 32, 16), PORTABLE_ROW(probe, 64, 16)},
+};
+static const tdbf_line_mark portable_marks[2][3][LINE_MAX_B] = {
+    {PORTABLE_ROW(mark, 16, 8), PORTABLE_ROW(mark, 32, 8), PORTABLE_ROW(mark, 64, 8)},
+    {PORTABLE_ROW(mark, 16, 16), PORTABLE_ROW(mark, 32, 16), PORTABLE_ROW(mark, 64, 16)},
 };
 
-/* The probe of the filter's shape on the path tdbf_simd_in_use names. */
+/* The probe and mark of the filter's shape on the path tdbf_simd_in_use
+ * names. */
 static void choose_probe(line_filter *t)
 {
     unsigned size = t->unit_words == 16, wide = t->field_log2 - 4;
     t->path = tdbf_simd_in_use();
     t->probe = tdbf_line_simd_probe(t->path, t->unit_words, t->field_bits, t->b);
-    if (!t->probe) {
+    t->mark = tdbf_line_simd_mark(t->path, t->unit_words, t->field_bits, t->b);
+    if (!t->probe || !t->mark) {
         t->path = TDBF_SIMD_PORTABLE;
         t->probe = portable_probes[size][wide][t->b - 1];
+        t->mark = portable_marks[size][wide][t->b - 1];
     }
 }
 
@@ -264,16 +273,10 @@ static void choose_probe(line_filter *t)
  * the arithmetic does not wait for memory. */
 static TDBF_ALWAYS_INLINE int add_in_generation(line_filter *t, const tdbf_hash128 *h)
 {
-    uint64_t mask[LINE_MAX_WORDS];
     uint64_t index = unit_index(t, h);
     uint64_t *unit = t->bits + index * t->unit_words;
     unsigned turned = has_turned(t, index);
-    int present = run_in(t, head_of(t, turned), t->probe(unit, h, mask));
-    const uint64_t *set = t->set_mask[turned];
-    for (unsigned c = 0; c < t->set_count[turned]; c++) {
-        unsigned w = (t->set_first[turned] + c) & (t->unit_words - 1);
-        unit[w] |= mask[w] & set[w];
-    }
+    int present = run_in(t, head_of(t, turned), t->mark(unit, h, t->set_mask[turned]));
     if (t->spare) {
         uint64_t from = sweep_position(t);
         t->fill++;
@@ -362,6 +365,19 @@ static size_t unit_array_bytes(const line_filter *t)
     return (size_t)(t->units * t->unit_words * sizeof(uint64_t));
 }
 
+/* run_in's constants: the starts, ages 0 .. l, and the steps by which a
+ * run of n ones grows to one of k (line_has_run's, computed once). */
+static void set_run_test(line_filter *t)
+{
+    t->run_starts = t->l + 1 >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << (t->l + 1)) - 1;
+    t->run_steps = 0;
+    for (unsigned n = 1; n < t->k;) {
+        unsigned s = n < t->k - n ? n : t->k - n;
+        t->run_shift[t->run_steps++] = (unsigned char)s;
+        n += s;
+    }
+}
+
 /* Everything that follows from the parameters (open and load). */
 static void set_shape(line_filter *t)
 {
@@ -371,6 +387,7 @@ static void set_shape(line_filter *t)
     t->field_bits = t->unit_bits / t->fields;
     t->field_log2 = log2_of(t->field_bits);
     t->sweep_per_add = t->units / t->g + (t->units % t->g != 0);
+    set_run_test(t);
     set_turns(t);
     place_ring(t);
 }

@@ -32,12 +32,17 @@ typedef struct line_filter {
     uint64_t  turned, turn_rest;
     unsigned  turn_word;     /* the word and keep-mask of field head_turned, */
     uint64_t  turn_keep;     /* which a unit's turn empties */
-    /* What an insert marks (place_ring): the fields of ages 0 .. k-1, in
-     * set_count words from set_first (modulo the unit); [0] at head, [1]
-     * at head_turned (a unit that has turned). */
+    /* What an insert marks (place_ring): all ones over the fields of ages
+     * 0 .. k-1, zeros elsewhere; [0] at head, [1] at head_turned (a unit
+     * that has turned). */
     uint64_t  set_mask[2][LINE_MAX_WORDS];
-    unsigned  set_first[2], set_count[2];
+    /* run_in's test: the ages a run may start at, 0 .. l (bits), and the
+     * shifts that leave bit i of a match set iff bits i .. i+k-1 were. */
+    uint64_t  run_starts;
+    unsigned  run_steps;
+    unsigned char run_shift[8];
     tdbf_line_probe probe;   /* this shape's, on the chosen path (choose_probe) */
+    tdbf_line_mark  mark;
     tdbf_simd path;
     /* Concurrent mode (apbf_line_concurrent.c): head, fill and shifts
      * above stay at the base (open or load) and the tickets say the rest. */
@@ -78,11 +83,26 @@ static TDBF_ALWAYS_INLINE uint64_t *unit_of(const line_filter *t, const tdbf_has
     return t->bits + unit_index(t, h) * t->unit_words;
 }
 
-/* A run of k matching fields among ages 0 .. k+l-1, age 0 at `head`? */
+/* A run of k matching fields among ages 0 .. k+l-1, age 0 at `head`?
+ * line_has_run on line_by_age's ages, in fewer instructions, which the
+ * insert path counts (line.h, tdbf_line_mark): with F < 64 the match bits
+ * are doubled rather than rotated, so that bit head + a is age a for every
+ * a < F, and a run may start at head .. head + l (ages 0 .. l); with F =
+ * 64 one rotate gives the ages.  The run's log2 k shifts are precomputed
+ * (run_shift), and a run of k ones starting at bit i leaves bit i set. */
 static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
                                      uint64_t physical_match)
 {
-    return line_has_run(line_by_age(physical_match, head, t->fields), t->k, t->k + t->l);
+    uint64_t run, starts = t->run_starts;
+    if (t->fields == 64) {
+        run = physical_match >> head | physical_match << ((64 - head) & 63);
+    } else {
+        run = physical_match | physical_match << t->fields;
+        starts <<= head;
+    }
+    for (unsigned i = 0; i < t->run_steps; i++)
+        run &= run >> t->run_shift[i];
+    return (run & starts) != 0;
 }
 
 /* ---- many threads at once (apbf_line_concurrent.c) ---------------------- */

@@ -147,10 +147,39 @@ static TDBF_ALWAYS_INLINE void line_prefetch_unit(const uint64_t *unit, unsigned
 typedef uint64_t (*tdbf_line_probe)(const uint64_t *unit, const tdbf_hash128 *h,
                                     uint64_t *mask);
 
-/* The vector probe of a shape on `path` (TDBF_SIMD_AVX2 or _AVX512), or
- * NULL where this build has none; the caller checks the CPU first
- * (tdbf_simd_in_use). */
+/* A mark: an insert's probe and write in one pass.  It returns the unit's
+ * physical match bits as they were (a probe's), and sets the key's bits in
+ * the fields `set` covers: unit[w] |= mask[w] & set[w] for every word, set
+ * holding all ones over the fields of ages 0 .. k-1 and zeros elsewhere.
+ * Words outside those fields are written back unchanged, so a mark is for
+ * a unit no other thread writes (the sequential filter).
+ *
+ * Why one pass: an insert at a DRAM-sized window costs what the processor
+ * can overlap of consecutive inserts' misses, and that is bounded by how
+ * many instructions each insert puts in the out-of-order window (a miss
+ * holds retirement, and the window is a few hundred entries).  Keeping the
+ * masks in registers from the probe to the write, with no spill, no second
+ * loop and no call between, leaves room for more inserts in flight. */
+typedef uint64_t (*tdbf_line_mark)(uint64_t *unit, const tdbf_hash128 *h, const uint64_t *set);
+
+static TDBF_ALWAYS_INLINE uint64_t line_probe_mark(uint64_t *unit, const tdbf_hash128 *h,
+                                                   const uint64_t *set, unsigned width,
+                                                   unsigned b, unsigned words)
+{
+    uint64_t mask[LINE_MAX_WORDS];
+    line_key_masks(h, width, b, words, mask);
+    uint64_t match = line_matches(unit, mask, width, words);
+#pragma GCC unroll 16
+    for (unsigned w = 0; w < words; w++)
+        unit[w] |= mask[w] & set[w];
+    return match;
+}
+
+/* The vector probe or mark of a shape on `path` (TDBF_SIMD_AVX2 or
+ * _AVX512), or NULL where this build has none; the caller checks the CPU
+ * first (tdbf_simd_in_use). */
 tdbf_line_probe tdbf_line_simd_probe(tdbf_simd path, unsigned words, unsigned width, unsigned b);
+tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned width, unsigned b);
 
 /* ---- rings: apbf-line's ring of fields, shifted by its owner -------------
  *

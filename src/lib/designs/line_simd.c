@@ -54,6 +54,7 @@ static AVX512 inline __m512i remix_512(__m512i lo, __m512i hi, __m512i index)
 static AVX512 inline __m512i masks_512(__m512i z, unsigned width, unsigned b)
 {
     __m512i m = _mm512_setzero_si512();
+#pragma GCC unroll 4
     for (unsigned j = 0; j < b; j++) {
         __m512i o;
         if (width == 64) {
@@ -80,21 +81,45 @@ static AVX512 inline uint64_t clear_512(__m512i miss, unsigned width)
     return _mm512_testn_epi16_mask(miss, miss);
 }
 
-static AVX512 TDBF_ALWAYS_INLINE uint64_t probe_512(const uint64_t *unit, const tdbf_hash128 *h,
-                                                    uint64_t *mask, unsigned width, unsigned b,
-                                                    unsigned words)
+/* One pass over the unit: the key's masks (into mask, unless NULL), the
+ * match bits, and for a mark (write = unit) the unit's words or-ed with
+ * mask & set, straight from the registers (line.h). */
+static AVX512 TDBF_ALWAYS_INLINE uint64_t pass_512(const uint64_t *unit, uint64_t *write,
+                                                   const tdbf_hash128 *h, uint64_t *mask,
+                                                   const uint64_t *set, unsigned width,
+                                                   unsigned b, unsigned words)
 {
     __m512i lo = _mm512_set1_epi64((long long)h->lo), hi = _mm512_set1_epi64((long long)h->hi);
     __m512i index = _mm512_set_epi64(8, 7, 6, 5, 4, 3, 2, 1);
     uint64_t match = 0;
+#pragma GCC unroll 2
     for (unsigned v = 0; v < words / 8; v++) {
         __m512i m = masks_512(remix_512(lo, hi, index), width, b);
-        _mm512_storeu_si512((void *)(mask + 8 * v), m);
-        __m512i miss = _mm512_andnot_si512(_mm512_loadu_si512((const void *)(unit + 8 * v)), m);
-        match |= clear_512(miss, width) << (v * (512 / width));
+        __m512i u = _mm512_loadu_si512((const void *)(unit + 8 * v));
+        if (mask)
+            _mm512_storeu_si512((void *)(mask + 8 * v), m);
+        match |= clear_512(_mm512_andnot_si512(u, m), width) << (v * (512 / width));
+        if (write) {
+            __m512i add = _mm512_and_si512(m, _mm512_loadu_si512((const void *)(set + 8 * v)));
+            _mm512_storeu_si512((void *)(write + 8 * v), _mm512_or_si512(u, add));
+        }
         index = _mm512_add_epi64(index, _mm512_set1_epi64(8));
     }
     return match;
+}
+
+static AVX512 TDBF_ALWAYS_INLINE uint64_t probe_512(const uint64_t *unit, const tdbf_hash128 *h,
+                                                    uint64_t *mask, unsigned width, unsigned b,
+                                                    unsigned words)
+{
+    return pass_512(unit, NULL, h, mask, NULL, width, b, words);
+}
+
+static AVX512 TDBF_ALWAYS_INLINE uint64_t mark_512(uint64_t *unit, const tdbf_hash128 *h,
+                                                   const uint64_t *set, unsigned width,
+                                                   unsigned b, unsigned words)
+{
+    return pass_512(unit, unit, h, NULL, set, width, b, words);
 }
 
 /* ---- AVX2: 4 words per register ----------------------------------------- */
@@ -122,6 +147,7 @@ static AVX2 inline __m256i remix_256(__m256i lo, __m256i hi, __m256i index)
 static AVX2 inline __m256i masks_256(__m256i z, unsigned width, unsigned b)
 {
     __m256i m = _mm256_setzero_si256();
+#pragma GCC unroll 4
     for (unsigned j = 0; j < b; j++) {
         if (width == 64) {
             __m256i o = _mm256_and_si256(_mm256_srli_epi64(z, (int)(6 * j)),
@@ -164,52 +190,80 @@ static AVX2 inline uint64_t clear_256(__m256i miss, unsigned width)
     return even_bits((uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi16(miss, zero)));
 }
 
-static AVX2 TDBF_ALWAYS_INLINE uint64_t probe_256(const uint64_t *unit, const tdbf_hash128 *h,
-                                                  uint64_t *mask, unsigned width, unsigned b,
-                                                  unsigned words)
+/* As pass_512, four words at a time. */
+static AVX2 TDBF_ALWAYS_INLINE uint64_t pass_256(const uint64_t *unit, uint64_t *write,
+                                                 const tdbf_hash128 *h, uint64_t *mask,
+                                                 const uint64_t *set, unsigned width,
+                                                 unsigned b, unsigned words)
 {
     __m256i lo = _mm256_set1_epi64x((long long)h->lo), hi = _mm256_set1_epi64x((long long)h->hi);
     __m256i index = _mm256_set_epi64x(4, 3, 2, 1);
     uint64_t match = 0;
+#pragma GCC unroll 4
     for (unsigned v = 0; v < words / 4; v++) {
         __m256i m = masks_256(remix_256(lo, hi, index), width, b);
-        _mm256_storeu_si256((__m256i *)(mask + 4 * v), m);
-        __m256i miss =
-            _mm256_andnot_si256(_mm256_loadu_si256((const __m256i *)(unit + 4 * v)), m);
-        match |= clear_256(miss, width) << (v * (256 / width));
+        __m256i u = _mm256_loadu_si256((const __m256i *)(unit + 4 * v));
+        if (mask)
+            _mm256_storeu_si256((__m256i *)(mask + 4 * v), m);
+        match |= clear_256(_mm256_andnot_si256(u, m), width) << (v * (256 / width));
+        if (write) {
+            __m256i add = _mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)(set + 4 * v)));
+            _mm256_storeu_si256((__m256i *)(write + 4 * v), _mm256_or_si256(u, add));
+        }
         index = _mm256_add_epi64(index, _mm256_set1_epi64x(4));
     }
     return match;
 }
 
-/* ---- one probe per shape and path ------------------------------------- */
+static AVX2 TDBF_ALWAYS_INLINE uint64_t probe_256(const uint64_t *unit, const tdbf_hash128 *h,
+                                                  uint64_t *mask, unsigned width, unsigned b,
+                                                  unsigned words)
+{
+    return pass_256(unit, NULL, h, mask, NULL, width, b, words);
+}
 
-#define SIMD_PROBE(PATH, FN, ATTR, W, B, WORDS)                                            \
+static AVX2 TDBF_ALWAYS_INLINE uint64_t mark_256(uint64_t *unit, const tdbf_hash128 *h,
+                                                 const uint64_t *set, unsigned width,
+                                                 unsigned b, unsigned words)
+{
+    return pass_256(unit, unit, h, NULL, set, width, b, words);
+}
+
+/* ---- one probe and one mark per shape and path ------------------------- */
+
+#define SIMD_PROBE(PATH, ATTR, W, B, WORDS)                                                  \
     static ATTR uint64_t probe_##PATH##_##W##_##B##_##WORDS(                                 \
         const uint64_t *unit, const tdbf_hash128 *h, uint64_t *mask)                         \
     {                                                                                        \
-        return FN(unit, h, mask, W, B, WORDS);                                               \
+        return probe_##PATH(unit, h, mask, W, B, WORDS);                                     \
+    }                                                                                        \
+    static ATTR uint64_t mark_##PATH##_##W##_##B##_##WORDS(                                  \
+        uint64_t *unit, const tdbf_hash128 *h, const uint64_t *set)                          \
+    {                                                                                        \
+        return mark_##PATH(unit, h, set, W, B, WORDS);                                       \
     }
-#define SIMD_PROBES_OF_WIDTH(PATH, FN, ATTR, W, WORDS)                                      \
-    SIMD_PROBE(PATH, FN, ATTR, W, 1, WORDS) SIMD_PROBE(PATH, FN, ATTR, W, 2, WORDS)          \
-    SIMD_PROBE(PATH, FN, ATTR, W, 3, WORDS) SIMD_PROBE(PATH, FN, ATTR, W, 4, WORDS)
-#define SIMD_PROBES(PATH, FN, ATTR)                                                         \
-    SIMD_PROBES_OF_WIDTH(PATH, FN, ATTR, 16, 8) SIMD_PROBES_OF_WIDTH(PATH, FN, ATTR, 32, 8)  \
-    SIMD_PROBES_OF_WIDTH(PATH, FN, ATTR, 64, 8) SIMD_PROBES_OF_WIDTH(PATH, FN, ATTR, 16, 16) \
-    SIMD_PROBES_OF_WIDTH(PATH, FN, ATTR, 32, 16) SIMD_PROBES_OF_WIDTH(PATH, FN, ATTR, 64, 16)
+#define SIMD_PROBES_OF_WIDTH(PATH, ATTR, W, WORDS)                                          \
+    SIMD_PROBE(PATH, ATTR, W, 1, WORDS) SIMD_PROBE(PATH, ATTR, W, 2, WORDS)                  \
+    SIMD_PROBE(PATH, ATTR, W, 3, WORDS) SIMD_PROBE(PATH, ATTR, W, 4, WORDS)
+#define SIMD_PROBES(PATH, ATTR)                                                             \
+    SIMD_PROBES_OF_WIDTH(PATH, ATTR, 16, 8) SIMD_PROBES_OF_WIDTH(PATH, ATTR, 32, 8)          \
+    SIMD_PROBES_OF_WIDTH(PATH, ATTR, 64, 8) SIMD_PROBES_OF_WIDTH(PATH, ATTR, 16, 16)         \
+    SIMD_PROBES_OF_WIDTH(PATH, ATTR, 32, 16) SIMD_PROBES_OF_WIDTH(PATH, ATTR, 64, 16)
 
-SIMD_PROBES(avx512, probe_512, AVX512)
-SIMD_PROBES(avx2, probe_256, AVX2)
+SIMD_PROBES(512, AVX512)
+SIMD_PROBES(256, AVX2)
 
-#define SIMD_ROW(PATH, W, WORDS)                                                       \
-    {probe_##PATH##_##W##_1_##WORDS, probe_##PATH##_##W##_2_##WORDS,                   \
-     probe_##PATH##_##W##_3_##WORDS, probe_##PATH##_##W##_4_##WORDS}
-#define SIMD_TABLE(PATH)                                                                    \
-    {{SIMD_ROW(PATH, 16, 8), SIMD_ROW(PATH, 32, 8), SIMD_ROW(PATH, 64, 8)},                 \
-     {SIMD_ROW(PATH, 16, 16), SIMD_ROW(PATH, 32, 16), SIMD_ROW(PATH, 64, 16)}}
+#define SIMD_ROW(KIND, PATH, W, WORDS)                                                  \
+    {KIND##_##PATH##_##W##_1_##WORDS, KIND##_##PATH##_##W##_2_##WORDS,                  \
+     KIND##_##PATH##_##W##_3_##WORDS, KIND##_##PATH##_##W##_4_##WORDS}
+#define SIMD_TABLE(KIND, PATH)                                                              \
+    {{SIMD_ROW(KIND, PATH, 16, 8), SIMD_ROW(KIND, PATH, 32, 8), SIMD_ROW(KIND, PATH, 64, 8)},  \
+     {SIMD_ROW(KIND, PATH, 16, 16), SIMD_ROW(KIND, PATH, 32, 16), SIMD_ROW(KIND, PATH, 64, 16)}}
 
-static const tdbf_line_probe avx512_probes[2][3][LINE_MAX_B] = SIMD_TABLE(avx512);
-static const tdbf_line_probe avx2_probes[2][3][LINE_MAX_B] = SIMD_TABLE(avx2);
+static const tdbf_line_probe avx512_probes[2][3][LINE_MAX_B] = SIMD_TABLE(probe, 512);
+static const tdbf_line_probe avx2_probes[2][3][LINE_MAX_B] = SIMD_TABLE(probe, 256);
+static const tdbf_line_mark avx512_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 512);
+static const tdbf_line_mark avx2_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 256);
 
 static bool cpu_has(tdbf_simd path)
 {
@@ -230,6 +284,16 @@ tdbf_line_probe tdbf_line_simd_probe(tdbf_simd path, unsigned words, unsigned wi
     return NULL;
 }
 
+tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned width, unsigned b)
+{
+    unsigned size = words == 16, wide = line_width_log2(width) - 4;
+    if (path == TDBF_SIMD_AVX512)
+        return avx512_marks[size][wide][b - 1];
+    if (path == TDBF_SIMD_AVX2)
+        return avx2_marks[size][wide][b - 1];
+    return NULL;
+}
+
 #else /* no vector path on this target */
 
 static bool cpu_has(tdbf_simd path)
@@ -239,6 +303,12 @@ static bool cpu_has(tdbf_simd path)
 }
 
 tdbf_line_probe tdbf_line_simd_probe(tdbf_simd path, unsigned words, unsigned width, unsigned b)
+{
+    (void)path, (void)words, (void)width, (void)b;
+    return NULL;
+}
+
+tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned width, unsigned b)
 {
     (void)path, (void)words, (void)width, (void)b;
     return NULL;
