@@ -1023,9 +1023,6 @@ TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
  * tdbf_save and tdbf_close need the adds to have stopped.
  * ====================================================================== */
 
-/* Unit sizes in bits: cfg.block_bits = 512 or 1024 (0: the default). */
-#define TDBF_LINE_DEFAULT_UNIT 1024
-
 typedef struct tdbf_line_plan {
     unsigned k;               /* fields an insert marks */
     unsigned l;               /* further fields a query reads (window = l g) */
@@ -1056,7 +1053,10 @@ TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned u
                                   uint64_t units, uint64_t generation);
 
 /* Size an APBF_LINE filter exactly as tdbf_open(cfg) would, without
- * allocating: units of cfg.block_bits (0: TDBF_LINE_DEFAULT_UNIT) cut into
+ * allocating: units of cfg.block_bits bits (512: one cache line, or 1024:
+ * an adjacent pair; 0: 512 unless that plan needs more than 1.05 times the
+ * memory of 1024's, as at errors of 0.001 and below, since at windows
+ * beyond the caches an operation costs the lines it reads) cut into
  * fields of W = 16, 32 or 64 bits (F = U / W, so l = F - k rolling, or
  * F - 1 - k with the spare cfg.concurrent needs), k (cfg.k, or 1..8) and
  * b (cfg.block_hashes, or 1..4): the shape of least memory by the model,
@@ -1067,7 +1067,7 @@ TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned u
  * or l without k, block_hashes above 4, block_bits not 0, 512 or 1024, a
  * field width not 16, 32 or 64, a rolling (k, l) with cfg.concurrent),
  * TDBF_EINFEASIBLE (no shape meets the error) or TDBF_ETOOBIG (nothing
- * within cfg.max_memory).  About 0.1-0.2 s. */
+ * within cfg.max_memory).  About 0.1-0.3 s. */
 TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
 
 /* ======================================================================

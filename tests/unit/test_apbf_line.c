@@ -213,13 +213,44 @@ static void test_expired_keys_look_new(void **state)
 
 /* ---- planner --------------------------------------------------------------- */
 
+/* block_bits 0: the 64-byte unit unless its plan needs more than 1.05
+ * times the 128-byte unit's memory; the plan is then that unit's plan,
+ * field for field. */
+static void test_planner_chooses_unit(void **state)
+{
+    (void)state;
+    static const double errors[] = {0.1, 0.01, 0.001, 0.0001};
+    unsigned chose_line = 0, chose_pair = 0;
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
+        tdbf_config any = line_config(1000000, errors[i], 0, 1);
+        tdbf_config one = line_config(1000000, errors[i], 512, 1);
+        tdbf_config pair = line_config(1000000, errors[i], 1024, 1);
+        tdbf_line_plan chosen, by_line, by_pair;
+        CHECK_RC(tdbf_plan_apbf_line(&any, &chosen), TDBF_OK);
+        CHECK_RC(tdbf_plan_apbf_line(&one, &by_line), TDBF_OK);
+        CHECK_RC(tdbf_plan_apbf_line(&pair, &by_pair), TDBF_OK);
+        const tdbf_line_plan *want =
+            (double)by_line.bytes <= 1.05 * (double)by_pair.bytes ? &by_line : &by_pair;
+        if (memcmp(&chosen, want, sizeof chosen) != 0)
+            fail_msg("error %g: chose %u-bit units, %llu bytes (512: %llu, 1024: %llu)",
+                     errors[i], chosen.unit_bits, (unsigned long long)chosen.bytes,
+                     (unsigned long long)by_line.bytes, (unsigned long long)by_pair.bytes);
+        chose_line += want == &by_line;
+        chose_pair += want == &by_pair;
+    }
+    /* both outcomes occur over these errors (0.01: within 1 %; 0.001: 11 %
+     * more for the one-line unit) */
+    if (!chose_line || !chose_pair)
+        fail_msg("one unit for every error: 512 x%u, 1024 x%u", chose_line, chose_pair);
+}
+
 static void test_planner(void **state)
 {
     (void)state;
     tdbf_config cfg = line_config(1000000, 0.01, 0, 1);
     tdbf_line_plan p;
     CHECK_RC(tdbf_plan_apbf_line(&cfg, &p), TDBF_OK);
-    CHECK_U64_EQ(p.unit_bits, TDBF_LINE_DEFAULT_UNIT);
+    CHECK_U64_EQ(p.unit_bits, 512);             /* at 0.01 the one-line unit */
     CHECK_U64_EQ(p.fields, p.k + p.l);          /* rolling turns: no spare field */
     CHECK_U64_EQ(p.window, (uint64_t)p.l * p.generation);
     if (!(p.window >= cfg.window_items && p.fp <= cfg.error))
@@ -503,6 +534,7 @@ int main(void)
         cmocka_unit_test(test_shared_loads_matter),
         cmocka_unit_test(test_expired_keys_look_new),
         cmocka_unit_test(test_planner),
+        cmocka_unit_test(test_planner_chooses_unit),
         cmocka_unit_test(test_rolling_fp_is_flat),
         cmocka_unit_test(test_forged_files),
         cmocka_unit_test(test_vector_paths_match_portable),

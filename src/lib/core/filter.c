@@ -130,6 +130,8 @@ int tdbf_clear(tdbf *f)
     f->impl = fresh->impl;
     f->add = fresh->add;
     f->contains = fresh->contains;
+    f->add_hashed = fresh->add_hashed;
+    f->contains_hashed = fresh->contains_hashed;
     f->own_items = fresh->own_items;
     f->memory_bytes = fresh->memory_bytes;
     f->error_planned = fresh->error_planned;
@@ -231,10 +233,12 @@ static TDBF_ALWAYS_INLINE void make_key(const tdbf *f, const void *bytes, size_t
     key->hash = tdbf_hash_key_inline(f->seed, bytes, len);
 }
 
-TDBF_HASH_INLINED int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns)
+/* The add and query through the design's key entries (f->add, f->contains):
+ * out of line, so the register pressure of their path leaves the jumps
+ * of tdbf_add and tdbf_contains without a prologue. */
+static TDBF_HASH_INLINED __attribute__((noinline)) int add_by_key(tdbf *f, const void *key,
+                                                                  size_t len, uint64_t now_ns)
 {
-    if (!f || (!key && len))
-        return TDBF_EINVAL;
     tdbf_key k;
     make_key(f, key, len, &k);
     int rc = f->add(f, &k, raise_clock(f, now_ns));
@@ -243,14 +247,50 @@ TDBF_HASH_INLINED int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t no
     return rc;
 }
 
+static TDBF_HASH_INLINED __attribute__((noinline)) int contains_by_key(const tdbf *f,
+                                                                       const void *key,
+                                                                       size_t len,
+                                                                       uint64_t now_ns)
+{
+    tdbf_key k;
+    make_key(f, key, len, &k);
+    return f->contains(f, &k, clamp_now(f, now_ns));
+}
+
+/* The hash before a jump: inline for keys of up to 16 bytes, whose XXH3
+ * path is a few registers' arithmetic; longer ones call hash.c's copy,
+ * whose paths would otherwise make every call save six registers. */
+static TDBF_ALWAYS_INLINE tdbf_hash128 hash_for_jump(const tdbf *f, const void *key,
+                                                     size_t len)
+{
+    return len <= 16 ? tdbf_hash_key_inline(f->seed, key, len)
+                     : tdbf_hash_key(f->seed, key, len);
+}
+
+TDBF_HASH_INLINED int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns)
+{
+    if (!f || (!key && len))
+        return TDBF_EINVAL;
+    if (!f->add_hashed)
+        return add_by_key(f, key, len, now_ns);
+    /* one thread, an add that cannot fail: the plain clock and count,
+     * then a jump (ops.h) */
+    uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
+    if (now_ns > seen)
+        atomic_store_explicit(&f->now_ns, now_ns, memory_order_relaxed);
+    atomic_store_explicit(&f->items, atomic_load_explicit(&f->items, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    return f->add_hashed(f, hash_for_jump(f, key, len));
+}
+
 TDBF_HASH_INLINED int tdbf_contains(const tdbf *f, const void *key, size_t len,
                                     uint64_t now_ns)
 {
     if (!f || (!key && len))
         return TDBF_EINVAL;
-    tdbf_key k;
-    make_key(f, key, len, &k);
-    return f->contains(f, &k, clamp_now(f, now_ns));
+    if (!f->contains_hashed)
+        return contains_by_key(f, key, len, now_ns);
+    return f->contains_hashed(f, hash_for_jump(f, key, len));
 }
 
 int tdbf_advance(tdbf *f, uint64_t now_ns)
@@ -335,7 +375,7 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
         prefetch_first(f, chunk, count, 1);
         for (size_t i = 0; i < count; i++) {
             prefetch_ahead(f, chunk, i, count, 1);
-            int rc = f->add(f, &chunk[i], now);
+            int rc = f->add_hashed ? f->add_hashed(f, chunk[i].hash) : f->add(f, &chunk[i], now);
             if (rc < 0)
                 return rc;
             count_adds(f, 1);
@@ -362,7 +402,9 @@ int tdbf_contains_batch(const tdbf *f, size_t n, const void *const *keys,
             prefetch_first(f, chunk, count, 0);
             for (size_t i = 0; i < count; i++) {
                 prefetch_ahead(f, chunk, i, count, 0);
-                results[done + i] = (uint8_t)f->contains(f, &chunk[i], now);
+                results[done + i] = (uint8_t)(f->contains_hashed
+                                                  ? f->contains_hashed(f, chunk[i].hash)
+                                                  : f->contains(f, &chunk[i], now));
             }
         }
         done += count;

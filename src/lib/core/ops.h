@@ -97,6 +97,17 @@ struct tdbf {
      * `concurrent` is ops->concurrent, for the same reason. */
     int  (*add)(tdbf *f, const tdbf_key *key, uint64_t now_ns);
     int  (*contains)(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
+    /* Optional, set by a design's open or load (NULL otherwise): the add
+     * and query of a key by its hash alone, for a filter that reads
+     * neither the key's bytes nor the time, whose adds cannot fail and
+     * come from one thread at a time (apbf-line's sequential layouts).
+     * tdbf_add then counts, hashes and jumps: no key on the stack and no
+     * return through the shell.  An operation at a window beyond the
+     * caches costs what the processor can overlap of consecutive calls'
+     * misses, which is bounded by the instructions each call holds in the
+     * out-of-order window (designs/line.h, tdbf_line_mark). */
+    int  (*add_hashed)(tdbf *f, tdbf_hash128 h);
+    int  (*contains_hashed)(const tdbf *f, tdbf_hash128 h);
     bool            concurrent;
     bool            own_items;  /* ops->items counts the adds, not `items` */
     tdbf_allocator  alloc;      /* copied at open: frees go back to it */

@@ -105,112 +105,14 @@ static unsigned log2_of(unsigned power_of_two)
     return n;
 }
 
-static unsigned physical_at(const line_filter *t, unsigned head, unsigned age)
-{
-    unsigned p = head + age;
-    return p >= t->fields ? p - t->fields : p;
-}
-
-static unsigned physical(const line_filter *t, unsigned age)
-{
-    return physical_at(t, t->head, age);
-}
-
-/* min(units, fill * ceil(units / g)); fill may pass g in a ring whose
- * owner shifts it (tdbf_line_ring_add), so the product is not formed once
- * it would pass units. */
-static uint64_t sweep_position(const line_filter *t)
-{
-    if (t->fill >= t->units / t->sweep_per_add + 1)
-        return t->units;
-    uint64_t done = t->fill * t->sweep_per_add;
-    return done < t->units ? done : t->units;
-}
-
 /* ---- a key's unit, and the operations ------------------------------------ */
-
-/* 1 if unit `index` has taken its turn in this generation (rolling; never
- * with a spare, whose `turned` stays 0), and the head it reads by. */
-static TDBF_ALWAYS_INLINE unsigned has_turned(const line_filter *t, uint64_t index)
-{
-    return index < t->turned;
-}
-
-static TDBF_ALWAYS_INLINE unsigned head_of(const line_filter *t, unsigned turned)
-{
-    return turned ? t->head_turned : t->head;
-}
-
-/* The ring's placement for the current head: the fields an insert marks
- * (ages 0 .. k-1, contiguous modulo F), at head and at head_turned; and
- * the field a rolling turn empties. */
-static void place_ring(line_filter *t)
-{
-    unsigned per_word = 64 / t->field_bits;
-    t->head_turned = t->head == 0 ? t->fields - 1 : t->head - 1;
-    memset(t->set_mask, 0, sizeof t->set_mask);
-    for (unsigned turned = 0; turned < 2; turned++) {
-        unsigned head = head_of(t, turned);
-        for (unsigned a = 0; a < t->k; a++) {
-            unsigned p = physical_at(t, head, a);
-            t->set_mask[turned][p / per_word] |= field_ones(t) << (p % per_word * t->field_bits);
-        }
-    }
-    t->turn_word = field_word(t, t->head_turned);
-    t->turn_keep = ~(field_ones(t) << field_shift(t, t->head_turned));
-}
-
-/* Rolling: the turns due by this fill, turned = floor(fill units / g),
- * kept without a division (the remainder is fill units mod g). */
-static void set_turns(line_filter *t)
-{
-    __extension__ typedef unsigned __int128 u128;
-    u128 done = (u128)(t->fill < t->g ? t->fill : t->g) * t->units;
-    t->turned = t->spare ? 0 : (uint64_t)(done / t->g);
-    t->turn_rest = t->spare ? 0 : (uint64_t)(done % t->g);
-}
-
-/* Unit `index`'s turn: its oldest field (age k + l - 1, physical
- * head_turned) is emptied and becomes its age 0. */
-static TDBF_ALWAYS_INLINE void take_turn(line_filter *t, uint64_t index)
-{
-    t->bits[index * t->unit_words + t->turn_word] &= t->turn_keep;
-}
 
 /* One add's share of the turns: units / g of them on average. */
 static TDBF_ALWAYS_INLINE void roll(line_filter *t)
 {
     t->turn_rest += t->units;
-    while (t->turn_rest >= t->g && t->turned < t->units) {
-        t->turn_rest -= t->g;
-        take_turn(t, t->turned++);
-    }
-}
-
-static void clear_spare(line_filter *t, uint64_t from, uint64_t to)
-{
-    unsigned p = physical(t, t->k + t->l);
-    uint64_t keep = ~(field_ones(t) << field_shift(t, p));
-    uint64_t *word = t->bits + from * t->unit_words + field_word(t, p);
-    for (uint64_t i = from; i < to; i++, word += t->unit_words)
-        *word &= keep;
-}
-
-static void shift(line_filter *t)
-{
-    /* Normally a no-op: the sweep has emptied every spare by now, or
-     * every unit has taken its turn. */
-    if (t->spare)
-        clear_spare(t, sweep_position(t), t->units);
-    else
-        while (t->turned < t->units)
-            take_turn(t, t->turned++);
-    t->head = t->head_turned;
-    t->fill = 0;
-    t->turned = 0;
-    t->turn_rest = 0;
-    t->shifts++;
-    place_ring(t);
+    if (t->turn_rest >= t->g)
+        tdbf_line_take_turns(t);
 }
 
 /* ---- probes: a key's masks and the unit's matching fields -------------- */
@@ -251,6 +153,30 @@ static const tdbf_line_mark portable_marks[2][3][LINE_MAX_B] = {
     {PORTABLE_ROW(mark, 16, 8), PORTABLE_ROW(mark, 32, 8), PORTABLE_ROW(mark, 64, 8)},
     {PORTABLE_ROW(mark, 16, 16), PORTABLE_ROW(mark, 32, 16), PORTABLE_ROW(mark, 64, 16)},
 };
+/* The whole add and query of each 64-bit-field shape (apbf_line_state.h). */
+#define PORTABLE_ENTRY(B, WORDS)                                                            \
+    static int add_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                                   \
+    {                                                                                       \
+        line_filter *t = f->impl;                                                           \
+        line_site site = line_add_begin(t, &h, WORDS);                                      \
+        return line_add_end(t, &site, line_probe_mark(site.unit, &h, site.set, 64, B, WORDS)); \
+    }                                                                                       \
+    static int contains_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)                        \
+    {                                                                                       \
+        const line_filter *t = f->impl;                                                     \
+        uint64_t mask[LINE_MAX_WORDS];                                                      \
+        line_site site = line_query_site(t, &h, WORDS);                                     \
+        return run_in(t, site.head, probe_64_##B##_##WORDS(site.unit, &h, mask));           \
+    }
+PORTABLE_ENTRY(1, 8) PORTABLE_ENTRY(2, 8) PORTABLE_ENTRY(3, 8) PORTABLE_ENTRY(4, 8)
+PORTABLE_ENTRY(1, 16) PORTABLE_ENTRY(2, 16) PORTABLE_ENTRY(3, 16) PORTABLE_ENTRY(4, 16)
+
+static const line_entries portable_entries[2][LINE_MAX_B] = {
+    {{add_1_8, contains_1_8}, {add_2_8, contains_2_8}, {add_3_8, contains_3_8},
+     {add_4_8, contains_4_8}},
+    {{add_1_16, contains_1_16}, {add_2_16, contains_2_16}, {add_3_16, contains_3_16},
+     {add_4_16, contains_4_16}},
+};
 
 /* The probe and mark of the filter's shape on the path tdbf_simd_in_use
  * names. */
@@ -260,10 +186,16 @@ static void choose_probe(line_filter *t)
     t->path = tdbf_simd_in_use();
     t->probe = tdbf_line_simd_probe(t->path, t->unit_words, t->field_bits, t->b);
     t->mark = tdbf_line_simd_mark(t->path, t->unit_words, t->field_bits, t->b);
+    t->entries = tdbf_line_simd_entries(t->path, t->unit_words, t->b);
     if (!t->probe || !t->mark) {
         t->path = TDBF_SIMD_PORTABLE;
         t->probe = portable_probes[size][wide][t->b - 1];
         t->mark = portable_marks[size][wide][t->b - 1];
+        t->entries = portable_entries[size][t->b - 1];
+    }
+    if (t->field_bits != 64) {
+        t->entries.add = NULL;
+        t->entries.contains = NULL;
     }
 }
 
@@ -280,7 +212,7 @@ static TDBF_ALWAYS_INLINE int add_in_generation(line_filter *t, const tdbf_hash1
     if (t->spare) {
         uint64_t from = sweep_position(t);
         t->fill++;
-        clear_spare(t, from, sweep_position(t));
+        tdbf_line_clear_spare(t, from, sweep_position(t));
     } else {
         t->fill++;
         roll(t);
@@ -292,8 +224,10 @@ static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     line_filter *t = f->impl;
+    if (!t->spare && t->entries.add)
+        return t->entries.add(f, key->hash);
     if (t->fill == t->g)
-        shift(t);
+        tdbf_line_shift(t);
     return add_in_generation(t, &key->hash);
 }
 
@@ -301,6 +235,8 @@ static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     const line_filter *t = f->impl;
+    if (t->entries.contains)
+        return t->entries.contains(f, key->hash);
     uint64_t mask[LINE_MAX_WORDS];
     uint64_t index = unit_index(t, &key->hash);
     return run_in(t, head_of(t, has_turned(t, index)),
@@ -322,7 +258,7 @@ static line_filter settled(const line_filter *t)
         now.head = head_after(t, r);
         now.fill = v - r * t->g;
         now.shifts = t->shifts + r;
-        place_ring(&now);
+        tdbf_line_place_ring(&now);
     }
     return now;
 }
@@ -341,6 +277,8 @@ static int choose_mode(tdbf *f, line_filter *t)
     f->own_items = t->concurrent;       /* the tickets count the adds */
     f->add = t->concurrent ? tdbf_line_add_concurrent : line_add;
     f->contains = t->concurrent ? tdbf_line_contains_concurrent : line_contains;
+    f->add_hashed = t->concurrent || t->spare ? NULL : t->entries.add;
+    f->contains_hashed = t->concurrent ? NULL : t->entries.contains;
     return TDBF_OK;
 }
 
@@ -388,8 +326,8 @@ static void set_shape(line_filter *t)
     t->field_log2 = log2_of(t->field_bits);
     t->sweep_per_add = t->units / t->g + (t->units % t->g != 0);
     set_run_test(t);
-    set_turns(t);
-    place_ring(t);
+    tdbf_line_set_turns(t);
+    tdbf_line_place_ring(t);
 }
 
 int tdbf_line_ring_open(tdbf *f, const tdbf_line_plan *plan, tdbf_line_ring **out)
@@ -727,7 +665,7 @@ uint64_t tdbf_line_ring_ages(const tdbf_line_ring *t, const tdbf_hash128 *h)
 
 void tdbf_line_ring_shift(tdbf_line_ring *t)
 {
-    shift(t);
+    tdbf_line_shift(t);
 }
 
 uint64_t tdbf_line_ring_fill(const tdbf_line_ring *t)

@@ -12,6 +12,14 @@
 #include "core/ops.h"
 #include "designs/line.h"
 
+/* A shape's single-key entries on one path, by the key's hash (ops.h:
+ * f->add_hashed, f->contains_hashed); the 64-bit field shapes have them,
+ * which the planner chooses (the others run line_add and line_contains). */
+typedef struct line_entries {
+    int (*add)(tdbf *f, tdbf_hash128 h);
+    int (*contains)(const tdbf *f, tdbf_hash128 h);
+} line_entries;
+
 typedef struct line_filter {
     unsigned  k, l, b;
     unsigned  unit_bits;     /* U: 512 or 1024 */
@@ -43,6 +51,8 @@ typedef struct line_filter {
     unsigned char run_shift[8];
     tdbf_line_probe probe;   /* this shape's, on the chosen path (choose_probe) */
     tdbf_line_mark  mark;
+    line_entries    entries; /* the same path's whole add (rolling) and query,
+                                or NULLs for a shape without them */
     tdbf_simd path;
     /* Concurrent mode (apbf_line_concurrent.c): head, fill and shifts
      * above stay at the base (open or load) and the tickets say the rest. */
@@ -83,6 +93,41 @@ static TDBF_ALWAYS_INLINE uint64_t *unit_of(const line_filter *t, const tdbf_has
     return t->bits + unit_index(t, h) * t->unit_words;
 }
 
+/* The physical field of age `age` when age 0 is at `head`, and now. */
+static inline unsigned physical_at(const line_filter *t, unsigned head, unsigned age)
+{
+    unsigned p = head + age;
+    return p >= t->fields ? p - t->fields : p;
+}
+
+static inline unsigned physical(const line_filter *t, unsigned age)
+{
+    return physical_at(t, t->head, age);
+}
+
+/* min(units, fill * ceil(units / g)); fill may pass g in a ring whose
+ * owner shifts it (tdbf_line_ring_add), so the product is not formed once
+ * it would pass units. */
+static inline uint64_t sweep_position(const line_filter *t)
+{
+    if (t->fill >= t->units / t->sweep_per_add + 1)
+        return t->units;
+    uint64_t done = t->fill * t->sweep_per_add;
+    return done < t->units ? done : t->units;
+}
+
+/* 1 if unit `index` has taken its turn in this generation (rolling; never
+ * with a spare, whose `turned` stays 0), and the head it reads by. */
+static TDBF_ALWAYS_INLINE unsigned has_turned(const line_filter *t, uint64_t index)
+{
+    return index < t->turned;
+}
+
+static TDBF_ALWAYS_INLINE unsigned head_of(const line_filter *t, unsigned turned)
+{
+    return turned ? t->head_turned : t->head;
+}
+
 /* A run of k matching fields among ages 0 .. k+l-1, age 0 at `head`?
  * line_has_run on line_by_age's ages, in fewer instructions, which the
  * insert path counts (line.h, tdbf_line_mark): with F < 64 the match bits
@@ -103,6 +148,66 @@ static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
     for (unsigned i = 0; i < t->run_steps; i++)
         run &= run >> t->run_shift[i];
     return (run & starts) != 0;
+}
+
+/* ---- the sequential insert of a rolling filter, in two halves ------------
+ *
+ * apbf_line.c's line_add does these steps for every layout through the
+ * filter's mark; a rolling filter's adds instead run one function per
+ * shape and path (line_simd.c, apbf_line.c's portable ones, chosen with
+ * the probe), the halves below around that shape's mark, inlined: one
+ * call from the shell, and no mask stored between the mark and the
+ * test.  The rare steps stay out of line. */
+
+/* How the ring moves on (apbf_line_turns.c): the placement for the
+ * current head (set_mask, head_turned, the turn's word and mask); the
+ * rolling turns due at the current fill; the turns one add brings once
+ * turn_rest has reached g; the spares of units from .. to-1 emptied; and
+ * the end of a generation. */
+void tdbf_line_place_ring(line_filter *t);
+void tdbf_line_set_turns(line_filter *t);
+void tdbf_line_take_turns(line_filter *t);
+void tdbf_line_clear_spare(line_filter *t, uint64_t from, uint64_t to);
+void tdbf_line_shift(line_filter *t);
+
+typedef struct line_site {
+    uint64_t       *unit;   /* the key's unit */
+    const uint64_t *set;    /* the fields the insert marks there */
+    unsigned        head;   /* the unit's age 0 */
+} line_site;
+
+static TDBF_ALWAYS_INLINE line_site line_add_begin(line_filter *t, const tdbf_hash128 *h,
+                                                   unsigned words)
+{
+    if (t->fill == t->g)
+        tdbf_line_shift(t);
+    uint64_t index = unit_index(t, h);
+    unsigned turned = has_turned(t, index);
+    line_site site = {t->bits + index * words, t->set_mask[turned], head_of(t, turned)};
+    return site;
+}
+
+static TDBF_ALWAYS_INLINE int line_add_end(line_filter *t, const line_site *site, uint64_t match)
+{
+    int present = run_in(t, site->head, match);
+    t->fill++;
+    t->turn_rest += t->units;
+    if (t->turn_rest >= t->g)
+        tdbf_line_take_turns(t);
+    return present;
+}
+
+/* The vector entries of a 64-bit-field shape on `path` (line_simd.c);
+ * NULLs where this build has none. */
+line_entries tdbf_line_simd_entries(tdbf_simd path, unsigned words, unsigned b);
+
+/* A query's unit and head (set unused). */
+static TDBF_ALWAYS_INLINE line_site line_query_site(const line_filter *t, const tdbf_hash128 *h,
+                                                    unsigned words)
+{
+    uint64_t index = unit_index(t, h);
+    line_site site = {t->bits + index * words, NULL, head_of(t, has_turned(t, index))};
+    return site;
 }
 
 /* ---- many threads at once (apbf_line_concurrent.c) ---------------------- */

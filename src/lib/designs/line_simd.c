@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "designs/apbf_line_state.h"
 #include "designs/line.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -265,6 +266,36 @@ static const tdbf_line_probe avx2_probes[2][3][LINE_MAX_B] = SIMD_TABLE(probe, 2
 static const tdbf_line_mark avx512_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 512);
 static const tdbf_line_mark avx2_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 256);
 
+/* The whole add and query of each 64-bit-field shape (apbf_line_state.h). */
+#define SIMD_ENTRY(PATH, ATTR, B, WORDS)                                                    \
+    static ATTR int add_##PATH##_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                      \
+    {                                                                                        \
+        line_filter *t = f->impl;                                                            \
+        line_site site = line_add_begin(t, &h, WORDS);                                       \
+        return line_add_end(t, &site, mark_##PATH(site.unit, &h, site.set, 64, B, WORDS));   \
+    }                                                                                        \
+    static ATTR int contains_##PATH##_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)           \
+    {                                                                                        \
+        const line_filter *t = f->impl;                                                      \
+        line_site site = line_query_site(t, &h, WORDS);                                      \
+        return run_in(t, site.head, probe_##PATH(site.unit, &h, NULL, 64, B, WORDS));        \
+    }
+#define SIMD_ENTRIES(PATH, ATTR, WORDS)                                                     \
+    SIMD_ENTRY(PATH, ATTR, 1, WORDS) SIMD_ENTRY(PATH, ATTR, 2, WORDS)                        \
+    SIMD_ENTRY(PATH, ATTR, 3, WORDS) SIMD_ENTRY(PATH, ATTR, 4, WORDS)
+SIMD_ENTRIES(512, AVX512, 8)
+SIMD_ENTRIES(512, AVX512, 16)
+SIMD_ENTRIES(256, AVX2, 8)
+SIMD_ENTRIES(256, AVX2, 16)
+
+#define ENTRY(PATH, B, WORDS) {add_##PATH##_##B##_##WORDS, contains_##PATH##_##B##_##WORDS}
+#define ENTRY_TABLE(PATH)                                                                  \
+    {{ENTRY(PATH, 1, 8), ENTRY(PATH, 2, 8), ENTRY(PATH, 3, 8), ENTRY(PATH, 4, 8)},         \
+     {ENTRY(PATH, 1, 16), ENTRY(PATH, 2, 16), ENTRY(PATH, 3, 16), ENTRY(PATH, 4, 16)}}
+
+static const line_entries avx512_entries[2][LINE_MAX_B] = ENTRY_TABLE(512);
+static const line_entries avx2_entries[2][LINE_MAX_B] = ENTRY_TABLE(256);
+
 static bool cpu_has(tdbf_simd path)
 {
     __builtin_cpu_init();
@@ -294,6 +325,16 @@ tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned widt
     return NULL;
 }
 
+line_entries tdbf_line_simd_entries(tdbf_simd path, unsigned words, unsigned b)
+{
+    line_entries none = {NULL, NULL};
+    if (path == TDBF_SIMD_AVX512)
+        return avx512_entries[words == 16][b - 1];
+    if (path == TDBF_SIMD_AVX2)
+        return avx2_entries[words == 16][b - 1];
+    return none;
+}
+
 #else /* no vector path on this target */
 
 static bool cpu_has(tdbf_simd path)
@@ -312,6 +353,13 @@ tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned widt
 {
     (void)path, (void)words, (void)width, (void)b;
     return NULL;
+}
+
+line_entries tdbf_line_simd_entries(tdbf_simd path, unsigned words, unsigned b)
+{
+    (void)path, (void)words, (void)b;
+    line_entries none = {NULL, NULL};
+    return none;
 }
 
 #endif
