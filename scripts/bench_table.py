@@ -12,7 +12,7 @@ import csv
 import sys
 
 ORDER = ["inline-bloom", "bloom", "apbf", "apbbf-512", "apbbf-64", "apbf-fast",
-         "apbf-line", "apbf-line-64"]
+         "apbf-line", "apbf-line-64", "apbf-line-128"]
 NAMES = {
     "inline-bloom": "classic Bloom, inline (test-and-set)",
     "bloom": "classic Bloom (library)",
@@ -20,8 +20,9 @@ NAMES = {
     "apbbf-512": "APBBF, 64-byte blocks",
     "apbbf-64": "APBBF, 8-byte blocks",
     "apbf-fast": "APBF, fast plan",
-    "apbf-line": "apbf-line, 128-byte units",
+    "apbf-line": "apbf-line (the planner's unit)",
     "apbf-line-64": "apbf-line, 64-byte units",
+    "apbf-line-128": "apbf-line, 128-byte units",
 }
 
 

@@ -13,8 +13,9 @@
  *     apbf       Age-Partitioned Bloom filter            TDBF_APBF
  *     apbbf-512  blocked APBF, one cache line per block  TDBF_APBBF, B = 512
  *     apbbf-64   blocked APBF, one word per block        TDBF_APBBF, B = 64
- *     apbf-line  line-local APBF, 128-byte units         TDBF_APBF_LINE
+ *     apbf-line  line-local APBF, the planner's unit     TDBF_APBF_LINE
  *     apbf-line-64  the same, 64-byte units              TDBF_APBF_LINE, U = 512
+ *     apbf-line-128 the same, 128-byte units             TDBF_APBF_LINE, U = 1024
  *
  * each through the single-key calls (tdbf_add, tdbf_contains) and the batch
  * calls (tdbf_add_batch, tdbf_contains_batch, 64 keys a call).  A design
@@ -125,6 +126,7 @@ const bench_design bench_designs[D_COUNT] = {
     [D_APBF_FAST]     = {"apbf-fast", TDBF_APBF, 0, 0.5},
     [D_APBF_LINE]     = {"apbf-line", TDBF_APBF_LINE, 0},
     [D_APBF_LINE_64]  = {"apbf-line-64", TDBF_APBF_LINE, 512},
+    [D_APBF_LINE_128] = {"apbf-line-128", TDBF_APBF_LINE, 1024},
 };
 
 const char *const bench_variant_names[VARIANTS] = {"single", "batch"};
@@ -152,7 +154,7 @@ static const cli_option bench_options[] = {
     [OPT_ERRORS]  = {"errors", "LIST", "target FP rates, comma-separated (default 0.01,0.001)"},
     [OPT_DESIGNS] = {"designs", "LIST", "subset of inline-bloom,bloom,bloom-512,apbf,"
                                         "apbbf-512,apbbf-64,apbf-fast,apbf-line,"
-                                        "apbf-line-64"},
+                                        "apbf-line-64,apbf-line-128"},
     [OPT_BATCH]   = {"batch", "N", "keys per batch call (default 64)"},
     [OPT_OPS]     = {"ops", "N", "operations per measurement at most (default "
                                  "max(1M, window), capped at 8Mi)"},
@@ -504,12 +506,13 @@ const cli_command cli_cmd_bench = {
         "For each window and target error, opens a classic Bloom filter written\n"
         "inline in the benchmark (no library), the library's classic and\n"
         "cache-line blocked Bloom filters, APBF, APBBF (512- and 64-bit blocks)\n"
-        "and apbf-line (128- and 64-byte units), one at a time; warms each with\n"
-        "one window of inserts, then times N inserts of fresh 16-byte keys and\n"
-        "N queries (half present, half never inserted), through the single-key\n"
-        "and the batch calls.  ns/op (median over chunks) is printed with its\n"
-        "ratio to the library's classic Bloom filter's single-key calls, and to\n"
-        "the inline one's calls of the same kind (single or batch).\n"
+        "and apbf-line (the planner's unit, 64- and 128-byte units), one at a\n"
+        "time; warms each with one window of inserts, then times N inserts of\n"
+        "fresh 16-byte keys and N queries (half present, half never inserted),\n"
+        "through the single-key and the batch calls.  ns/op (median over\n"
+        "chunks) is printed with its ratio to the library's classic Bloom\n"
+        "filter's single-key calls, and to the inline one's calls of the same\n"
+        "kind (single or batch).\n"
         "\n"
         "A second table per window, \"latency of single calls\", times each of\n"
         "min(N, 2^20) single inserts and as many queries alone and gives p50,\n"
