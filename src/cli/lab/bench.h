@@ -142,7 +142,6 @@ typedef struct bench_run {
     const char       *what;       /* "apbf, window 1,000,000, error 0.01" */
     FILE             *csv;
     bench_cell       *cells;      /* [window][error][design] */
-    cli_chunk_times   chunks;     /* ns/op of each chunk of a measurement */
     uint32_t          timer[LAT_COUNT];   /* an empty pair of clock reads */
 } bench_run;
 
@@ -163,11 +162,11 @@ int keys_alloc(bench_run *run);
 void keys_free(bench_keys *keys);
 /* What an empty pair of clock reads costs, into run->timer. */
 void timer_overhead(bench_run *run);
-/* Measure design d at window W and error e into `cell`; returns a
- * CLI_EXIT_* code (a design the library refuses is a cell with status,
- * not an error). */
-int bench_cell_run(bench_run *run, const bench_design *d, uint64_t window,
-                   double error, bench_cell *cell);
+/* Measure every selected design at window w and error e (indexes into
+ * the arguments) into their cells: all the window's filters open at once,
+ * timed in turns; returns a CLI_EXIT_* code (a design the library refuses
+ * is a cell with status, not an error). */
+int bench_window_run(bench_run *run, size_t w, size_t e);
 
 /* ---- bench_report.c --------------------------------------------------- */
 

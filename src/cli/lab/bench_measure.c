@@ -9,6 +9,7 @@
 #include "bench.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,12 @@ typedef struct bench_filter {
     size_t      cursor;        /* next pool key to insert */
     uint64_t    since_warm;    /* timed inserts since the last warm-up */
     uint64_t    rewarm_after;  /* Bloom: reopen after this many; 0 never */
+    const char *what;          /* "apbf, window 1,000,000, error 0.01" */
+    char        what_text[96];
+    /* the measurement in progress (measure_in_turns) */
+    cli_chunk_times chunks;    /* ns/op of each chunk */
+    uint64_t    elapsed;       /* timed ns */
+    uint64_t    positives;     /* yes answers */
 } bench_filter;
 
 /* Insert pool keys from .. from+count-1, batched, untimed. */
@@ -132,10 +139,16 @@ static int filter_warm(const bench_run *run, bench_filter *bf, size_t from,
 
 /* Open the design and warm it with W inserts.  Returns tdbf_open's code
  * (the design is then n/a) or, once open, the warm-up's. */
-static int filter_open(const bench_run *run, bench_filter *bf,
+static int filter_open(bench_run *run, bench_filter *bf,
                        const bench_design *d, uint64_t window, double error)
 {
     memset(bf, 0, sizeof *bf);
+    char count[32];
+    snprintf(bf->what_text, sizeof bf->what_text, "%s, window %s, error %g", d->name,
+             cli_format_count(count, sizeof count, window), error);
+    bf->what = bf->what_text;
+    run->what = bf->what;
+    progress(run, "%s: opening", bf->what);
     tdbf_config_init(&bf->cfg);
     bf->cfg.design = d->design;
     bf->cfg.error = error;
@@ -221,51 +234,81 @@ typedef struct bench_timing {
     uint64_t positives;   /* yes answers */
 } bench_timing;
 
-/* Time `op` over run->keys.ptrs[0 .. n-1] in chunks, stopping early once
- * the budget is spent.  Inserts advance the filter's cursor and reopen a
- * Bloom filter when it is due (untimed). */
-static int measure(bench_run *run, bench_filter *bf, int op, int variant,
-                   size_t n, bench_timing *out)
+/* One filter's chunk: `op` on keys[0 .. chunk-1], timed, the filter's
+ * cursor advanced for inserts.  A Bloom filter due to be reopened is
+ * reopened between the pieces of the chunk, with the clock stopped. */
+static int timed_chunk(const bench_run *run, bench_filter *bf, int op, int variant,
+                       const void *const *keys, size_t chunk)
 {
-    const void *const *keys = run->keys.ptrs;
-    size_t batch = run->args->batch;
-    size_t chunk_max = CHUNK_BATCHES * batch;
-    uint64_t elapsed = 0, positives = 0;
-    size_t done = 0;
-
-    progress(run, "%s: %s %s", run->what, bench_variant_names[variant],
-             op == OP_INSERT ? "inserts" : "queries");
-    cli_chunk_times_reset(&run->chunks);
-    while (done < n && (done == 0 || elapsed < run->budget_ns)) {
-        size_t chunk = n - done < chunk_max ? n - done : chunk_max;
+    uint64_t took = 0;
+    for (size_t done = 0; done < chunk;) {
+        size_t piece = chunk - done;
         if (op == OP_INSERT && bf->rewarm_after != 0) {
             if (bf->since_warm >= bf->rewarm_after) {
                 int rc = filter_rewarm(run, bf);
                 if (rc != TDBF_OK)
-                    return cli_lib_error("bench", run->what, rc);
+                    return rc;
             }
-            if (chunk > bf->rewarm_after - bf->since_warm)
-                chunk = (size_t)(bf->rewarm_after - bf->since_warm);
+            if (piece > bf->rewarm_after - bf->since_warm)
+                piece = (size_t)(bf->rewarm_after - bf->since_warm);
         }
         uint64_t start = cli_now_ns();
-        int rc = run_ops(bf, op, variant, keys + done, chunk, &run->keys,
-                         batch, &positives);
-        uint64_t took = cli_now_ns() - start;
+        int rc = run_ops(bf, op, variant, keys + done, piece, &run->keys,
+                         run->args->batch, &bf->positives);
+        took += cli_now_ns() - start;
         if (rc != TDBF_OK)
-            return cli_lib_error("bench", run->what, rc);
-        if (cli_chunk_times_add(&run->chunks, took, chunk) != 0)
-            return cli_error("bench", "out of memory");
-        elapsed += took;
-        done += chunk;
+            return rc;
+        done += piece;
         if (op == OP_INSERT) {
-            bf->cursor += chunk;
-            bf->since_warm += chunk;
+            bf->cursor += piece;
+            bf->since_warm += piece;
         }
     }
-    out->ns = cli_chunk_times_median(&run->chunks);
-    out->mean_ns = (double)elapsed / (double)done;
-    out->ops = done;
-    out->positives = positives;
+    bf->elapsed += took;
+    return cli_chunk_times_add(&bf->chunks, took, chunk) == 0 ? TDBF_OK : TDBF_ENOMEM;
+}
+
+/* Time `op` over run->keys.ptrs[0 .. n-1] on every open filter of the
+ * window, in turns: each round, every filter runs the next chunk of the
+ * same keys, so the machine's slow and fast moments (a shared VM's come
+ * and go over seconds) fall on all of them alike and the ratios between
+ * them hold.  Rounds stop at n keys, or once the slowest filter has had
+ * the budget of timed work. */
+static int measure_in_turns(bench_run *run, bench_filter *bfs, size_t count, int op,
+                            int variant, size_t n, bench_timing *out)
+{
+    const void *const *keys = run->keys.ptrs;
+    size_t chunk_max = CHUNK_BATCHES * run->args->batch;
+    for (size_t i = 0; i < count; i++) {
+        cli_chunk_times_reset(&bfs[i].chunks);
+        bfs[i].elapsed = 0;
+        bfs[i].positives = 0;
+    }
+    size_t done = 0;
+    uint64_t slowest = 0;
+    while (done < n && (done == 0 || slowest < run->budget_ns)) {
+        size_t chunk = n - done < chunk_max ? n - done : chunk_max;
+        progress(run, "window %llu, error %g: %s %s, %zu%%",
+                 (unsigned long long)bfs[0].window, bfs[0].cfg.error,
+                 bench_variant_names[variant], op == OP_INSERT ? "inserts" : "queries",
+                 (size_t)((double)done * 100.0 / (double)n));
+        for (size_t i = 0; i < count; i++) {
+            if (bfs[i].f == NULL && bfs[i].inline_f == NULL)
+                continue;
+            int rc = timed_chunk(run, &bfs[i], op, variant, keys + done, chunk);
+            if (rc != TDBF_OK)
+                return cli_lib_error("bench", bfs[i].what, rc);
+            if (bfs[i].elapsed > slowest)
+                slowest = bfs[i].elapsed;
+        }
+        done += chunk;
+    }
+    for (size_t i = 0; i < count; i++) {
+        out[i].ns = cli_chunk_times_median(&bfs[i].chunks);
+        out[i].mean_ns = (double)bfs[i].elapsed / (double)done;
+        out[i].ops = done;
+        out[i].positives = bfs[i].positives;
+    }
     return CLI_EXIT_OK;
 }
 
@@ -502,71 +545,129 @@ static void inline_stats(const bench_filter *bf, tdbf_stats *st)
     st->bits_per_item = 8.0 * (double)st->memory_bytes / (double)bf->window;
 }
 
-/* The four measurements of an open, warmed filter. */
-static int measure_filter(bench_run *run, bench_filter *bf, bench_cell *cell)
+/* The window's filters, one per selected design in table order, opened
+ * and warmed one after another (untimed); a design this build refuses
+ * stays closed and its cell says so (n/a).  Returns a CLI_EXIT_* code. */
+static int open_filters(bench_run *run, size_t w, size_t e, bench_filter *bfs,
+                        size_t *designs, size_t *count)
 {
-    size_t n = ops_for(run->args, bf->window);
-    bench_timing timing;
-    int status, rc;
-
-    if (bf->inline_f != NULL)
-        inline_stats(bf, &cell->stats);
-    else
-        tdbf_get_stats(bf->f, &cell->stats);
-    cell->latency_calls = latency_calls_for(run->args, bf->window);
-    for (int v = 0; v < VARIANTS; v++) {
-        prepare_inserts(run, bf, n);
-        if ((status = measure(run, bf, OP_INSERT, v, n, &timing)) != CLI_EXIT_OK)
-            return status;
-        cell->insert_ns[v] = timing.ns;
-        cell->insert_mean_ns[v] = timing.mean_ns;
-        cell->insert_ops[v] = timing.ops;
-        if (v == SINGLE &&
-            (status = latency_pass(run, bf, OP_INSERT, cell->latency_calls,
-                                   cell->insert_latency)) != CLI_EXIT_OK)
-            return status;
-    }
-    if (bf->since_warm > 0 && (rc = filter_rewarm(run, bf)) != TDBF_OK)
-        return cli_lib_error("bench", run->what, rc);
-    prepare_queries(run, bf, n);
-    for (int v = 0; v < VARIANTS; v++) {
-        if ((status = measure(run, bf, OP_QUERY, v, n, &timing)) != CLI_EXIT_OK)
-            return status;
-        cell->query_ns[v] = timing.ns;
-        cell->query_mean_ns[v] = timing.mean_ns;
-        cell->query_ops[v] = timing.ops;
-        if (v != SINGLE)
+    uint64_t window = run->args->windows[w];
+    *count = 0;
+    for (size_t d = 0; d < D_COUNT; d++) {
+        if (!run->args->selected[d])
             continue;
-        query_rates(&run->keys, timing.ops, timing.positives, cell);
-        if ((status = latency_pass(run, bf, OP_QUERY, cell->latency_calls,
-                                   cell->query_latency)) != CLI_EXIT_OK)
+        bench_cell *cell = cell_at(run, w, e, d);
+        bench_filter *bf = &bfs[*count];
+        memset(cell, 0, sizeof *cell);
+        designs[(*count)++] = d;
+        run->step++;
+        int rc = filter_open(run, bf, &bench_designs[d], window, run->args->errors[e]);
+        if (bf->f == NULL && bf->inline_f == NULL) {
+            cell->status = rc;    /* this build refuses it: n/a */
+            continue;
+        }
+        if (rc != TDBF_OK)
+            return cli_lib_error("bench", bf->what, rc);
+        if (bf->inline_f != NULL)
+            inline_stats(bf, &cell->stats);
+        else
+            tdbf_get_stats(bf->f, &cell->stats);
+        cell->latency_calls = latency_calls_for(run->args, window);
+    }
+    return CLI_EXIT_OK;
+}
+
+static bool is_open(const bench_filter *bf)
+{
+    return bf->f != NULL || bf->inline_f != NULL;
+}
+
+/* The insert measurements, single then batch, each filter's single-call
+ * latencies in between (one filter at a time: a latency is not a ratio). */
+static int measure_inserts(bench_run *run, bench_filter *bfs, bench_cell **cells,
+                           size_t count, size_t first, size_t n)
+{
+    bench_timing timing[D_COUNT];
+    for (int v = 0; v < VARIANTS; v++) {
+        prepare_inserts(run, &bfs[first], n);   /* every cursor is the same */
+        int status = measure_in_turns(run, bfs, count, OP_INSERT, v, n, timing);
+        for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
+            if (!is_open(&bfs[i]))
+                continue;
+            cells[i]->insert_ns[v] = timing[i].ns;
+            cells[i]->insert_mean_ns[v] = timing[i].mean_ns;
+            cells[i]->insert_ops[v] = timing[i].ops;
+            run->what = bfs[i].what;
+            if (v == SINGLE)
+                status = latency_pass(run, &bfs[i], OP_INSERT, cells[i]->latency_calls,
+                                      cells[i]->insert_latency);
+        }
+        if (status != CLI_EXIT_OK)
             return status;
     }
     return CLI_EXIT_OK;
 }
 
-int bench_cell_run(bench_run *run, const bench_design *d,
-                   uint64_t window, double error, bench_cell *cell)
+/* The query measurements on the same query keys for every filter (Bloom
+ * filters first warmed again to hold exactly the last W keys). */
+static int measure_queries(bench_run *run, bench_filter *bfs, bench_cell **cells,
+                           size_t count, size_t first, size_t n)
 {
-    char what[96], count[32];
-    snprintf(what, sizeof what, "%s, window %s, error %g", d->name,
-             cli_format_count(count, sizeof count, window), error);
-    run->what = what;
-    memset(cell, 0, sizeof *cell);
-
-    bench_filter bf;
-    progress(run, "%s: opening", what);
-    int rc = filter_open(run, &bf, d, window, error);
-    if (bf.f == NULL && bf.inline_f == NULL) {
-        cell->status = rc;    /* this build refuses it: n/a */
-        return CLI_EXIT_OK;
+    bench_timing timing[D_COUNT];
+    for (size_t i = 0; i < count; i++) {
+        int rc;
+        if (is_open(&bfs[i]) && bfs[i].since_warm > 0 &&
+            (rc = filter_rewarm(run, &bfs[i])) != TDBF_OK)
+            return cli_lib_error("bench", bfs[i].what, rc);
     }
-    int status = rc == TDBF_OK ? measure_filter(run, &bf, cell)
-                               : cli_lib_error("bench", what, rc);
-    tdbf_close(bf.f);
-    inline_bloom_free(bf.inline_f);
-    if (status == CLI_EXIT_OK && d->design == TDBF_APBBF)
-        apbbf_model(run, d, window, error, cell);
+    prepare_queries(run, &bfs[first], n);
+    for (int v = 0; v < VARIANTS; v++) {
+        int status = measure_in_turns(run, bfs, count, OP_QUERY, v, n, timing);
+        for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
+            if (!is_open(&bfs[i]))
+                continue;
+            cells[i]->query_ns[v] = timing[i].ns;
+            cells[i]->query_mean_ns[v] = timing[i].mean_ns;
+            cells[i]->query_ops[v] = timing[i].ops;
+            if (v != SINGLE)
+                continue;
+            query_rates(&run->keys, timing[i].ops, timing[i].positives, cells[i]);
+            run->what = bfs[i].what;
+            status = latency_pass(run, &bfs[i], OP_QUERY, cells[i]->latency_calls,
+                                  cells[i]->query_latency);
+        }
+        if (status != CLI_EXIT_OK)
+            return status;
+    }
+    return CLI_EXIT_OK;
+}
+
+int bench_window_run(bench_run *run, size_t w, size_t e)
+{
+    bench_filter bfs[D_COUNT];
+    bench_cell *cells[D_COUNT];
+    size_t designs[D_COUNT], count = 0, first = D_COUNT;
+    memset(bfs, 0, sizeof bfs);
+    int status = open_filters(run, w, e, bfs, designs, &count);
+    for (size_t i = 0; i < count; i++) {
+        cells[i] = cell_at(run, w, e, designs[i]);
+        if (first == D_COUNT && is_open(&bfs[i]))
+            first = i;
+    }
+    size_t n = ops_for(run->args, run->args->windows[w]);
+    if (status == CLI_EXIT_OK && first < D_COUNT)
+        status = measure_inserts(run, bfs, cells, count, first, n);
+    if (status == CLI_EXIT_OK && first < D_COUNT)
+        status = measure_queries(run, bfs, cells, count, first, n);
+    for (size_t i = 0; i < count; i++) {
+        bool opened = is_open(&bfs[i]);
+        tdbf_close(bfs[i].f);
+        inline_bloom_free(bfs[i].inline_f);
+        cli_chunk_times_free(&bfs[i].chunks);
+        if (status == CLI_EXIT_OK && opened && bench_designs[designs[i]].design == TDBF_APBBF)
+            apbbf_model(run, &bench_designs[designs[i]], run->args->windows[w],
+                        run->args->errors[e], cells[i]);
+    }
     run->what = NULL;
     return status;
 }

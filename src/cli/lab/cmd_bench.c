@@ -34,12 +34,13 @@
  * design's own work costs: the gap between `bloom` and it is the price of
  * the generic path (argument checks, clock, counters, dispatch).
  *
- * How one filter is measured.  Keys are 16 random bytes from a fixed seed,
- * generated before anything is timed into one array; the keys of a
+ * How the filters are measured.  Keys are 16 random bytes from a fixed
+ * seed, generated before anything is timed into one array; the keys of a
  * measurement are laid out in order, so reading them streams from memory
- * and only the filter's own accesses are random.  The filter is opened and
- * warmed with W inserts (untimed, batched) so that it starts at steady
- * state; then, in this order:
+ * and only the filter's own accesses are random.  For each window and
+ * error, every selected filter is opened and warmed with the same W
+ * inserts (untimed, batched) so that it starts at steady state, and all of
+ * them stay open; then, in this order:
  *
  *     insert, single   N fresh keys
  *     insert latency   L fresh keys, each call timed alone (below)
@@ -48,13 +49,19 @@
  *     query latency    the first L of them, each call timed alone
  *     query,  batch    the same N
  *
- * with N = max(10^6, W), capped at 2^23 keys (memory) and stopped once a
- * measurement has taken --seconds (0.5 s) of timed work.  Queries are half
+ * with N = max(10^6, W), capped at 2^23 keys (memory) and stopped once the
+ * slowest filter has had --seconds (0.5 s) of timed work.  The four timed
+ * measurements run the filters in turns: one chunk of the keys on each
+ * filter, then the next chunk on each, and so on.  A shared VM's speed
+ * moves by 2x within minutes (other tenants' memory traffic); measured one
+ * after another, two filters' ratio would carry that drift, measured in
+ * turns every filter sees the same moments.  Every filter gets the same
+ * keys and the same queries.  Queries are half
  * keys inserted within the last W inserts (present: a yes is required, a
  * no would be a false negative) and half keys never inserted, in random
  * order; the false-positive rate measured on those is printed as a check
- * that the filters really are at equal error.  One filter exists at a
- * time, freed before the next.
+ * that the filters really are at equal error.  The window's filters are
+ * freed before the next window's are opened.
  *
  * The clock is read once per chunk of 4096 operations, and the ns/op
  * reported is the median over the chunks: on a shared machine a chunk
@@ -222,7 +229,8 @@ static void print_header(const bench_run *run)
            args->seconds);
     printf("queries: 1/2 keys of the last window, 1/2 never inserted; fp = "
            "measured false-positive rate\n");
-    printf("ns/op: median over chunks of %zu ops; ratios at the same window and "
+    printf("ns/op: median over chunks of %zu ops, the filters of a window and error "
+           "timed in turns,\none chunk each; ratios at the same window and "
            "error: insert/bloom,\nquery/bloom = ns/op over the library's classic "
            "Bloom filter's single-key ns/op;\nins/inline, qry/inline = ns/op over "
            "the inline Bloom filter's (bench_inline.c) in the\nsame variant\n",
@@ -420,20 +428,16 @@ static int run_all(bench_run *run)
     print_header(run);
     fflush(stdout);
     for (size_t w = 0; w < args->n_windows; w++) {
-        for (size_t e = 0; e < args->n_errors; e++)
-            for (size_t d = 0; d < D_COUNT; d++) {
-                if (!args->selected[d])
-                    continue;
-                run->step++;
-                status = bench_cell_run(run, &bench_designs[d], args->windows[w],
-                                        args->errors[e], cell_at(run, w, e, d));
-                if (status == CLI_EXIT_OK)
+        for (size_t e = 0; e < args->n_errors; e++) {
+            status = bench_window_run(run, w, e);
+            for (size_t d = 0; d < D_COUNT && status == CLI_EXIT_OK; d++)
+                if (args->selected[d])
                     status = write_csv_cell(run, w, e, d);
-                if (status != CLI_EXIT_OK) {
-                    progress_clear(run);
-                    return status;
-                }
+            if (status != CLI_EXIT_OK) {
+                progress_clear(run);
+                return status;
             }
+        }
         progress_clear(run);
         status = print_window(run, w);
         if (status != CLI_EXIT_OK)
@@ -490,7 +494,6 @@ static int run_bench(const cli_command *self, int argc, char **argv)
 
     keys_free(&run.keys);
     free(run.cells);
-    cli_chunk_times_free(&run.chunks);
     if (run.csv != NULL && fclose(run.csv) != 0 && status == CLI_EXIT_OK)
         status = cli_io_error(self->name, "%s: write failed", args.csv);
     return status;
@@ -506,13 +509,15 @@ const cli_command cli_cmd_bench = {
         "For each window and target error, opens a classic Bloom filter written\n"
         "inline in the benchmark (no library), the library's classic and\n"
         "cache-line blocked Bloom filters, APBF, APBBF (512- and 64-bit blocks)\n"
-        "and apbf-line (the planner's unit, 64- and 128-byte units), one at a\n"
-        "time; warms each with one window of inserts, then times N inserts of\n"
-        "fresh 16-byte keys and N queries (half present, half never inserted),\n"
-        "through the single-key and the batch calls.  ns/op (median over\n"
-        "chunks) is printed with its ratio to the library's classic Bloom\n"
-        "filter's single-key calls, and to the inline one's calls of the same\n"
-        "kind (single or batch).\n"
+        "and apbf-line (the planner's unit, 64- and 128-byte units), all at\n"
+        "once; warms each with the same window of inserts, then times N inserts\n"
+        "of fresh 16-byte keys and N queries (half present, half never\n"
+        "inserted), through the single-key and the batch calls, the filters in\n"
+        "turns (a chunk of keys on each, then the next), so that the machine's\n"
+        "drift falls on all of them alike.  ns/op (median over chunks) is\n"
+        "printed with its ratio to the library's classic Bloom filter's\n"
+        "single-key calls, and to the inline one's calls of the same kind\n"
+        "(single or batch).\n"
         "\n"
         "A second table per window, \"latency of single calls\", times each of\n"
         "min(N, 2^20) single inserts and as many queries alone and gives p50,\n"
@@ -527,9 +532,10 @@ const cli_command cli_cmd_bench = {
         "names the one in use.  --targets ends the output with the product\n"
         "goals, each \"met\" or \"not met\" from this run.\n"
         "\n"
-        "The 10^8 window (--large) needs ~2.5 GB, and each of its filters is\n"
-        "warmed with 10^8 inserts: expect half an hour; --designs and --errors\n"
-        "narrow it.  --csv rows are written as each filter finishes.\n",
+        "The 10^8 window (--large) needs ~2 GB of keys and ~2 GB of filters\n"
+        "(all open at once), and each of its filters is warmed with 10^8\n"
+        "inserts: expect half an hour; --designs and --errors narrow it.\n"
+        "--csv rows are written as each window and error finishes.\n",
     .options = bench_options,
     .run = run_bench,
 };
