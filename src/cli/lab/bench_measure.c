@@ -582,6 +582,15 @@ static bool is_open(const bench_filter *bf)
     return bf->f != NULL || bf->inline_f != NULL;
 }
 
+/* A measurement's figures, into a cell's arrays of one operation. */
+static void keep_timing(const bench_timing *t, int v, double *ns, double *mean_ns,
+                        uint64_t *ops)
+{
+    ns[v] = t->ns;
+    mean_ns[v] = t->mean_ns;
+    ops[v] = t->ops;
+}
+
 /* The insert measurements, single then batch, each filter's single-call
  * latencies in between (one filter at a time: a latency is not a ratio). */
 static int measure_inserts(bench_run *run, bench_filter *bfs, bench_cell **cells,
@@ -594,9 +603,8 @@ static int measure_inserts(bench_run *run, bench_filter *bfs, bench_cell **cells
         for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
             if (!is_open(&bfs[i]))
                 continue;
-            cells[i]->insert_ns[v] = timing[i].ns;
-            cells[i]->insert_mean_ns[v] = timing[i].mean_ns;
-            cells[i]->insert_ops[v] = timing[i].ops;
+            keep_timing(&timing[i], v, cells[i]->insert_ns, cells[i]->insert_mean_ns,
+                        cells[i]->insert_ops);
             run->what = bfs[i].what;
             if (v == SINGLE)
                 status = latency_pass(run, &bfs[i], OP_INSERT, cells[i]->latency_calls,
@@ -626,9 +634,8 @@ static int measure_queries(bench_run *run, bench_filter *bfs, bench_cell **cells
         for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
             if (!is_open(&bfs[i]))
                 continue;
-            cells[i]->query_ns[v] = timing[i].ns;
-            cells[i]->query_mean_ns[v] = timing[i].mean_ns;
-            cells[i]->query_ops[v] = timing[i].ops;
+            keep_timing(&timing[i], v, cells[i]->query_ns, cells[i]->query_mean_ns,
+                        cells[i]->query_ops);
             if (v != SINGLE)
                 continue;
             query_rates(&run->keys, timing[i].ops, timing[i].positives, cells[i]);
