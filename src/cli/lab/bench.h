@@ -38,6 +38,8 @@
 #define QUICK_SECONDS    0.05
 
 #define CHUNK_BATCHES    64      /* operations between clock reads: 64 batches */
+#define TURN_CHUNKS      8       /* chunks a filter runs in its turn, the first untimed */
+#define TURNS_MIN_BYTES  (UINT64_C(64) << 20)   /* filters timed in turns from here */
 #define WARM_BATCH       64      /* keys per tdbf_add_batch while warming */
 #define BLOOM_REWARM     8       /* Bloom: reopen after W / 8 timed inserts */
 #define LINE_BYTES       64
@@ -142,6 +144,10 @@ typedef struct bench_run {
     const char       *what;       /* "apbf, window 1,000,000, error 0.01" */
     FILE             *csv;
     bench_cell       *cells;      /* [window][error][design] */
+    /* The window's filters all take TURNS_MIN_BYTES or more: they are
+     * timed in turns (bench_measure.c, measure_all); per window, error. */
+    int               in_turns;
+    int               turns[MAX_WINDOWS][MAX_ERRORS];
     uint32_t          timer[LAT_COUNT];   /* an empty pair of clock reads */
 } bench_run;
 

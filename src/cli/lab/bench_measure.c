@@ -110,7 +110,8 @@ typedef struct bench_filter {
     /* the measurement in progress (measure_in_turns) */
     cli_chunk_times chunks;    /* ns/op of each chunk */
     uint64_t    elapsed;       /* timed ns */
-    uint64_t    positives;     /* yes answers */
+    uint64_t    timed_ops;     /* operations timed (warm-up chunks are not) */
+    uint64_t    positives;     /* yes answers, all chunks */
 } bench_filter;
 
 /* Insert pool keys from .. from+count-1, batched, untimed. */
@@ -230,15 +231,16 @@ static int run_ops(const bench_filter *bf, int op, int variant, const void *cons
 typedef struct bench_timing {
     double   ns;          /* per operation, median over the chunks */
     double   mean_ns;     /* per operation, total time / operations */
-    uint64_t ops;         /* operations done (n, or fewer at the budget) */
+    uint64_t ops;         /* operations done, timed or warming (n, or fewer) */
     uint64_t positives;   /* yes answers */
 } bench_timing;
 
-/* One filter's chunk: `op` on keys[0 .. chunk-1], timed, the filter's
- * cursor advanced for inserts.  A Bloom filter due to be reopened is
- * reopened between the pieces of the chunk, with the clock stopped. */
-static int timed_chunk(const bench_run *run, bench_filter *bf, int op, int variant,
-                       const void *const *keys, size_t chunk)
+/* One filter's chunk: `op` on keys[0 .. chunk-1], the filter's cursor
+ * advanced for inserts, timed unless `warm_up`.  A Bloom filter due to be
+ * reopened is reopened between the pieces of the chunk, with the clock
+ * stopped. */
+static int run_chunk(const bench_run *run, bench_filter *bf, int op, int variant,
+                     const void *const *keys, size_t chunk, bool warm_up)
 {
     uint64_t took = 0;
     for (size_t done = 0; done < chunk;) {
@@ -264,16 +266,22 @@ static int timed_chunk(const bench_run *run, bench_filter *bf, int op, int varia
             bf->since_warm += piece;
         }
     }
+    if (warm_up)
+        return TDBF_OK;
     bf->elapsed += took;
+    bf->timed_ops += chunk;
     return cli_chunk_times_add(&bf->chunks, took, chunk) == 0 ? TDBF_OK : TDBF_ENOMEM;
 }
 
 /* Time `op` over run->keys.ptrs[0 .. n-1] on every open filter of the
- * window, in turns: each round, every filter runs the next chunk of the
- * same keys, so the machine's slow and fast moments (a shared VM's come
- * and go over seconds) fall on all of them alike and the ratios between
- * them hold.  Rounds stop at n keys, or once the slowest filter has had
- * the budget of timed work. */
+ * window, in turns: each filter in its turn runs the next TURN_CHUNKS
+ * chunks of the same keys, so the machine's slow and fast moments (a
+ * shared VM's come and go over seconds) fall on all of them alike and the
+ * ratios between them hold.  The first chunk of a turn is not timed: it
+ * brings the filter's lines back into the caches the other filters'
+ * turns took them from, as a filter running alone would have them.
+ * Rounds stop at n keys, or once the slowest filter has had the budget of
+ * timed work. */
 static int measure_in_turns(bench_run *run, bench_filter *bfs, size_t count, int op,
                             int variant, size_t n, bench_timing *out)
 {
@@ -282,12 +290,13 @@ static int measure_in_turns(bench_run *run, bench_filter *bfs, size_t count, int
     for (size_t i = 0; i < count; i++) {
         cli_chunk_times_reset(&bfs[i].chunks);
         bfs[i].elapsed = 0;
+        bfs[i].timed_ops = 0;
         bfs[i].positives = 0;
     }
     size_t done = 0;
     uint64_t slowest = 0;
     while (done < n && (done == 0 || slowest < run->budget_ns)) {
-        size_t chunk = n - done < chunk_max ? n - done : chunk_max;
+        size_t turn = n - done < TURN_CHUNKS * chunk_max ? n - done : TURN_CHUNKS * chunk_max;
         progress(run, "window %llu, error %g: %s %s, %zu%%",
                  (unsigned long long)bfs[0].window, bfs[0].cfg.error,
                  bench_variant_names[variant], op == OP_INSERT ? "inserts" : "queries",
@@ -295,17 +304,24 @@ static int measure_in_turns(bench_run *run, bench_filter *bfs, size_t count, int
         for (size_t i = 0; i < count; i++) {
             if (bfs[i].f == NULL && bfs[i].inline_f == NULL)
                 continue;
-            int rc = timed_chunk(run, &bfs[i], op, variant, keys + done, chunk);
-            if (rc != TDBF_OK)
-                return cli_lib_error("bench", bfs[i].what, rc);
+            for (size_t at = 0; at < turn;) {
+                size_t chunk = turn - at < chunk_max ? turn - at : chunk_max;
+                /* a turn of one chunk is timed: the last, short turn */
+                bool warm_up = at == 0 && chunk < turn;
+                int rc = run_chunk(run, &bfs[i], op, variant, keys + done + at, chunk, warm_up);
+                if (rc != TDBF_OK)
+                    return cli_lib_error("bench", bfs[i].what, rc);
+                at += chunk;
+            }
             if (bfs[i].elapsed > slowest)
                 slowest = bfs[i].elapsed;
         }
-        done += chunk;
+        done += turn;
     }
     for (size_t i = 0; i < count; i++) {
         out[i].ns = cli_chunk_times_median(&bfs[i].chunks);
-        out[i].mean_ns = (double)bfs[i].elapsed / (double)done;
+        out[i].mean_ns = bfs[i].timed_ops ? (double)bfs[i].elapsed / (double)bfs[i].timed_ops
+                                          : NAN;
         out[i].ops = done;
         out[i].positives = bfs[i].positives;
     }
@@ -582,6 +598,29 @@ static bool is_open(const bench_filter *bf)
     return bf->f != NULL || bf->inline_f != NULL;
 }
 
+/* Time `op` on the window's filters: in turns (measure_in_turns) when
+ * every one of them takes TURNS_MIN_BYTES or more, so lives in memory;
+ * one after another otherwise.  Turns keep the machine's drift out of the
+ * ratios, but a filter that fits in the caches would pay, in every turn,
+ * for the lines the other filters' turns evicted (measured at 10^6 keys:
+ * apbf-line's insert 17 ns alone, 35 ns in turns with the inline Bloom
+ * filter), so smaller filters are timed alone, each with the caches to
+ * itself, as a program would run it.  The bound is a constant, not the
+ * cache size the processor reports: this VM reports 508 MiB of L3, while
+ * its dependent reads over 256 MiB take ~300 ns, DRAM's latency. */
+static int measure_all(bench_run *run, bench_filter *bfs, size_t count, int op, int variant,
+                       size_t n, bench_timing *out)
+{
+    if (run->in_turns)
+        return measure_in_turns(run, bfs, count, op, variant, n, out);
+    for (size_t i = 0; i < count; i++) {
+        int status = measure_in_turns(run, &bfs[i], 1, op, variant, n, &out[i]);
+        if (status != CLI_EXIT_OK)
+            return status;
+    }
+    return CLI_EXIT_OK;
+}
+
 /* A measurement's figures, into a cell's arrays of one operation. */
 static void keep_timing(const bench_timing *t, int v, double *ns, double *mean_ns,
                         uint64_t *ops)
@@ -599,7 +638,7 @@ static int measure_inserts(bench_run *run, bench_filter *bfs, bench_cell **cells
     bench_timing timing[D_COUNT];
     for (int v = 0; v < VARIANTS; v++) {
         prepare_inserts(run, &bfs[first], n);   /* every cursor is the same */
-        int status = measure_in_turns(run, bfs, count, OP_INSERT, v, n, timing);
+        int status = measure_all(run, bfs, count, OP_INSERT, v, n, timing);
         for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
             if (!is_open(&bfs[i]))
                 continue;
@@ -630,7 +669,7 @@ static int measure_queries(bench_run *run, bench_filter *bfs, bench_cell **cells
     }
     prepare_queries(run, &bfs[first], n);
     for (int v = 0; v < VARIANTS; v++) {
-        int status = measure_in_turns(run, bfs, count, OP_QUERY, v, n, timing);
+        int status = measure_all(run, bfs, count, OP_QUERY, v, n, timing);
         for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
             if (!is_open(&bfs[i]))
                 continue;
@@ -661,6 +700,12 @@ int bench_window_run(bench_run *run, size_t w, size_t e)
         if (first == D_COUNT && is_open(&bfs[i]))
             first = i;
     }
+    uint64_t smallest = UINT64_MAX;
+    for (size_t i = 0; i < count; i++)
+        if (is_open(&bfs[i]) && cells[i]->stats.memory_bytes < smallest)
+            smallest = cells[i]->stats.memory_bytes;
+    run->in_turns = smallest != UINT64_MAX && smallest >= TURNS_MIN_BYTES;
+    run->turns[w][e] = run->in_turns;
     size_t n = ops_for(run->args, run->args->windows[w]);
     if (status == CLI_EXIT_OK && first < D_COUNT)
         status = measure_inserts(run, bfs, cells, count, first, n);

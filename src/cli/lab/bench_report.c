@@ -158,7 +158,13 @@ int print_window(const bench_run *run, size_t w)
                 measurement_rows(&t, &bench_designs[d], args->windows[w], args->errors[e],
                                  cell_at(run, w, e, d), classic_of(run, w, e),
                                  inline_of(run, w, e));
-    printf("\nWindow %s:\n\n", cli_format_count(count, sizeof count, args->windows[w]));
+    printf("\nWindow %s:\n", cli_format_count(count, sizeof count, args->windows[w]));
+    for (size_t e = 0; e < args->n_errors; e++)
+        printf("  error %g: %s\n", args->errors[e],
+               run->turns[w][e] ? "every filter takes 64 MiB or more: timed in turns, 8 chunks "
+                                  "each, the first untimed"
+                                : "filters timed one at a time, each with the caches to itself");
+    printf("\n");
     int status = lab_print_table(&t, "bench", 1);
     if (status != CLI_EXIT_OK)
         return status;

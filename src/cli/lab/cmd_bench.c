@@ -50,13 +50,17 @@
  *     query,  batch    the same N
  *
  * with N = max(10^6, W), capped at 2^23 keys (memory) and stopped once the
- * slowest filter has had --seconds (0.5 s) of timed work.  The four timed
- * measurements run the filters in turns: one chunk of the keys on each
- * filter, then the next chunk on each, and so on.  A shared VM's speed
+ * slowest filter has had --seconds (0.5 s) of timed work.  Where every
+ * filter of the window takes 64 MiB or more (10^8 keys), the four timed
+ * measurements run the filters in turns: 8 chunks of the keys on each
+ * filter (the first untimed: it brings back the lines the others
+ * evicted), then the next 8 on each, and so on.  A shared VM's speed
  * moves by 2x within minutes (other tenants' memory traffic); measured one
  * after another, two filters' ratio would carry that drift, measured in
- * turns every filter sees the same moments.  Every filter gets the same
- * keys and the same queries.  Queries are half
+ * turns every filter sees the same moments.  Smaller filters are timed
+ * one after another, each with the caches to itself: in turns, each would
+ * pay for what the others evicted.  Every filter gets the same keys and
+ * the same queries.  Queries are half
  * keys inserted within the last W inserts (present: a yes is required, a
  * no would be a false negative) and half keys never inserted, in random
  * order; the false-positive rate measured on those is printed as a check
@@ -229,11 +233,11 @@ static void print_header(const bench_run *run)
            args->seconds);
     printf("queries: 1/2 keys of the last window, 1/2 never inserted; fp = "
            "measured false-positive rate\n");
-    printf("ns/op: median over chunks of %zu ops, the filters of a window and error "
-           "timed in turns,\none chunk each; ratios at the same window and "
-           "error: insert/bloom,\nquery/bloom = ns/op over the library's classic "
-           "Bloom filter's single-key ns/op;\nins/inline, qry/inline = ns/op over "
-           "the inline Bloom filter's (bench_inline.c) in the\nsame variant\n",
+    printf("ns/op: median over chunks of %zu ops (filters of 64 MiB and more timed in "
+           "turns, below);\nratios at the same window and error: insert/bloom, "
+           "query/bloom = ns/op over the\nlibrary's classic Bloom filter's "
+           "single-key ns/op; ins/inline, qry/inline = ns/op\nover the inline Bloom "
+           "filter's (bench_inline.c) in the same variant\n",
            CHUNK_BATCHES * args->batch);
     printf("latency: min(N, 2^20) single inserts and queries per filter, each timed "
            "alone with\nclock_gettime(CLOCK_MONOTONIC), resolution %s; the timer "
@@ -512,12 +516,13 @@ const cli_command cli_cmd_bench = {
         "and apbf-line (the planner's unit, 64- and 128-byte units), all at\n"
         "once; warms each with the same window of inserts, then times N inserts\n"
         "of fresh 16-byte keys and N queries (half present, half never\n"
-        "inserted), through the single-key and the batch calls, the filters in\n"
-        "turns (a chunk of keys on each, then the next), so that the machine's\n"
-        "drift falls on all of them alike.  ns/op (median over chunks) is\n"
-        "printed with its ratio to the library's classic Bloom filter's\n"
-        "single-key calls, and to the inline one's calls of the same kind\n"
-        "(single or batch).\n"
+        "inserted), through the single-key and the batch calls.  Filters of\n"
+        "64 MiB and more are timed in turns (8 chunks of keys on each, then\n"
+        "the next 8), so that the machine's drift falls on all of them alike;\n"
+        "smaller ones one at a time, each with the caches to itself.  ns/op\n"
+        "(median over chunks) is printed with its ratio to the library's\n"
+        "classic Bloom filter's single-key calls, and to the inline one's calls\n"
+        "of the same kind (single or batch).\n"
         "\n"
         "A second table per window, \"latency of single calls\", times each of\n"
         "min(N, 2^20) single inserts and as many queries alone and gives p50,\n"
