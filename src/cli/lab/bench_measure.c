@@ -630,57 +630,44 @@ static void keep_timing(const bench_timing *t, int v, double *ns, double *mean_n
     ops[v] = t->ops;
 }
 
-/* The insert measurements, single then batch, each filter's single-call
- * latencies in between (one filter at a time: a latency is not a ratio). */
-static int measure_inserts(bench_run *run, bench_filter *bfs, bench_cell **cells,
-                           size_t count, size_t first, size_t n)
+/* The measurements of one operation, single then batch, each filter's
+ * single-call latencies after the single calls (one filter at a time: a
+ * latency is not a ratio).  Inserts take fresh keys for each variant;
+ * queries are the same for both, and for every filter (Bloom filters are
+ * first warmed again to hold exactly the last W keys). */
+static int measure_op(bench_run *run, bench_filter *bfs, bench_cell **cells, size_t count,
+                      size_t first, size_t n, int op)
 {
     bench_timing timing[D_COUNT];
-    for (int v = 0; v < VARIANTS; v++) {
-        prepare_inserts(run, &bfs[first], n);   /* every cursor is the same */
-        int status = measure_all(run, bfs, count, OP_INSERT, v, n, timing);
-        for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
-            if (!is_open(&bfs[i]))
-                continue;
-            keep_timing(&timing[i], v, cells[i]->insert_ns, cells[i]->insert_mean_ns,
-                        cells[i]->insert_ops);
-            run->what = bfs[i].what;
-            if (v == SINGLE)
-                status = latency_pass(run, &bfs[i], OP_INSERT, cells[i]->latency_calls,
-                                      cells[i]->insert_latency);
-        }
-        if (status != CLI_EXIT_OK)
-            return status;
-    }
-    return CLI_EXIT_OK;
-}
-
-/* The query measurements on the same query keys for every filter (Bloom
- * filters first warmed again to hold exactly the last W keys). */
-static int measure_queries(bench_run *run, bench_filter *bfs, bench_cell **cells,
-                           size_t count, size_t first, size_t n)
-{
-    bench_timing timing[D_COUNT];
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < count && op == OP_QUERY; i++) {
         int rc;
         if (is_open(&bfs[i]) && bfs[i].since_warm > 0 &&
             (rc = filter_rewarm(run, &bfs[i])) != TDBF_OK)
             return cli_lib_error("bench", bfs[i].what, rc);
     }
-    prepare_queries(run, &bfs[first], n);
+    if (op == OP_QUERY)
+        prepare_queries(run, &bfs[first], n);
     for (int v = 0; v < VARIANTS; v++) {
-        int status = measure_all(run, bfs, count, OP_QUERY, v, n, timing);
+        if (op == OP_INSERT)
+            prepare_inserts(run, &bfs[first], n);   /* every cursor is the same */
+        int status = measure_all(run, bfs, count, op, v, n, timing);
         for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
+            bench_cell *cell = cells[i];
             if (!is_open(&bfs[i]))
                 continue;
-            keep_timing(&timing[i], v, cells[i]->query_ns, cells[i]->query_mean_ns,
-                        cells[i]->query_ops);
+            if (op == OP_INSERT)
+                keep_timing(&timing[i], v, cell->insert_ns, cell->insert_mean_ns,
+                            cell->insert_ops);
+            else
+                keep_timing(&timing[i], v, cell->query_ns, cell->query_mean_ns,
+                            cell->query_ops);
             if (v != SINGLE)
                 continue;
-            query_rates(&run->keys, timing[i].ops, timing[i].positives, cells[i]);
+            if (op == OP_QUERY)
+                query_rates(&run->keys, timing[i].ops, timing[i].positives, cell);
             run->what = bfs[i].what;
-            status = latency_pass(run, &bfs[i], OP_QUERY, cells[i]->latency_calls,
-                                  cells[i]->query_latency);
+            status = latency_pass(run, &bfs[i], op, cell->latency_calls,
+                                  op == OP_INSERT ? cell->insert_latency : cell->query_latency);
         }
         if (status != CLI_EXIT_OK)
             return status;
@@ -708,9 +695,9 @@ int bench_window_run(bench_run *run, size_t w, size_t e)
     run->turns[w][e] = run->in_turns;
     size_t n = ops_for(run->args, run->args->windows[w]);
     if (status == CLI_EXIT_OK && first < D_COUNT)
-        status = measure_inserts(run, bfs, cells, count, first, n);
+        status = measure_op(run, bfs, cells, count, first, n, OP_INSERT);
     if (status == CLI_EXIT_OK && first < D_COUNT)
-        status = measure_queries(run, bfs, cells, count, first, n);
+        status = measure_op(run, bfs, cells, count, first, n, OP_QUERY);
     for (size_t i = 0; i < count; i++) {
         bool opened = is_open(&bfs[i]);
         tdbf_close(bfs[i].f);
