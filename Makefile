@@ -257,7 +257,7 @@ bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call laten
 	$(CLI) bench --csv bench/results.csv
 
 .PHONY: bench-speed
-bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the count designs (~30 min, ~4 GB)
+bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the count designs (~15 min, ~4 GB)
 	@mkdir -p bench
 	$(CLI) bench --windows 1e4,1e6,1e7,1e8 --errors 0.01,0.001 --targets \
 	    --designs inline-bloom,bloom,apbf,apbbf-512,apbf-line,apbf-line-64,apbf-line-128 \
