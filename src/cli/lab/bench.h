@@ -146,7 +146,6 @@ typedef struct bench_run {
     bench_cell       *cells;      /* [window][error][design] */
     /* The window's filters all take TURNS_MIN_BYTES or more: they are
      * timed in turns (bench_measure.c, measure_all); per window, error. */
-    int               in_turns;
     int               turns[MAX_WINDOWS][MAX_ERRORS];
     uint32_t          timer[LAT_COUNT];   /* an empty pair of clock reads */
 } bench_run;

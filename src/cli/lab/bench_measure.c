@@ -609,9 +609,9 @@ static bool is_open(const bench_filter *bf)
  * cache size the processor reports: this VM reports 508 MiB of L3, while
  * its dependent reads over 256 MiB take ~300 ns, DRAM's latency. */
 static int measure_all(bench_run *run, bench_filter *bfs, size_t count, int op, int variant,
-                       size_t n, bench_timing *out)
+                       size_t n, bool in_turns, bench_timing *out)
 {
-    if (run->in_turns)
+    if (in_turns)
         return measure_in_turns(run, bfs, count, op, variant, n, out);
     for (size_t i = 0; i < count; i++) {
         int status = measure_in_turns(run, &bfs[i], 1, op, variant, n, &out[i]);
@@ -636,7 +636,7 @@ static void keep_timing(const bench_timing *t, int v, double *ns, double *mean_n
  * queries are the same for both, and for every filter (Bloom filters are
  * first warmed again to hold exactly the last W keys). */
 static int measure_op(bench_run *run, bench_filter *bfs, bench_cell **cells, size_t count,
-                      size_t first, size_t n, int op)
+                      size_t first, size_t n, bool in_turns, int op)
 {
     bench_timing timing[D_COUNT];
     for (size_t i = 0; i < count && op == OP_QUERY; i++) {
@@ -650,7 +650,7 @@ static int measure_op(bench_run *run, bench_filter *bfs, bench_cell **cells, siz
     for (int v = 0; v < VARIANTS; v++) {
         if (op == OP_INSERT)
             prepare_inserts(run, &bfs[first], n);   /* every cursor is the same */
-        int status = measure_all(run, bfs, count, op, v, n, timing);
+        int status = measure_all(run, bfs, count, op, v, n, in_turns, timing);
         for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
             bench_cell *cell = cells[i];
             if (!is_open(&bfs[i]))
@@ -691,13 +691,13 @@ int bench_window_run(bench_run *run, size_t w, size_t e)
     for (size_t i = 0; i < count; i++)
         if (is_open(&bfs[i]) && cells[i]->stats.memory_bytes < smallest)
             smallest = cells[i]->stats.memory_bytes;
-    run->in_turns = smallest != UINT64_MAX && smallest >= TURNS_MIN_BYTES;
-    run->turns[w][e] = run->in_turns;
+    bool in_turns = smallest != UINT64_MAX && smallest >= TURNS_MIN_BYTES;
+    run->turns[w][e] = in_turns;
     size_t n = ops_for(run->args, run->args->windows[w]);
     if (status == CLI_EXIT_OK && first < D_COUNT)
-        status = measure_op(run, bfs, cells, count, first, n, OP_INSERT);
+        status = measure_op(run, bfs, cells, count, first, n, in_turns, OP_INSERT);
     if (status == CLI_EXIT_OK && first < D_COUNT)
-        status = measure_op(run, bfs, cells, count, first, n, OP_QUERY);
+        status = measure_op(run, bfs, cells, count, first, n, in_turns, OP_QUERY);
     for (size_t i = 0; i < count; i++) {
         bool opened = is_open(&bfs[i]);
         tdbf_close(bfs[i].f);

@@ -220,12 +220,14 @@ static TDBF_ALWAYS_INLINE int add_in_generation(line_filter *t, const tdbf_hash1
     return present;
 }
 
+/* The sequential add and query through the filter's mark and probe: for
+ * the shapes without entries (fields of 16 or 32 bits), and the add of a
+ * layout with a spare.  The others go through f->add_hashed and
+ * f->contains_hashed (choose_mode), never through these. */
 static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     line_filter *t = f->impl;
-    if (!t->spare && t->entries.add)
-        return t->entries.add(f, key->hash);
     if (t->fill == t->g)
         tdbf_line_shift(t);
     return add_in_generation(t, &key->hash);
@@ -235,8 +237,6 @@ static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
     const line_filter *t = f->impl;
-    if (t->entries.contains)
-        return t->entries.contains(f, key->hash);
     uint64_t mask[LINE_MAX_WORDS];
     uint64_t index = unit_index(t, &key->hash);
     return run_in(t, head_of(t, has_turned(t, index)),
