@@ -233,12 +233,28 @@ static TDBF_ALWAYS_INLINE void make_key(const tdbf *f, const void *bytes, size_t
     key->hash = tdbf_hash_key_inline(f->seed, bytes, len);
 }
 
-/* The add and query through the design's key entries (f->add, f->contains):
- * out of line, so the register pressure of their path leaves the jumps
- * of tdbf_add and tdbf_contains without a prologue. */
+/* One thread, an add that cannot fail (f->add_hashed set): the plain
+ * clock and count before the jump (ops.h). */
+static TDBF_ALWAYS_INLINE void note_add(tdbf *f, uint64_t now_ns)
+{
+    uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
+    if (now_ns > seen)
+        atomic_store_explicit(&f->now_ns, now_ns, memory_order_relaxed);
+    atomic_store_explicit(&f->items, atomic_load_explicit(&f->items, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* The add and query of keys longer than 16 bytes, or of a design without
+ * the jump: out of line, so that their calls (hash.c's XXH3, the design's
+ * key entries f->add and f->contains) leave tdbf_add and tdbf_contains
+ * without a frame. */
 static TDBF_HASH_INLINED __attribute__((noinline)) int add_by_key(tdbf *f, const void *key,
                                                                   size_t len, uint64_t now_ns)
 {
+    if (f->add_hashed) {
+        note_add(f, now_ns);
+        return f->add_hashed(f, tdbf_hash_key(f->seed, key, len));
+    }
     tdbf_key k;
     make_key(f, key, len, &k);
     int rc = f->add(f, &k, raise_clock(f, now_ns));
@@ -252,35 +268,26 @@ static TDBF_HASH_INLINED __attribute__((noinline)) int contains_by_key(const tdb
                                                                        size_t len,
                                                                        uint64_t now_ns)
 {
+    if (f->contains_hashed)
+        return f->contains_hashed(f, tdbf_hash_key(f->seed, key, len));
     tdbf_key k;
     make_key(f, key, len, &k);
     return f->contains(f, &k, clamp_now(f, now_ns));
 }
 
-/* The hash before a jump: inline for keys of up to 16 bytes, whose XXH3
- * path is a few registers' arithmetic; longer ones call hash.c's copy,
- * whose paths would otherwise make every call save six registers. */
-static TDBF_ALWAYS_INLINE tdbf_hash128 hash_for_jump(const tdbf *f, const void *key,
-                                                     size_t len)
-{
-    return len <= 16 ? tdbf_hash_key_inline(f->seed, key, len)
-                     : tdbf_hash_key(f->seed, key, len);
-}
-
+/* Keys of up to 16 bytes, the XXH3 path of a few registers' arithmetic,
+ * are hashed here and jump straight into the design; nothing else is
+ * live, so the call needs no frame (a single add of a DRAM-sized filter
+ * costs what the core can overlap of consecutive calls' misses, which
+ * every instruction of the path shortens). */
 TDBF_HASH_INLINED int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t now_ns)
 {
     if (!f || (!key && len))
         return TDBF_EINVAL;
-    if (!f->add_hashed)
+    if (!f->add_hashed || len > 16)
         return add_by_key(f, key, len, now_ns);
-    /* one thread, an add that cannot fail: the plain clock and count,
-     * then a jump (ops.h) */
-    uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
-    if (now_ns > seen)
-        atomic_store_explicit(&f->now_ns, now_ns, memory_order_relaxed);
-    atomic_store_explicit(&f->items, atomic_load_explicit(&f->items, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    return f->add_hashed(f, hash_for_jump(f, key, len));
+    note_add(f, now_ns);
+    return f->add_hashed(f, tdbf_hash_key_inline(f->seed, key, len));
 }
 
 TDBF_HASH_INLINED int tdbf_contains(const tdbf *f, const void *key, size_t len,
@@ -288,9 +295,9 @@ TDBF_HASH_INLINED int tdbf_contains(const tdbf *f, const void *key, size_t len,
 {
     if (!f || (!key && len))
         return TDBF_EINVAL;
-    if (!f->contains_hashed)
+    if (!f->contains_hashed || len > 16)
         return contains_by_key(f, key, len, now_ns);
-    return f->contains_hashed(f, hash_for_jump(f, key, len));
+    return f->contains_hashed(f, tdbf_hash_key_inline(f->seed, key, len));
 }
 
 int tdbf_advance(tdbf *f, uint64_t now_ns)

@@ -158,15 +158,18 @@ static const tdbf_line_mark portable_marks[2][3][LINE_MAX_B] = {
     static int add_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                                   \
     {                                                                                       \
         line_filter *t = f->impl;                                                           \
-        line_site site = line_add_begin(t, &h, WORDS);                                      \
-        return line_add_end(t, &site, line_probe_mark(site.unit, &h, site.set, 64, B, WORDS)); \
+        if (__builtin_expect(t->fill == t->g, 0))                                           \
+            return tdbf_line_shift_then_add(f, h);                                          \
+        line_site site = line_site_of(t, &h, WORDS);                                        \
+        uint64_t match = line_probe_mark(site.unit, &h, site.set, 64, B, WORDS);            \
+        return line_add_done(t, run_in_short(t, site.head, match));                         \
     }                                                                                       \
     static int contains_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)                        \
     {                                                                                       \
         const line_filter *t = f->impl;                                                     \
         uint64_t mask[LINE_MAX_WORDS];                                                      \
-        line_site site = line_query_site(t, &h, WORDS);                                     \
-        return run_in(t, site.head, probe_64_##B##_##WORDS(site.unit, &h, mask));           \
+        line_site site = line_site_of(t, &h, WORDS);                                        \
+        return run_in_short(t, site.head, probe_64_##B##_##WORDS(site.unit, &h, mask));     \
     }
 PORTABLE_ENTRY(1, 8) PORTABLE_ENTRY(2, 8) PORTABLE_ENTRY(3, 8) PORTABLE_ENTRY(4, 8)
 PORTABLE_ENTRY(1, 16) PORTABLE_ENTRY(2, 16) PORTABLE_ENTRY(3, 16) PORTABLE_ENTRY(4, 16)

@@ -150,14 +150,18 @@ static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
     return (run & starts) != 0;
 }
 
-/* ---- the sequential insert of a rolling filter, in two halves ------------
+/* ---- the entries of a rolling filter's 64-bit-field shapes ---------------
  *
- * apbf_line.c's line_add does these steps for every layout through the
- * filter's mark; a rolling filter's adds instead run one function per
- * shape and path (line_simd.c, apbf_line.c's portable ones, chosen with
- * the probe), the halves below around that shape's mark, inlined: one
- * call from the shell, and no mask stored between the mark and the
- * test.  The rare steps stay out of line. */
+ * apbf_line.c's line_add does the steps of an add for every layout
+ * through the filter's mark; a rolling filter of 64-bit fields instead
+ * runs one function per shape and path (line_simd.c, apbf_line.c's
+ * portable ones, chosen with the probe), built from the pieces below
+ * around that shape's mark, inlined: one jump from the shell, no mask
+ * stored between the mark and the test, and no frame.  A single add of a
+ * DRAM-sized filter costs what the core can overlap of consecutive
+ * calls' misses, and each instruction of the path shortens how far ahead
+ * the next call's read can start, so the rare steps (the end of a
+ * generation, the turns) are tail calls. */
 
 /* How the ring moves on (apbf_line_turns.c): the placement for the
  * current head (set_mask, head_turned, the turn's word and mask); the
@@ -170,45 +174,59 @@ void tdbf_line_take_turns(line_filter *t);
 void tdbf_line_clear_spare(line_filter *t, uint64_t from, uint64_t to);
 void tdbf_line_shift(line_filter *t);
 
+/* An entry's rare steps: the generation ends before this add (shift, then
+ * add again through f->add_hashed); the turns this add brings, then its
+ * answer. */
+int tdbf_line_shift_then_add(tdbf *f, tdbf_hash128 h);
+int tdbf_line_turn_then_answer(line_filter *t, int present);
+
 typedef struct line_site {
     uint64_t       *unit;   /* the key's unit */
     const uint64_t *set;    /* the fields the insert marks there */
     unsigned        head;   /* the unit's age 0 */
 } line_site;
 
-static TDBF_ALWAYS_INLINE line_site line_add_begin(line_filter *t, const tdbf_hash128 *h,
-                                                   unsigned words)
+/* The key's unit, what an insert marks there, and its head (a rolling
+ * filter: the unit may have turned). */
+static TDBF_ALWAYS_INLINE line_site line_site_of(const line_filter *t, const tdbf_hash128 *h,
+                                                 unsigned words)
 {
-    if (t->fill == t->g)
-        tdbf_line_shift(t);
     uint64_t index = unit_index(t, h);
     unsigned turned = has_turned(t, index);
     line_site site = {t->bits + index * words, t->set_mask[turned], head_of(t, turned)};
     return site;
 }
 
-static TDBF_ALWAYS_INLINE int line_add_end(line_filter *t, const line_site *site, uint64_t match)
+/* run_in for F < 64 (every 64-bit-field shape: F <= 16), its steps
+ * unrolled: at most 4 for k < 16 (set_run_test), and in any order, since
+ * each and-shift only widens the run the bits stand for. */
+static TDBF_ALWAYS_INLINE int run_in_short(const line_filter *t, unsigned head, uint64_t match)
 {
-    int present = run_in(t, site->head, match);
+    uint64_t run = match | match << t->fields;
+    switch (t->run_steps) {
+    case 4: run &= run >> t->run_shift[3]; /* fall through */
+    case 3: run &= run >> t->run_shift[2]; /* fall through */
+    case 2: run &= run >> t->run_shift[1]; /* fall through */
+    case 1: run &= run >> t->run_shift[0]; /* fall through */
+    default: break;
+    }
+    return (run & t->run_starts << head) != 0;
+}
+
+/* After the mark: this add counted, and its share of the turns (units / g
+ * of them on average) taken. */
+static TDBF_ALWAYS_INLINE int line_add_done(line_filter *t, int present)
+{
     t->fill++;
     t->turn_rest += t->units;
     if (t->turn_rest >= t->g)
-        tdbf_line_take_turns(t);
+        return tdbf_line_turn_then_answer(t, present);
     return present;
 }
 
 /* The vector entries of a 64-bit-field shape on `path` (line_simd.c);
  * NULLs where this build has none. */
 line_entries tdbf_line_simd_entries(tdbf_simd path, unsigned words, unsigned b);
-
-/* A query's unit and head (set unused). */
-static TDBF_ALWAYS_INLINE line_site line_query_site(const line_filter *t, const tdbf_hash128 *h,
-                                                    unsigned words)
-{
-    uint64_t index = unit_index(t, h);
-    line_site site = {t->bits + index * words, NULL, head_of(t, has_turned(t, index))};
-    return site;
-}
 
 /* ---- many threads at once (apbf_line_concurrent.c) ---------------------- */
 

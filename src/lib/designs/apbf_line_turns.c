@@ -53,6 +53,12 @@ void tdbf_line_take_turns(line_filter *t)
     }
 }
 
+int tdbf_line_turn_then_answer(line_filter *t, int present)
+{
+    tdbf_line_take_turns(t);
+    return present;
+}
+
 void tdbf_line_clear_spare(line_filter *t, uint64_t from, uint64_t to)
 {
     unsigned p = physical(t, t->k + t->l);
@@ -77,4 +83,10 @@ void tdbf_line_shift(line_filter *t)
     t->turn_rest = 0;
     t->shifts++;
     tdbf_line_place_ring(t);
+}
+
+int tdbf_line_shift_then_add(tdbf *f, tdbf_hash128 h)
+{
+    tdbf_line_shift(f->impl);
+    return f->add_hashed(f, h);
 }

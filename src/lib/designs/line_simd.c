@@ -271,14 +271,17 @@ static const tdbf_line_mark avx2_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 256)
     static ATTR int add_##PATH##_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                      \
     {                                                                                        \
         line_filter *t = f->impl;                                                            \
-        line_site site = line_add_begin(t, &h, WORDS);                                       \
-        return line_add_end(t, &site, mark_##PATH(site.unit, &h, site.set, 64, B, WORDS));   \
+        if (__builtin_expect(t->fill == t->g, 0))                                            \
+            return tdbf_line_shift_then_add(f, h);                                           \
+        line_site site = line_site_of(t, &h, WORDS);                                         \
+        uint64_t match = mark_##PATH(site.unit, &h, site.set, 64, B, WORDS);                 \
+        return line_add_done(t, run_in_short(t, site.head, match));                          \
     }                                                                                        \
     static ATTR int contains_##PATH##_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)           \
     {                                                                                        \
         const line_filter *t = f->impl;                                                      \
-        line_site site = line_query_site(t, &h, WORDS);                                      \
-        return run_in(t, site.head, probe_##PATH(site.unit, &h, NULL, 64, B, WORDS));        \
+        line_site site = line_site_of(t, &h, WORDS);                                         \
+        return run_in_short(t, site.head, probe_##PATH(site.unit, &h, NULL, 64, B, WORDS));  \
     }
 #define SIMD_ENTRIES(PATH, ATTR, WORDS)                                                     \
     SIMD_ENTRY(PATH, ATTR, 1, WORDS) SIMD_ENTRY(PATH, ATTR, 2, WORDS)                        \
