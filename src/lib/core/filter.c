@@ -323,13 +323,13 @@ static bool batch_args_ok(size_t n, const void *const *keys, const size_t *lens)
 }
 
 /* Keys are hashed in chunks so the hashes stay in L1, and a design that
- * can prefetch is asked to load key i + PREFETCH_AHEAD's memory while key
- * i is processed: with ~8 loads in flight a DRAM-sized filter pays for
- * its misses in parallel.  Designs whose queries walk a data-dependent
- * path (APBF, APBBF: Algorithm 1) take whole chunks instead
- * (ops->contains_many, ops->add_many: core/ops.h).  Answers are exactly
- * those of single calls. */
-enum { BATCH_CHUNK = 256, PREFETCH_AHEAD = 8 };
+ * can prefetch is asked to load key i + f->prefetch_ahead's memory while
+ * key i is processed: with many loads in flight a DRAM-sized filter pays
+ * for its misses in parallel.  Designs whose queries walk a
+ * data-dependent path (APBF, APBBF: Algorithm 1) take whole chunks
+ * instead (ops->contains_many, ops->add_many: core/ops.h).  Answers are
+ * exactly those of single calls. */
+enum { BATCH_CHUNK = 256 };
 
 static bool walks(const tdbf *f)
 {
@@ -350,15 +350,15 @@ static void prefetch_first(const tdbf *f, const tdbf_key *chunk, size_t count,
                            int for_add)
 {
     if (f->ops->prefetch)
-        for (size_t i = 0; i < count && i < PREFETCH_AHEAD; i++)
+        for (size_t i = 0; i < count && i < f->prefetch_ahead; i++)
             f->ops->prefetch(f, &chunk[i], for_add);
 }
 
 static void prefetch_ahead(const tdbf *f, const tdbf_key *chunk, size_t i,
                            size_t count, int for_add)
 {
-    if (f->ops->prefetch && i + PREFETCH_AHEAD < count)
-        f->ops->prefetch(f, &chunk[i + PREFETCH_AHEAD], for_add);
+    if (f->ops->prefetch && i + f->prefetch_ahead < count)
+        f->ops->prefetch(f, &chunk[i + f->prefetch_ahead], for_add);
 }
 
 int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,

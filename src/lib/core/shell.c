@@ -72,6 +72,7 @@ tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
     f->alloc = *alloc;
     f->memory_bytes = sizeof *f;
     f->walk_min_bytes = TDBF_WALK_MIN_BYTES;
+    f->prefetch_ahead = TDBF_PREFETCH_AHEAD;
     f->ops = design_ops[design];
     f->add = f->ops->add;
     f->contains = f->ops->contains;

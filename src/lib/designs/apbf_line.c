@@ -280,6 +280,7 @@ static int choose_mode(tdbf *f, line_filter *t)
     f->own_items = t->concurrent;       /* the tickets count the adds */
     f->add = t->concurrent ? tdbf_line_add_concurrent : line_add;
     f->contains = t->concurrent ? tdbf_line_contains_concurrent : line_contains;
+    f->prefetch_ahead = TDBF_PREFETCH_AHEAD_LINE;   /* one unit per key */
     f->add_hashed = t->concurrent || t->spare ? NULL : t->entries.add;
     f->contains_hashed = t->concurrent ? NULL : t->entries.contains;
     return TDBF_OK;
