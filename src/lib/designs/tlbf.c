@@ -33,6 +33,14 @@
  *     make single generations meaningless).  dt = 0 (a burst at one
  *     timestamp) is an infinite rate: g* may at most quadruple per shift,
  *     so a burst of N inserts adds about log4(N/g) slices instead of N/g.
+ *   - The capacity hint believed (tdbf additions): while the live slices
+ *     hold no more than the l generations of g0 = the plan's g for
+ *     cfg.capacity, g* is at most g0, whatever the rate.  The hint said
+ *     that many keys come a window, so a burst of up to it (a bulk load,
+ *     a replay) takes the planned k + l slices, the memory of a steady
+ *     load (measured at 0.001, 10^6 keys at one instant: 24.4 bits per
+ *     key, 46.9 sized from the rate); past it the rate rules again (ten
+ *     times the hint at once: FP 1.4x the target; test_tlbf.c).
  *   - New slice capacity (Eq 7): walk the current slices from position k
  *     down, letting any that would fill first limit the coming generations,
  *     so s_0 is not sized for generations that cannot happen.
@@ -516,6 +524,7 @@ static int tlbf_open(tdbf *f, const tdbf_config *cfg)
     t->window_ns = cfg->window_ns;
     t->span_ns = cfg->window_ns / plan.l ? cfg->window_ns / plan.l : 1;
     t->gen_target = plan.g;
+    t->home_g = plan.g;
     t->max_memory = cfg->max_memory;
     t->fp_planned = plan.fp;
     t->error = cfg->error;
@@ -571,10 +580,13 @@ static void tlbf_stats(const tdbf *f, tdbf_stats *st)
  * u64 T, u64 countdown, u64 g*, u64 last shift, u64 shifts, u64 cap hits,
  * u64 max_memory, f64 planned FP; then L slice records, newest first
  * (u64 m, u64 capacity, u64 count, u64 generation, u64 stamp, u32 hash,
- * u32 0); then the L slices' words in the same order.  All records come
- * before any words so the whole size is checked before allocating. */
+ * u32 0); then the L slices' words in the same order; then u64 home_g,
+ * the capacity hint's generation (0: none; absent from files saved before
+ * it was kept, which load with none).  All records come before any words
+ * so the whole size is checked before allocating. */
 
-enum { TLBF_FIELDS_BYTES = 88, TLBF_SLICE_BYTES = 48 };
+enum { TLBF_FIELDS_BYTES = 88, TLBF_SLICE_BYTES = 48, TLBF_HINT_BYTES = 8 };
+#define TLBF_MAX_HOME_G (UINT64_C(1) << 52)
 
 static uint64_t tlbf_payload_size(const tdbf *f)
 {
@@ -582,7 +594,7 @@ static uint64_t tlbf_payload_size(const tdbf *f)
     uint64_t bytes = TLBF_FIELDS_BYTES + (uint64_t)t->count * TLBF_SLICE_BYTES;
     for (unsigned i = 0; i < t->count; i++)
         bytes += slice_bytes(at(t, i)->m);
-    return bytes;
+    return bytes + TLBF_HINT_BYTES;
 }
 
 static void tlbf_save(const tdbf *f, tdbf_out *out)
@@ -614,6 +626,7 @@ static void tlbf_save(const tdbf *f, tdbf_out *out)
     }
     for (unsigned i = 0; i < t->count; i++)
         tdbf_out_words(out, at(t, i)->bits, tdbf_words_for_bits(at(t, i)->m));
+    tdbf_out_u64(out, t->home_g);
 }
 
 /* Fields of the filter, checked against each other. */
@@ -689,7 +702,10 @@ static int tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     slice *ring = tdbf_mem_calloc(f, h.ring_size, sizeof *ring);
     uint64_t words = 0;
     rc = t && ring ? load_slice_records(in, &h, ring, f->now_ns, &words) : TDBF_ENOMEM;
-    if (rc == TDBF_OK && in->remaining != words * 8)
+    /* The hint's home_g ends the payload; files from before it end with
+     * the words (and load with no hint). */
+    bool hinted = rc == TDBF_OK && in->remaining == words * 8 + TLBF_HINT_BYTES;
+    if (rc == TDBF_OK && in->remaining != words * 8 && !hinted)
         rc = TDBF_ECORRUPT;
     if (rc == TDBF_OK && !tdbf_fits((double)words * 8.0 + (double)f->memory_bytes, max_memory))
         rc = TDBF_ETOOBIG;
@@ -701,6 +717,10 @@ static int tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         if (rc == TDBF_OK && !tdbf_tail_clear(s->bits, s->m))
             rc = TDBF_ECORRUPT;
     }
+    if (rc == TDBF_OK && hinted && tdbf_in_u64(in, &h.home_g) != TDBF_OK)
+        rc = in->rc;
+    if (rc == TDBF_OK && h.home_g > TLBF_MAX_HOME_G)
+        rc = TDBF_ECORRUPT;
     if (rc != TDBF_OK) {
         if (ring)
             free_slices(f, ring, loaded);

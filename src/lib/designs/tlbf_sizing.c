@@ -132,6 +132,33 @@ static uint64_t instant_inserts(const tlbf *t, uint64_t now_ns)
     return inserts;
 }
 
+/* Inserts the live slices took: the keys still inside the window, and
+ * those of up to k generations before it. */
+static uint64_t held_live(const tlbf *t, uint64_t now_ns)
+{
+    uint64_t held = 0;
+    for (unsigned i = 0; i < t->count && !stale(t, at(t, i), now_ns); i++)
+        held += at(t, i)->generation;
+    return held;
+}
+
+/* The capacity hint believed: while the live slices, with the coming
+ * generation, hold no more than the l home generations the hint promised
+ * a window (cfg.capacity), the keys fit the plan made for them, so a
+ * faster rate is sized at home_g and not from its projection.  A burst of
+ * up to the hint at one instant (a load, a restart's replay) then takes
+ * the planned k + l slices, not the ever larger ones its rate would ask
+ * for; beyond the hint the rate rules again.  A stream at the hint's rate
+ * holds k + l generations, more than l home_g, so this never binds there. */
+static double believe_hint(const tlbf *t, uint64_t now_ns, double want)
+{
+    if (t->home_g == 0 || want <= (double)t->home_g)
+        return want;
+    uint64_t held = held_live(t, now_ns);
+    uint64_t promised = (uint64_t)t->l * t->home_g;
+    return held <= promised && promised - held >= t->home_g ? (double)t->home_g : want;
+}
+
 uint64_t tdbf_tlbf_next_target(const tlbf *t, uint64_t now_ns)
 {
     uint64_t g = at(t, 0)->generation;
@@ -146,5 +173,6 @@ uint64_t tdbf_tlbf_next_target(const tlbf *t, uint64_t now_ns)
     want = fmax(want, steady);
     if (want > limit)
         want = limit;
+    want = believe_hint(t, now_ns, want);
     return want < 1.0 ? 1 : (uint64_t)want;
 }

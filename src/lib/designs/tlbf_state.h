@@ -33,6 +33,10 @@ typedef struct tlbf {
     unsigned  next_hash;
     uint64_t  countdown;     /* Eq 5: inserts left in this generation */
     uint64_t  gen_target;    /* g* (Eq 6) */
+    uint64_t  home_g;        /* the plan's g for cfg.capacity (0: unknown, a
+                                file saved without it): the hint a burst
+                                is sized by while the window is short of
+                                l home_g inserts (tdbf_tlbf_next_target) */
     uint64_t  last_shift_ns;
     uint64_t  shifts;
     uint64_t  cap_hits;
