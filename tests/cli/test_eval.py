@@ -197,8 +197,13 @@ def test_eval_tlbf_bits_quick():
         bits = sum(r["bits_per_key"] for r in steady) / len(steady)
         low, high = TLBF_TABLE2[error]
         # at 1000 keys/s every memory byte counts; still near the paper's
-        # range (tdbf's aim is its low end)
-        check(low - 4 <= bits <= high + 1.5, "tlbf-bits: %g, capacity %d: "
+        # range (tdbf's aim is its low end).  A capacity hint 60x under the
+        # rate is believed for its first window's worth of keys (a burst
+        # of up to the hint takes the planned slices), so the ramp leaves
+        # more, smaller slices behind and the mean settles a bit higher
+        # (14.6 at 0.1, FP 0.05) until they have aged out.
+        over = 2.5 if capacity < 60 * 1000 else 1.5
+        check(low - 4 <= bits <= high + over, "tlbf-bits: %g, capacity %d: "
               "%.1f bits/element vs paper %r" % (error, capacity, bits,
                                                  (low, high)))
         probes = sum(r["probes"] for r in steady)
