@@ -197,24 +197,13 @@ static int filter_rewarm(const bench_run *run, bench_filter *bf)
 /* Single calls on keys[0 .. n-1], as a caller's own loop would make them
  * (the key length and time fixed, nothing stored per key): the yes
  * answers, or the library's error code.  The inline filter's loops are
- * just as plain. */
-static int64_t single_adds(tdbf *f, const void *const *keys, size_t n)
+ * just as plain; the test of `op` is one predicted branch a call. */
+static int64_t single_calls(tdbf *f, int op, const void *const *keys, size_t n)
 {
     int64_t yes = 0;
     for (size_t i = 0; i < n; i++) {
-        int rc = tdbf_add(f, keys[i], KEY_BYTES, 0);
-        if (rc < 0)
-            return rc;
-        yes += rc;
-    }
-    return yes;
-}
-
-static int64_t single_queries(const tdbf *f, const void *const *keys, size_t n)
-{
-    int64_t yes = 0;
-    for (size_t i = 0; i < n; i++) {
-        int rc = tdbf_contains(f, keys[i], KEY_BYTES, 0);
+        int rc = op == OP_INSERT ? tdbf_add(f, keys[i], KEY_BYTES, 0)
+                                 : tdbf_contains(f, keys[i], KEY_BYTES, 0);
         if (rc < 0)
             return rc;
         yes += rc;
@@ -235,7 +224,7 @@ static int run_ops(const bench_filter *bf, int op, int variant, const void *cons
         yes = inline_bloom_run(bf->inline_f, op == OP_INSERT, keys, n, KEY_BYTES,
                                variant == SINGLE ? 0 : batch);
     } else if (variant == SINGLE) {
-        int64_t rc = op == OP_INSERT ? single_adds(f, keys, n) : single_queries(f, keys, n);
+        int64_t rc = single_calls(f, op, keys, n);
         if (rc < 0)
             return (int)rc;
         yes = (uint64_t)rc;
