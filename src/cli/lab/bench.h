@@ -39,7 +39,8 @@
 
 #define CHUNK_BATCHES    64      /* operations between clock reads: 64 batches */
 #define TURN_CHUNKS      8       /* chunks a filter runs in its turn, the first untimed */
-#define TURNS_MIN_BYTES  (UINT64_C(64) << 20)   /* filters timed in turns from here */
+#define TURNS_MIN_BYTES  (UINT64_C(8) << 20)    /* filters timed in turns from here */
+#define TURNS_MIN_TEXT   "8 MiB"
 #define WARM_BATCH       64      /* keys per tdbf_add_batch while warming */
 #define BLOOM_REWARM     8       /* Bloom: reopen after W / 8 timed inserts */
 #define LINE_BYTES       64

@@ -623,7 +623,10 @@ static bool is_open(const bench_filter *bf)
  * filter), so smaller filters are timed alone, each with the caches to
  * itself, as a program would run it.  The bound is a constant, not the
  * cache size the processor reports: this VM reports 508 MiB of L3, while
- * its dependent reads over 256 MiB take ~300 ns, DRAM's latency. */
+ * its dependent reads over 256 MiB take ~300 ns, DRAM's latency.  8 MiB
+ * is 8x the L2: at 10^7 keys (12 to 45 MB) timed one after another, the
+ * planner's apbf-line and apbf-line-128, the same filter, once gave batch
+ * queries of 47 and 16 ns in one run, the drift between their moments. */
 static int measure_all(bench_run *run, bench_filter *bfs, size_t count, int op, int variant,
                        size_t n, bool in_turns, bench_timing *out)
 {

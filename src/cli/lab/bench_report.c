@@ -161,8 +161,8 @@ int print_window(const bench_run *run, size_t w)
     printf("\nWindow %s:\n", cli_format_count(count, sizeof count, args->windows[w]));
     for (size_t e = 0; e < args->n_errors; e++)
         printf("  error %g: %s\n", args->errors[e],
-               run->turns[w][e] ? "every filter takes 64 MiB or more: timed in turns, 8 chunks "
-                                  "each, the first untimed"
+               run->turns[w][e] ? "every filter takes " TURNS_MIN_TEXT " or more: timed in turns, "
+                                  "8 chunks each, the first untimed"
                                 : "filters timed one at a time, each with the caches to itself");
     printf("\n");
     int status = lab_print_table(&t, "bench", 1);

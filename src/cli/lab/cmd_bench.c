@@ -51,7 +51,7 @@
  *
  * with N = max(10^6, W), capped at 2^23 keys (memory) and stopped once the
  * slowest filter has had --seconds (0.5 s) of timed work.  Where every
- * filter of the window takes 64 MiB or more (10^8 keys), the four timed
+ * filter of the window takes 8 MiB or more (10^7 keys and up), the four timed
  * measurements run the filters in turns: 8 chunks of the keys on each
  * filter (the first untimed: it brings back the lines the others
  * evicted), then the next 8 on each, and so on.  A shared VM's speed
@@ -233,7 +233,7 @@ static void print_header(const bench_run *run)
            args->seconds);
     printf("queries: 1/2 keys of the last window, 1/2 never inserted; fp = "
            "measured false-positive rate\n");
-    printf("ns/op: median over chunks of %zu ops (filters of 64 MiB and more timed in "
+    printf("ns/op: median over chunks of %zu ops (filters of " TURNS_MIN_TEXT " and more timed in "
            "turns, below);\nratios at the same window and error: insert/bloom, "
            "query/bloom = ns/op over the\nlibrary's classic Bloom filter's "
            "single-key ns/op; ins/inline, qry/inline = ns/op\nover the inline Bloom "
@@ -517,7 +517,7 @@ const cli_command cli_cmd_bench = {
         "once; warms each with the same window of inserts, then times N inserts\n"
         "of fresh 16-byte keys and N queries (half present, half never\n"
         "inserted), through the single-key and the batch calls.  Filters of\n"
-        "64 MiB and more are timed in turns (8 chunks of keys on each, then\n"
+        "8 MiB and more are timed in turns (8 chunks of keys on each, then\n"
         "the next 8), so that the machine's drift falls on all of them alike;\n"
         "smaller ones one at a time, each with the caches to itself.  ns/op\n"
         "(median over chunks) is printed with its ratio to the library's\n"
