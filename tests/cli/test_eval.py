@@ -198,10 +198,11 @@ def test_eval_tlbf_bits_quick():
         low, high = TLBF_TABLE2[error]
         # at 1000 keys/s every memory byte counts; still near the paper's
         # range (tdbf's aim is its low end).  A capacity hint 60x under the
-        # rate is believed for its first window's worth of keys (a burst
-        # of up to the hint takes the planned slices), so the ramp leaves
-        # more, smaller slices behind and the mean settles a bit higher
-        # (14.6 at 0.1, FP 0.05) until they have aged out.
+        # rate is believed while the window holds fewer keys than it
+        # promised (the first generations are sized from what is left of
+        # the promise, not from the rate), so the ramp leaves more, smaller
+        # slices behind and the mean settles a bit higher (14.6 at 0.1,
+        # FP 0.05) until they have aged out.
         over = 2.5 if capacity < 60 * 1000 else 1.5
         check(low - 4 <= bits <= high + over, "tlbf-bits: %g, capacity %d: "
               "%.1f bits/element vs paper %r" % (error, capacity, bits,
