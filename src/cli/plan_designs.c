@@ -469,9 +469,13 @@ int run_tlbf_plan(const cli_command *self, const plan_request *req)
            "  memory            %s at the planned rate (%.2f bits/item)\n"
            "  fp                %.4g (worst case, just before a shift)\n\n"
            "Slices are sized as keys arrive, from the rate seen: memory follows the\n"
-           "rate, and a burst adds slices (up to a cap) rather than forgetting keys.\n",
+           "rate, and a burst adds slices (up to a cap) rather than forgetting keys.\n"
+           "%s",
            window, capacity, req->error, shape.k, shape.l, span, shape.k + shape.l,
            cli_format_count(what, sizeof what, slices.m), memory, slices.bits_per_item,
-           shape.error_planned);
+           shape.error_planned,
+           req->capacity ? "The capacity given is believed: a burst of up to that many keys at once\n"
+                           "takes about the memory of a steady load.\n"
+                         : "");
     return CLI_EXIT_OK;
 }
