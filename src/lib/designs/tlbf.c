@@ -228,14 +228,6 @@ static void shift(tdbf *f, tlbf *t, uint64_t now_ns)
 
 /* ---- queries ---------------------------------------------------------- */
 
-static unsigned live_slices(const tlbf *t, uint64_t now_ns)
-{
-    unsigned live = t->count;
-    while (live > 0 && stale(t, at(t, live - 1), now_ns))
-        live--;
-    return live;
-}
-
 static int slice_has(const tlbf *t, unsigned logical, const tdbf_hash128 *h)
 {
     const slice *s = at(t, logical);
@@ -285,12 +277,7 @@ static double counted_fp(const tlbf *t, unsigned live)
 static void keep_fp(tlbf *t, uint64_t now_ns)
 {
     unsigned live = live_slices(t, now_ns);
-    uint64_t held = 0;
-    for (unsigned i = 0; i < live; i++) {
-        /* Saturating: a loaded file's counts are only checked one by one. */
-        uint64_t g = at(t, i)->generation;
-        held = g > UINT64_MAX - held ? UINT64_MAX : held + g;
-    }
+    uint64_t held = held_in(t, live);
     t->fp_current = counted_fp(t, live);
     t->fp_live = live;
     t->fp_adds = 0;

@@ -132,16 +132,6 @@ static uint64_t instant_inserts(const tlbf *t, uint64_t now_ns)
     return inserts;
 }
 
-/* Inserts the live slices took: the keys still inside the window, and
- * those of up to k generations before it. */
-static uint64_t held_live(const tlbf *t, uint64_t now_ns)
-{
-    uint64_t held = 0;
-    for (unsigned i = 0; i < t->count && !stale(t, at(t, i), now_ns); i++)
-        held += at(t, i)->generation;
-    return held;
-}
-
 /* The capacity hint believed: while the live slices hold fewer keys than
  * the l home generations the hint promised a window (cfg.capacity), a
  * generation is sized for at most 1/k of the rest of the promise (and at
@@ -158,7 +148,7 @@ static double believe_hint(const tlbf *t, uint64_t now_ns, double want)
 {
     if (t->home_g == 0 || want <= (double)t->home_g)
         return want;
-    uint64_t held = held_live(t, now_ns);
+    uint64_t held = held_in(t, live_slices(t, now_ns));
     uint64_t promised = (uint64_t)t->l * t->home_g;
     if (held >= promised)
         return want;

@@ -62,6 +62,28 @@ static inline bool stale(const tlbf *t, const slice *s, uint64_t now_ns)
     return now_ns - s->stamp >= t->window_ns;
 }
 
+/* Slices not yet stale at now_ns: a prefix, since stamps never increase
+ * with age (tlbf.c's essay). */
+static inline unsigned live_slices(const tlbf *t, uint64_t now_ns)
+{
+    unsigned live = t->count;
+    while (live > 0 && stale(t, at(t, live - 1), now_ns))
+        live--;
+    return live;
+}
+
+/* Inserts the first `live` slices took while each was s_0, saturating (a
+ * loaded file's counts are only checked one by one). */
+static inline uint64_t held_in(const tlbf *t, unsigned live)
+{
+    uint64_t held = 0;
+    for (unsigned i = 0; i < live; i++) {
+        uint64_t g = at(t, i)->generation;
+        held = g > UINT64_MAX - held ? UINT64_MAX : held + g;
+    }
+    return held;
+}
+
 static inline uint64_t room(const slice *s)
 {
     return s->count >= s->capacity ? 0 : s->capacity - s->count;
