@@ -194,23 +194,6 @@ static int filter_rewarm(const bench_run *run, bench_filter *bf)
  * Timed loops
  * ====================================================================== */
 
-/* Single calls on keys[0 .. n-1], as a caller's own loop would make them
- * (the key length and time fixed, nothing stored per key): the yes
- * answers, or the library's error code.  The inline filter's loops are
- * just as plain; the test of `op` is one predicted branch a call. */
-static int64_t single_calls(tdbf *f, int op, const void *const *keys, size_t n)
-{
-    int64_t yes = 0;
-    for (size_t i = 0; i < n; i++) {
-        int rc = op == OP_INSERT ? tdbf_add(f, keys[i], KEY_BYTES, 0)
-                                 : tdbf_contains(f, keys[i], KEY_BYTES, 0);
-        if (rc < 0)
-            return rc;
-        yes += rc;
-    }
-    return yes;
-}
-
 /* The timed work: `op` on keys[0 .. n-1], one call per key or one per
  * `batch` keys; adds the yes answers to *positives.  Returns TDBF_OK or
  * the library's error code. */
@@ -224,7 +207,8 @@ static int run_ops(const bench_filter *bf, int op, int variant, const void *cons
         yes = inline_bloom_run(bf->inline_f, op == OP_INSERT, keys, n, KEY_BYTES,
                                variant == SINGLE ? 0 : batch);
     } else if (variant == SINGLE) {
-        int64_t rc = single_calls(f, op, keys, n);
+        lab_calls calls = {.keys = keys, .len = KEY_BYTES};
+        int64_t rc = lab_run_calls(f, op == OP_INSERT ? LAB_ADD : LAB_CONTAINS, &calls, 0, n);
         if (rc < 0)
             return (int)rc;
         yes = (uint64_t)rc;
