@@ -21,13 +21,16 @@
 #include <unistd.h>
 
 #define SEED_FILE_MAX      4096
+#define SAMPLE_BYTES       65536     /* read to learn an input's line length */
+#define HINT_LEAST         1024      /* fewer lines: the library's default */
+#define HINT_MEMORY_SHARE  4         /* a hint takes at most 1/4 of --max-memory */
 
 static void config_from_args(const dedup_args *a, uint64_t seed,
                              tdbf_config *cfg)
 {
     tdbf_config_init(cfg);
     cfg->design = a->design_given ? a->design
-                : a->window_ns != 0 ? TDBF_TLBF : TDBF_APBF_LINE;
+                : a->window_ns != 0 ? TDBF_TLBF_LINE : TDBF_APBF_LINE;
     if (a->error > 0.0)
         cfg->error = a->error;
     cfg->window_ns = a->window_ns;
@@ -58,6 +61,70 @@ static void designs_with(int time_window, char *buf, size_t size)
         snprintf(buf + used, size - used, "%s%s", used > 0 ? ", " : "",
                  tdbf_design_name((tdbf_design)d));
     }
+}
+
+/* Lines in the regular file open at fd from its offset on, estimated from
+ * the size and the mean length of the first SAMPLE_BYTES (pread: the
+ * offset stays); 0 when not a regular file or nothing could be read. */
+static uint64_t lines_in_fd(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    off_t at = lseek(fd, 0, SEEK_CUR);
+    if (at < 0 || at >= st.st_size)
+        return 0;
+    char sample[SAMPLE_BYTES];
+    ssize_t n = pread(fd, sample, sizeof sample, at);
+    if (n <= 0)
+        return 0;
+    uint64_t newlines = 0;
+    for (ssize_t i = 0; i < n; i++)
+        newlines += sample[i] == '\n';
+    double rest = (double)(st.st_size - at);
+    return newlines ? (uint64_t)(rest * (double)newlines / (double)n) + 1 : 1;
+}
+
+/* Lines in all the inputs, if every one is a regular file (0 if not):
+ * read on arrival, a file goes by in seconds, so its lines are one burst
+ * inside a window of minutes, and the filter is best sized for them. */
+static uint64_t lines_in_inputs(const dedup_args *a)
+{
+    if (a->n_files == 0)
+        return lines_in_fd(STDIN_FILENO);
+    uint64_t lines = 0;
+    for (size_t i = 0; i < a->n_files; i++) {
+        int fd = strcmp(a->files[i], "-") == 0 ? STDIN_FILENO : open(a->files[i], O_RDONLY);
+        uint64_t in = fd < 0 ? 0 : lines_in_fd(fd);
+        if (fd > STDIN_FILENO)
+            close(fd);
+        if (in == 0)
+            return 0;
+        lines += in;
+    }
+    return lines;
+}
+
+/* A time window on arrival times with no --capacity: the inputs' lines,
+ * when they are files, as the capacity hint (at most a quarter of the
+ * memory cap's worth: a file read slower than the window makes it too
+ * large, and the filter then shrinks to the rate). */
+static void hint_from_inputs(const dedup_args *a, tdbf_config *cfg)
+{
+    if (a->window_ns == 0 || a->time_field != 0 || a->capacity != 0)
+        return;
+    uint64_t lines = lines_in_inputs(a), bytes = 0;
+    if (lines < HINT_LEAST)
+        return;
+    cfg->capacity = lines;
+    uint64_t limit = (cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY) /
+                     HINT_MEMORY_SHARE;
+    if (cli_planned_bytes(cfg, &bytes) != 0)
+        cfg->capacity = 0;
+    else if (bytes > limit)
+        cfg->capacity = (uint64_t)((double)lines * (double)limit / (double)bytes);
+    if (cfg->capacity < HINT_LEAST)
+        cfg->capacity = 0;
 }
 
 /* A filter over the memory cap: say what it would need and how to allow
@@ -277,6 +344,7 @@ int dedup_open_filter(dedup_args *a, tdbf **out)
 
     tdbf_config cfg;
     config_from_args(a, seed, &cfg);
+    hint_from_inputs(a, &cfg);
     int rc = tdbf_open(out, &cfg);
     return rc == TDBF_OK ? 0 : open_error(a, &cfg, rc);
 }

@@ -45,15 +45,15 @@ enum {
 
 const cli_option dedup_options[] = {
     [OPT_WINDOW]     = {"window", "T", "time window: drop a line whose key was seen in the "
-                                       "last T (10m, 30s; default design tlbf)"},
+                                       "last T (10m, 30s; default design tlbf-line)"},
     [OPT_LAST]       = {"last", "N", "count window: drop a line whose key is among the "
                                      "last N lines' (default design apbf-line)"},
     [OPT_ERROR]      = {"error", "E", "false-positive rate: share of new lines wrongly "
                                       "dropped (default 0.01)"},
-    [OPT_DESIGN]     = {"design", "NAME", "filter design with that kind of window (tlbf, "
-                                          "clock, rotating, exact; apbf, apbbf, ...)"},
+    [OPT_DESIGN]     = {"design", "NAME", "filter design with that kind of window (tlbf-line, "
+                                          "tlbf, clock, exact; apbf-line, apbf, ...)"},
     [OPT_CAPACITY]   = {"capacity", "N", "time windows: expected keys per window "
-                                         "(a sizing hint; default: learn the rate)"},
+                                         "(a sizing hint; default: the input files' lines, or learn the rate)"},
     [OPT_FIELD]      = {"field", "N", "key = field N (1-based) of the line; a line "
                                       "with fewer fields is keyed by all of it"},
     [OPT_DELIMITER]  = {"delimiter", "C", "field separator, one byte or \\t "

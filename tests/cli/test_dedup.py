@@ -333,6 +333,46 @@ def test_files_and_stdin():
     check(b"cannot open" in proc.stderr, "missing file message")
 
 
+def test_window_sized_for_input_files():
+    # Read on arrival, files are one burst inside the window: their lines
+    # size the filter (one ring); a pipe's are unknown (rings grow).
+    n = 30000
+    rng = random.Random(7)
+    data = joined(["key-%d-%d" % (i, rng.randrange(10**9)) for i in range(n)])
+    path = tmp("sized.txt")
+    with open(path, "wb") as f:
+        f.write(data)
+    docs = {}
+    for how in ("file", "redirect", "pipe"):
+        state = tmp("sized-%s.tdbf" % how)
+        if os.path.exists(state):
+            os.unlink(state)
+        args = [TDBF, "dedup", "--window", "10m", "--seed", SEED, "--state", state]
+        if how == "file":
+            proc = subprocess.run(args + [path], stdout=subprocess.PIPE, timeout=120)
+        else:
+            with open(path, "rb") as f:
+                proc = subprocess.run(args, stdin=f if how == "redirect" else None,
+                                      input=None if how == "redirect" else data,
+                                      stdout=subprocess.PIPE, timeout=120)
+        check(proc.returncode == 0, "%s: exit %d" % (how, proc.returncode))
+        printed = len(lines_of(proc.stdout))
+        check(n - fp_bound(n, 0.01) <= printed <= n,
+              "%s: %d of %d new lines printed" % (how, printed, n))
+        docs[how] = json.loads(run(["info", "--json", state]).stdout)
+    for how in ("file", "redirect"):
+        d = docs[how]
+        check(d["design"] == "tlbf-line" and d["slices"] == d["k"] + d["l"] + 1,
+              "%s: not one ring: %r" % (how, d))
+        check(d["generation_size"] * d["l"] >= n, "%s: sized for %d keys a window" % (
+            how, d["generation_size"] * d["l"]))
+    check(docs["pipe"]["slices"] > docs["pipe"]["k"] + docs["pipe"]["l"] + 1,
+          "pipe: one ring for %d keys at once" % n)
+    check(docs["file"]["memory_bytes"] < docs["pipe"]["memory_bytes"],
+          "file %d bytes, pipe %d" % (docs["file"]["memory_bytes"],
+                                      docs["pipe"]["memory_bytes"]))
+
+
 # ---- tests: state --------------------------------------------------------
 
 def test_state_resume_equals_one_run():
@@ -423,7 +463,7 @@ def signal_case(sig, expected_status):
         proc.returncode, expected_status, err.decode(errors="replace")))
     doc = json.loads(run(["info", "--json", state]).stdout)
     taken = doc["items"]
-    check(doc["design"] == "tlbf", "design %s" % doc["design"])
+    check(doc["design"] == "tlbf-line", "design %s" % doc["design"])
     name = "SIGINT" if sig == signal.SIGINT else "SIGTERM"
     said = re.search(rb"stopped by %s after ([0-9,]+) input lines; the state in "
                      rb"\S+ holds them" % name.encode(), err)
@@ -517,8 +557,8 @@ def test_max_memory():
     run(["dedup", "--last", "1M", "--max-memory", "0.003GiB"], b"a\n")
     proc = run(["dedup", "--window", "1m", "--capacity", "1e9", "--max-memory", "64M"],
                b"a\n", expect=2)
-    check(b"the tlbf filter for --window 60 s" in proc.stderr and b"needs " in proc.stderr,
-          "tlbf refusal %r" % proc.stderr)
+    check(b"the tlbf-line filter for --window 60 s" in proc.stderr and b"needs " in proc.stderr,
+          "tlbf-line refusal %r" % proc.stderr)
     # a saved state larger than the cap is refused when loaded
     state = tmp("big.tdbf")
     if os.path.exists(state):
@@ -749,8 +789,8 @@ def test_info_describes():
     check(doc["file_bytes"] == os.path.getsize(path), "file size")
     path = saved_filter("info-t.tdbf", ["--window", "90s"], b"a\n")
     doc = json.loads(run(["info", "--json", path]).stdout)
-    check(doc["window_ns"] == 90 * 10**9 and doc["design"] == "tlbf",
-          "tlbf json %r" % doc)
+    check(doc["window_ns"] == 90 * 10**9 and doc["design"] == "tlbf-line",
+          "tlbf-line json %r" % doc)
 
 
 def test_info_rejects_bad_files():

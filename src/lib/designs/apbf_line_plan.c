@@ -266,6 +266,14 @@ static double max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits, d
     return lo;
 }
 
+double tdbf_line_load_for(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                          double error, double start)
+{
+    if (!shape_ok(k, l, b, unit_bits) || !(error > 0.0) || !(start > 0.0))
+        return 0.0;
+    return max_load(k, l, b, unit_bits, error, start, MODEL_SAMPLES, SIZING_STEPS);
+}
+
 /* A plan's shape and size fields (fill_plan adds the model's FP). */
 void tdbf_line_fill_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                           uint64_t units, uint64_t g, tdbf_line_plan *out)

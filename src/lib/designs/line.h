@@ -197,6 +197,12 @@ typedef struct line_filter tdbf_line_ring;
  * rolling turns, which follow the ring's own adds. */
 int tdbf_line_plan_ring(const tdbf_config *cfg, uint64_t window, tdbf_line_plan *out);
 
+/* The largest load (keys per unit in a generation) at which the model's
+ * FP of shape (k, l, b, unit) meets `error`, searched from `start`; 0 for
+ * a shape apbf-line has not or no load above 2^-20.  A few ms. */
+double tdbf_line_load_for(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                          double error, double start);
+
 /* A ring of plan's shape and size, empty, head at field 0, on the vector
  * path in use; memory from f's allocator.  TDBF_OK or TDBF_ENOMEM. */
 int  tdbf_line_ring_open(tdbf *f, const tdbf_line_plan *plan, tdbf_line_ring **out);

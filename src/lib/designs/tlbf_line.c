@@ -56,14 +56,39 @@
  *     the last generations' rate.  A small ring (units times generations
  *     missed within 4096) is shifted through instead: cheaper than a new one.  A ring left
  *     behind by more than l generations is freed (advance does that too).
- *   - Full (its g inserts taken in the current generation): growth.  The
- *     rate is projected from this generation's keys over its elapsed part;
- *     a generation that will end within 1/16 more keys is let overfill
- *     (slightly higher FP, never a false negative).  Else a successor opens
- *     for twice the projection, at least 2 g (or the home g0, from a
- *     smaller ring), at most 4 g: a burst at one timestamp (no elapsed
- *     time, an infinite rate) grows by 4x per step, so N keys add about
- *     log4(N / g) rings, as TLBF's Eq 6 with its burst cap does.
+ *   - Full (its g inserts taken in its newest field): the rate is
+ *     projected from this generation's keys over its elapsed part; a
+ *     generation that will end within 1/16 more keys is let overfill
+ *     (slightly higher FP, never a false negative).  Else, in the ring's
+ *     first generation, it shifts on count (Bursts, below).  Else a
+ *     successor opens for twice the projection, at least 2 g (or the home
+ *     g0, from a smaller ring), at most 4 g: a burst at one timestamp (no
+ *     elapsed time, an infinite rate) grows by 4x per ring.
+ *
+ * Bursts.  A ring's fields are generations of the ring ("field
+ * generations"), numbered so that G_r >= G always; a key added at G goes
+ * into field generation G_r.  In the generation `born` of its first key a
+ * ring may also shift when full, up to l times ("excess" shifts): all its
+ * keys are then of generation born, and the oldest's run of k still ends
+ * at age l, so a fresh ring takes (l + 1) g keys of one generation at the
+ * steady load instead of g (a file read in seconds into a window of
+ * minutes is one such burst).  The ring is then ahead of the clock: G_r =
+ * born + excess, and it takes the keys of generations up to G_r in field
+ * G_r, shifting by time again once G passes it; in that field generations
+ * born .. born + excess - 1 hold keys of born, born + excess those of born
+ * .. born + excess, and later ones their own.  A query at G must find the
+ * keys of G - l and later, so it reads from the newest field down to the
+ * oldest field generation holding one of them (first_live, in
+ * tlbf_line_state.h), plus k - 1, never more than k + l ages: no false
+ * negative, and with excess 0 the ages of "Why a retired ring...".  A
+ * ring whose latest key (`last`) is older than G - l is freed.  A burst
+ * beyond (l + 1) g opens a successor, fresh, that shifts on count in turn;
+ * such rings fill all their fields while their predecessors are still
+ * read, so each is planned for half its predecessor's FP (a lower load per
+ * unit, about 8 % more memory per halving at k b = 9): one burst's rings
+ * sum to at most twice the first one's FP.  A ring left ahead of the
+ * clock waits for no shift to shrink: at the first add of each generation
+ * the last one's rate is judged as below.
  *   Sizing from an observed n keys per generation: twice n, but no more
  *   than g0 when n is within 1/16 of g0 (the hint is believed then, so
  *   a rate back at home returns memory to the home ring), at least g0/16.
@@ -80,14 +105,18 @@
  * Measured (tests/unit/test_tlbf_line.c, T = 60 s, 60 000 keys a window):
  * at a steady rate 0.0089 for a target of 0.01 (model 0.00998) and
  * 0.00098 for 0.001; through a 10x jump at most 0.0099, falling to 0.001
- * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0083.
+ * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0136 (the
+ * rings of a burst: "Bursts").
  *
  * Memory.  At a steady rate one ring: 22.3 and 33.0 bits per key of the
  * window at 0.01 and 0.001, 1.08x and 1.21x TLBF's (tlbf.c, same error
- * and capacity).  A burst inside one generation is dear: a ring sized for
- * it has all its k + l + 1 fields at the burst's width, about l times the
- * steady bits per key (that burst: 431 bits per key, 1.7x one ring of
- * exactly its size) until its rings age out a window later.
+ * and capacity).  A burst inside one generation: the hint's worth of keys
+ * at once fills the home ring by shifting on count (no other ring, the
+ * planned memory); 20 000 keys at one ns on a hint of 1 200 a window
+ * open two rings beyond the home ring, 34.8 bits per key, 1.7x one ring
+ * of exactly the burst, FP 0.0136 at a target of 0.01 (test_tlbf_line.c;
+ * 431 bits per key before rings shifted on count).  They age out a
+ * window later.
  *
  * The current error (tdbf_current_error) is computed from counts, not
  * bits: every ring keeps its keys per generation (64 of them, k + l < 64),
@@ -157,13 +186,14 @@ static int reserve_slot(tdbf *f, tlbf_line *t)
     return TDBF_OK;
 }
 
-/* A new active ring for g keys per generation, newest field at G; the
- * previous one, if any, is retired as it stands.  TDBF_OK, TDBF_ETOOBIG
- * (max_slices, max_memory, size) or TDBF_ENOMEM: then nothing changed. */
-static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, uint64_t G)
+/* A new active ring for g keys per generation at FP fp (the home ring's
+ * or less), newest field at G; the previous one, if any, is retired as it
+ * stands.  TDBF_OK, TDBF_ETOOBIG (max_slices, max_memory, size) or
+ * TDBF_ENOMEM: then nothing changed. */
+static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t G)
 {
     tdbf_line_plan plan;
-    int rc = tdbf_tlbf_line_plan_ring(t, g, &plan);
+    int rc = tdbf_tlbf_line_plan_ring(t, g, fp, &plan);
     if (rc != TDBF_OK)
         return rc;
     double slots = t->count < t->slots_allocated ? 0.0
@@ -184,6 +214,8 @@ static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, uint64_t G)
     memset(s, 0, sizeof *s);
     s->ring = ring;
     s->generation = G;
+    s->born = G;
+    s->last = G;
     s->g = g;
     s->units = plan.units;
     t->check_at = g;
@@ -228,34 +260,44 @@ static void shift_active(tlbf_line *t, uint64_t G)
     t->generations = saturating_add(t->generations, G - a->generation);
     a->generation = G;
     t->check_at = a->g;
+    if (a->excess > 0 && G - a->born > t->l + a->excess)
+        a->excess = 0;          /* the burst's keys have all left the window */
 }
 
 /* Keys in the active ring's generation as a rate per whole generation,
  * from the part of it the filter watched; negative when it watched less
  * than half of it (no judgement then). */
-static double ended_rate(const tlbf_line *t, const ring_slot *a)
+static double ended_rate(const tlbf_line *t, uint64_t ended)
 {
-    uint64_t start = a->generation * t->span_ns, end = start + t->span_ns;
+    uint64_t start = ended * t->span_ns, end = start + t->span_ns;
     uint64_t from = t->observed_from > start ? t->observed_from : start;
     if (from >= end || end - from < t->span_ns / 2)
         return -1.0;
-    double keys = t->gen_of == a->generation ? (double)t->gen_keys : 0.0;
+    double keys = t->gen_of == ended ? (double)t->gen_keys : 0.0;
     return keys * (double)t->span_ns / (double)(end - from);
+}
+
+/* Generation G - 1 has ended: if it brought under g/4 keys, a smaller
+ * successor takes over (true).  Then the active ring is retired as it
+ * stands, which also suits one still ahead of the clock after a burst. */
+static bool shrink(tdbf *f, tlbf_line *t, uint64_t G)
+{
+    const ring_slot *a = &t->slots[0];
+    double rate = ended_rate(t, G - 1);
+    if (rate < 0.0 || rate * SHRINK_BELOW >= (double)a->g || a->g <= t->min_g)
+        return false;
+    uint64_t g = tdbf_tlbf_line_sized_for(t, rate);
+    if (g >= a->g || open_successor(f, t, g, t->fp_planned, G) != TDBF_OK)
+        return false;
+    t->generations = saturating_add(t->generations, 1);
+    return true;
 }
 
 /* The active ring's generation has ended, G = G_r + 1: shift, or shrink. */
 static void next_generation(tdbf *f, tlbf_line *t, uint64_t G)
 {
-    ring_slot *a = &t->slots[0];
-    double rate = ended_rate(t, a);
-    if (rate >= 0.0 && rate * SHRINK_BELOW < (double)a->g && a->g > t->min_g) {
-        uint64_t g = tdbf_tlbf_line_sized_for(t, rate);
-        if (g < a->g && open_successor(f, t, g, G) == TDBF_OK) {
-            t->generations = saturating_add(t->generations, 1);
-            return;
-        }
-    }
-    shift_active(t, G);
+    if (!shrink(f, t, G))
+        shift_active(t, G);
 }
 
 /* An idle gap: the active ring is two or more generations behind G. */
@@ -271,7 +313,7 @@ static void after_gap(tdbf *f, tlbf_line *t, uint64_t G)
     if (t->gen_of == a->generation)
         recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
     uint64_t g = recent * SHRINK_BELOW >= (double)a->g ? a->g : tdbf_tlbf_line_sized_for(t, recent);
-    if (open_successor(f, t, g, G) == TDBF_OK)
+    if (open_successor(f, t, g, t->fp_planned, G) == TDBF_OK)
         t->generations = saturating_add(t->generations, behind);
     else
         shift_active(t, G);
@@ -282,9 +324,9 @@ static void after_gap(tdbf *f, tlbf_line *t, uint64_t G)
 static int restart(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
 {
     double recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
-    int rc = open_successor(f, t, tdbf_tlbf_line_sized_for(t, recent), G);
+    int rc = open_successor(f, t, tdbf_tlbf_line_sized_for(t, recent), t->fp_planned, G);
     if (rc != TDBF_OK)
-        rc = open_successor(f, t, t->min_g, G);
+        rc = open_successor(f, t, t->min_g, t->fp_planned, G);
     if (rc == TDBF_OK)
         begin_observing(t, G, now_ns);
     return rc;
@@ -304,6 +346,8 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         ring_slot *fresh = &t->slots[0];
         if (fresh->generation != G) {   /* never used: it may start anywhere */
             fresh->generation = G;
+            fresh->born = G;
+            fresh->last = G;
             memset(fresh->counts, 0, sizeof fresh->counts);
             begin_observing(t, G, now_ns);
         }
@@ -313,20 +357,57 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     if (t->count == 0)
         return restart(f, t, G, now_ns);
     ring_slot *a = &t->slots[0];
-    uint64_t behind = G - a->generation;
-    if (behind == 1)
+    if (G <= a->generation) {   /* its generation, or ahead after a burst */
+        if (G > a->born && t->gen_of == G - 1)
+            shrink(f, t, G);    /* (a burst's ring waits for no shift) */
+        return TDBF_OK;
+    }
+    if (G - a->generation == 1)
         next_generation(f, t, G);
-    else if (behind > 1)
+    else
         after_gap(f, t, G);
     return TDBF_OK;
 }
 
-/* The active ring took its check_at keys in generation G: grow, allow a
- * last few, or (refused) keep filling (see the essay). */
+/* May the active ring shift on count at G?  Only in the generation of its
+ * first key, so every key it holds is of that generation, and at most l
+ * times, so the oldest of them still has its run of k at age l (the
+ * essay's "Bursts"). */
+static bool may_shift_on_count(const tlbf_line *t, const ring_slot *a, uint64_t G)
+{
+    return a->born == G && a->excess < t->l;
+}
+
+static void shift_on_count(tlbf_line *t, ring_slot *a)
+{
+    tdbf_line_ring_shift(a->ring);      /* its spare is swept: g keys came */
+    a->generation++;
+    a->excess++;
+    a->counts[a->generation % COUNTS] = 0;
+    t->check_at = a->g;
+}
+
+/* The FP a successor is planned for.  In a burst (keys coming faster than
+ * the largest successor could take in a generation) it will shift on
+ * count and fill all its fields while its predecessor is still read:
+ * half the predecessor's FP then, so one burst's rings add up to at most
+ * twice the first one's.  Else the home ring's. */
+static double successor_fp(const tlbf_line *t, const ring_slot *a, double projected)
+{
+    if (a->excess == 0 && !(projected > GROWTH_MAX * (double)a->g))
+        return t->fp_planned;
+    tdbf_line_plan p;
+    tdbf_line_ring_plan(a->ring, &p);
+    return p.fp / 2.0;
+}
+
+/* The active ring took its check_at keys in its newest field at G: allow
+ * a last few, shift on count (a burst in the ring's first generation),
+ * grow, or (refused) keep filling (see the essay). */
 static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
 {
     ring_slot *a = &t->slots[0];
-    uint64_t fill = a->counts[G % COUNTS];
+    uint64_t fill = a->counts[a->generation % COUNTS];
     uint64_t start = G * t->span_ns;
     if (t->observed_from > start)
         start = t->observed_from;
@@ -338,12 +419,18 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         t->check_at = a->g + a->g / HOME_TOLERANCE + 1;
         return;
     }
+    if (may_shift_on_count(t, a, G)) {
+        shift_on_count(t, a);
+        return;
+    }
     double want = isinf(projected) ? INFINITY : (double)tdbf_tlbf_line_sized_for(t, projected);
     double lo = 2.0 * g, hi = GROWTH_MAX * g;
     if (a->g < t->home_g && (double)t->home_g < lo)
         lo = (double)t->home_g;
+    if (a->excess > 0 && G != a->born)
+        lo = (double)t->min_g;  /* the field it fills is the burst's: the rate may be back */
     want = want < lo ? lo : want > hi ? hi : want;
-    if (open_successor(f, t, (uint64_t)want, G) != TDBF_OK) {
+    if (open_successor(f, t, (uint64_t)want, successor_fp(t, a, projected), G) != TDBF_OK) {
         t->cap_hits++;
         t->check_at = saturating_add(fill, a->g);
     }
@@ -366,11 +453,12 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     if (rc != TDBF_OK)
         return rc;
     count_generation(t, G);
-    if (t->slots[0].counts[G % COUNTS] >= t->check_at)
+    if (t->slots[0].counts[t->slots[0].generation % COUNTS] >= t->check_at)
         consider_growth(f, t, G, now_ns);
     ring_slot *a = &t->slots[0];
     int present = tdbf_line_ring_add(a->ring, &key->hash);
-    a->counts[G % COUNTS]++;
+    a->counts[a->generation % COUNTS]++;
+    a->last = G;
     a->keys++;
     t->gen_keys++;
     for (unsigned i = 1; i < t->count && !present; i++)
@@ -400,15 +488,14 @@ static int tlbf_line_advance(tdbf *f, uint64_t now_ns)
     return TDBF_OK;
 }
 
-/* The key's unit in the rings it will read: an add the active one, a
- * query (which reads every live ring when absent) the first four. */
+/* The key's unit in the first four rings, which an add or query reads
+ * when the key is absent (an add writes the first). */
 static void tlbf_line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
     const tlbf_line *t = f->impl;
-    unsigned rings = for_add ? 1 : 4;
-    for (unsigned i = 0; i < t->count && i < rings; i++) {
+    for (unsigned i = 0; i < t->count && i < 4; i++) {
         line_prefetch_unit(tdbf_line_ring_unit(t->slots[i].ring, &key->hash),
-                           t->unit_bits / 64, for_add);
+                           t->unit_bits / 64, for_add && i == 0);
     }
 }
 
@@ -530,13 +617,13 @@ static void tlbf_line_close(tdbf *f)
     free_rings(f, f->impl);
 }
 
-/* Keys of the generations a query at G still reads (G - l .. G). */
+/* Keys of the field generations a query at G still reads (first_live
+ * .. G_r, at most l + 1 of them). */
 static uint64_t window_keys(const tlbf_line *t, const ring_slot *s, uint64_t G)
 {
-    uint64_t behind = G - s->generation, keys = 0;
-    unsigned newest = (unsigned)(s->generation % COUNTS);
-    for (unsigned age = 0; behind + age <= t->l; age++)
-        keys = saturating_add(keys, s->counts[(newest + COUNTS - age) % COUNTS]);
+    uint64_t keys = 0;
+    for (uint64_t r = first_live(t, s, G); r <= s->generation; r++)
+        keys = saturating_add(keys, s->counts[r % COUNTS]);
     return keys;
 }
 
@@ -583,13 +670,60 @@ static void tlbf_line_stats(const tdbf *f, tdbf_stats *st)
  * generation counted, u64 its keys, u64 the previous one's, u64 watched
  * since (ns), u64 check_at, u64 generations, u64 cap hits, u64 max_memory;
  * then per ring, newest first: u64 generation G_r, u64 keys, u64 payload
- * bytes, u32 retired (0 for the first, 1 after), u32 0, k + l u64 counts
+ * bytes, u32 retired (0 for the first, 1 after), u32 burst word (born,
+ * last and excess: burst_word), k + l u64 counts
  * (ages 0 .. k+l-1, generation G_r - a); then each ring's apbf-line
  * payload (tdbf_line_ring_save) in the same order.  The home ring's FP,
  * the span and the calibration follow from these.  All records come
  * before any ring, so the memory is checked before allocating. */
 
 enum { FIELDS_BYTES = 120, RECORD_FIXED_BYTES = 32 };
+
+/* A ring record's burst word: 0 when the generations of the ring's first
+ * and latest keys are not recorded (files before they were; a ring older
+ * than 2^17 generations), else BORN_KNOWN | (G_r - born) << 13 | (G_r -
+ * last) << 6 | excess: G_r - last is at most excess, excess at most l. */
+#define BORN_KNOWN (UINT32_C(1) << 31)
+#define BORN_UNKNOWN UINT64_MAX      /* no shift on count then */
+enum { BORN_SHIFT = 13, BORN_LIMIT = 1 << 17, LAST_SHIFT = 6, FIELD_MASK = 63 };
+
+static uint32_t burst_word(const ring_slot *s)
+{
+    if (s->born > s->generation || s->generation - s->born >= BORN_LIMIT ||
+        s->last > s->generation || s->generation - s->last > s->excess)
+        return 0;
+    return BORN_KNOWN | (uint32_t)(s->generation - s->born) << BORN_SHIFT |
+           (uint32_t)(s->generation - s->last) << LAST_SHIFT | s->excess;
+}
+
+/* The word back into born, last and excess, checked against the record's
+ * G_r, the shape and the clock's generation G (the invariants of the
+ * essay's "Bursts"). */
+static bool read_burst_word(const tlbf_line *h, ring_slot *s, uint32_t word, uint64_t G)
+{
+    if (!(word & BORN_KNOWN)) {
+        s->born = BORN_UNKNOWN;
+        s->last = s->generation;
+        s->excess = 0;
+        return word == 0 && s->generation <= G;
+    }
+    uint64_t born = (word & ~BORN_KNOWN) >> BORN_SHIFT;
+    uint64_t last = word >> LAST_SHIFT & FIELD_MASK;
+    s->excess = word & FIELD_MASK;
+    if (born > s->generation || s->excess > h->l || born < s->excess || last > s->excess)
+        return false;
+    s->born = s->generation - born;
+    s->last = s->generation - last;
+    return s->born <= s->last && s->last <= G &&
+           s->generation <= (s->born + s->excess > G ? s->born + s->excess : G);
+}
+
+/* Older rings first took keys no later than newer ones: a ring's first
+ * generation after a burst, else its newest field's. */
+static uint64_t order_of(const ring_slot *s)
+{
+    return s->excess > 0 ? s->born : s->generation;
+}
 
 static uint64_t record_bytes(const tlbf_line *t)
 {
@@ -623,7 +757,7 @@ static void tlbf_line_save(const tdbf *f, tdbf_out *out)
         tdbf_out_u64(out, s->keys);
         tdbf_out_u64(out, tdbf_line_ring_payload_size(s->ring));
         tdbf_out_u32(out, i > 0);
-        tdbf_out_u32(out, 0);
+        tdbf_out_u32(out, burst_word(s));
         for (unsigned a = 0; a < t->k + t->l; a++)
             tdbf_out_u64(out, s->counts[(s->generation % COUNTS + COUNTS - a) % COUNTS]);
     }
@@ -690,12 +824,12 @@ static int load_records(tdbf_in *in, const tlbf_line *h, ring_slot *slots, uint6
     for (unsigned i = 0; i < h->count; i++) {
         ring_slot *s = &slots[i];
         uint64_t payload;
-        uint32_t retired, reserved;
+        uint32_t retired, burst;
         tdbf_in_u64(in, &s->generation);
         tdbf_in_u64(in, &s->keys);
         tdbf_in_u64(in, &payload);
         tdbf_in_u32(in, &retired);
-        tdbf_in_u32(in, &reserved);
+        tdbf_in_u32(in, &burst);
         for (unsigned a = 0; a < h->k + h->l; a++) {
             uint64_t c = 0;
             tdbf_in_u64(in, &c);
@@ -705,9 +839,9 @@ static int load_records(tdbf_in *in, const tlbf_line *h, ring_slot *slots, uint6
         }
         if (in->rc != TDBF_OK)
             return in->rc;
-        if (s->generation > G || G - s->generation > h->l || s->keys > COUNT_LIMIT ||
-            retired != (i > 0) || reserved != 0 || payload > in->remaining - *bytes ||
-            (i > 0 && s->generation > slots[i - 1].generation))
+        if (!read_burst_word(h, s, burst, G) || ages_read(h, s, G) == 0 ||
+            s->keys > COUNT_LIMIT || retired != (i > 0) || payload > in->remaining - *bytes ||
+            (i > 0 && order_of(s) > order_of(&slots[i - 1])))
             return TDBF_ECORRUPT;
         s->units = payload;       /* until the ring is read */
         *bytes += payload;

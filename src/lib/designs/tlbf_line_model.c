@@ -11,12 +11,27 @@
 
 /* ---- sizing ---------------------------------------------------------- */
 
-/* The plan of a ring for g keys per generation: the home ring's load per
- * unit (so its model FP), g units0 / g0 units rounded up. */
-int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, tdbf_line_plan *out)
+/* Units for g keys per generation at the home ring's load per unit (so
+ * its model FP); at a lower load when fp asks for less than the home
+ * ring's (a burst's later rings, tlbf_line.c's essay). */
+static double units_for(const tlbf_line *t, uint64_t g, double fp)
 {
-    double units = ceil((double)g * (double)t->home_units / (double)t->home_g);
-    if (g > (UINT64_C(1) << 50) || !(units <= (double)(UINT64_C(1) << 40)))
+    double home = (double)t->home_g / (double)t->home_units;
+    double load = fp < t->fp_planned
+                ? tdbf_line_load_for(t->k, t->l, t->b, t->unit_bits, fp, home) : home;
+    if (load >= home)
+        return ceil((double)g * (double)t->home_units / (double)t->home_g);
+    return load > 0.0 ? ceil((double)g / load) : INFINITY;
+}
+
+/* The plan of a ring for g keys per generation whose FP at that load is
+ * at most fp (at least the home ring's). */
+int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, double fp, tdbf_line_plan *out)
+{
+    if (g > (UINT64_C(1) << 50))
+        return TDBF_ETOOBIG;
+    double units = units_for(t, g, fp);
+    if (!(units <= (double)(UINT64_C(1) << 40)))
         return TDBF_ETOOBIG;
     memset(out, 0, sizeof *out);
     out->k = t->k;
@@ -30,7 +45,7 @@ int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, tdbf_line_plan *out
     out->window = (uint64_t)t->l * g;
     out->bytes = out->units * (t->unit_bits / 8);
     out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
-    out->fp = t->fp_planned;   /* the same load; the ring keeps it, stats do not */
+    out->fp = fp < t->fp_planned ? fp : t->fp_planned;   /* the ring keeps it, stats do not */
     return TDBF_OK;
 }
 

@@ -25,7 +25,12 @@ enum {
 
 typedef struct ring_slot {
     tdbf_line_ring *ring;
-    uint64_t generation;      /* G_r: its newest field's; a retired ring's last */
+    uint64_t generation;      /* G_r: its newest field's; a retired ring's last;
+                                 ahead of the clock's after a burst's shifts */
+    uint64_t born;            /* the generation of its first key (read only
+                                 while excess > 0) */
+    uint64_t last;            /* the generation of its latest key */
+    unsigned excess;          /* shifts taken on count in generation born */
     uint64_t g;               /* keys per generation it was planned for */
     uint64_t units;
     uint64_t keys;            /* adds it took (0: never used) */
@@ -64,16 +69,38 @@ static inline uint64_t saturating_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* The ages of a ring still read at generation G (0: none). */
+/* The oldest of a ring's field generations whose keys a query at G must
+ * still find.  Keys of generation G - l and later are inside the window.
+ * A field generation holds keys of its own generation, except after a
+ * burst's shifts on count: generations born .. born + excess - 1 hold keys
+ * of generation born, and born + excess those of born .. born + excess
+ * (the ring stays ahead of the clock until the clock catches up). */
+static inline uint64_t first_live(const tlbf_line *t, const ring_slot *s, uint64_t G)
+{
+    uint64_t oldest = G > t->l ? G - t->l : 0;
+    if (s->excess == 0 || oldest <= s->born)
+        return s->excess == 0 ? oldest : s->born;
+    return oldest > s->born + s->excess ? oldest : s->born + s->excess;
+}
+
+/* Does the ring hold a key of the window at G?  Not once its latest key
+ * has left it. */
+static inline bool holds_live(const tlbf_line *t, const ring_slot *s, uint64_t G)
+{
+    return G - s->last <= t->l && s->generation >= first_live(t, s, G);
+}
+
+/* The ages of a ring still read at generation G (0: none): from the
+ * newest field to the oldest run of k that may hold a live key.  At most
+ * k + l (the ring's fields keep every live key's run: tlbf_line.c). */
 static inline unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_t G)
 {
-    uint64_t behind = G - s->generation;
-    return behind > t->l ? 0 : t->k + t->l - (unsigned)behind;
+    return holds_live(t, s, G) ? (unsigned)(s->generation - first_live(t, s, G)) + t->k : 0;
 }
 
 /* ---- sizing and the FP from counts (tlbf_line_model.c) ---- */
 
-int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, tdbf_line_plan *out);
+int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, double fp, tdbf_line_plan *out);
 uint64_t tdbf_tlbf_line_sized_for(const tlbf_line *t, double n);
 double tdbf_tlbf_line_slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G, bool all);
 void tdbf_tlbf_line_calibrate(tlbf_line *t);
