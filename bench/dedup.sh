@@ -11,9 +11,12 @@
 #   sort -u              exact, keeps every key, does not keep the order
 #                        (LC_ALL=C: byte order, its fastest)
 #   tdbf dedup ...       count windows of 10^6 lines (the default apbf-line,
-#                        APBF, APBBF), a time window of 10 minutes (TLBF,
-#                        tlbf-line: here every line is inside it, all of
-#                        them in one burst), and the exact design
+#                        APBF, APBBF), a time window of 10 minutes (the
+#                        default tlbf-line and TLBF: here every line is
+#                        inside it, all of them in one burst; from the
+#                        file, which sizes the filter, and through a pipe,
+#                        where the filter learns the rate), and the exact
+#                        design
 # Reports wall seconds, lines/s, the ratio to awk and the lines printed: a
 # report, not a test.  The machine's other load shows in the wall times;
 # compare ratios from one run.
@@ -56,7 +59,9 @@ measure "LC_ALL=C sort -u" env LC_ALL=C sort -u
 measure "tdbf dedup --last 1M (apbf-line)" "$tdbf" dedup --quiet --last 1M
 measure "tdbf dedup --last 1M --design apbf" "$tdbf" dedup --quiet --last 1M --design apbf
 measure "tdbf dedup --last 1M --design apbbf" "$tdbf" dedup --quiet --last 1M --design apbbf
-measure "tdbf dedup --window 10m (tlbf)" "$tdbf" dedup --quiet --window 10m
-measure "tdbf dedup --window 10m --design tlbf-line" "$tdbf" dedup --quiet --window 10m --design tlbf-line
+measure "tdbf dedup --window 10m (tlbf-line)" "$tdbf" dedup --quiet --window 10m
+measure "tdbf dedup --window 10m --design tlbf" "$tdbf" dedup --quiet --window 10m --design tlbf
+measure "cat | tdbf dedup --window 10m (a pipe)" sh -c 'cat | "$0" dedup --quiet --window 10m' "$tdbf"
+measure "cat | tdbf dedup --window 10m --design tlbf" sh -c 'cat | "$0" dedup --quiet --window 10m --design tlbf' "$tdbf"
 measure "tdbf dedup --last 1M --design exact" "$tdbf" dedup --quiet --last 1M --design exact
 echo "input: $lines lines, $bytes bytes, $keys keys; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -414,8 +414,10 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
            "  fn in window      0 (a key may answer for up to (k+l) generations: %s)\n\n"
            "Faster streams open larger rings (2x to 4x a step) and read the older\n"
            "ones until they age out; slower ones hand over to smaller rings: memory\n"
-           "follows the rate, a query reads one unit per live ring.  fp: the ring's\n"
-           "model at its planned load, just before a shift.\n",
+           "follows the rate, a query reads one unit per live ring.  A burst inside\n"
+           "one generation first fills a new ring by shifting it on count (up to l\n"
+           "times: the capacity's worth of keys at once takes the planned ring).\n"
+           "fp: the ring's model at its planned load, just before a shift.\n",
            span, memory, ring.bits_per_item, slack);
     return CLI_EXIT_OK;
 }

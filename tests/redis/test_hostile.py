@@ -38,8 +38,8 @@ DAY_MS = 86_400_000
 HEADER_BYTES = 56          # docs/format.md: the header of a dump
 PAYLOAD_LEN_AT = 48        # its little-endian payload length P
 DEFAULT_CAP = 4 * GIB      # MAX_MEMORY's default
-TIME_DESIGNS = ["tlbf", "clock", "rotating", "exact"]
-BURST_DESIGNS = ["tlbf", "clock", "rotating"]
+TIME_DESIGNS = ["tlbf", "tlbf-line", "clock", "rotating", "exact"]
+BURST_DESIGNS = ["tlbf", "tlbf-line", "clock", "rotating"]
 
 
 # ---------------------------------------------------------------------------
