@@ -53,6 +53,7 @@
 #define TIMER_PAIRS      (UINT64_C(1) << 20)   /* empty timer pairs timed: as
                                                   many as the longest pass */
 #define ADD_MAX_NS       100000.0  /* goal: no apbf-line add above 100 us */
+#define SHIFT_SAMPLES    16        /* apbf-line adds that end a generation, timed */
 
 /* ======================================================================
  * The designs and options
@@ -114,6 +115,8 @@ typedef struct bench_cell {
     uint64_t   insert_ops[VARIANTS], query_ops[VARIANTS];
     uint32_t   insert_latency[LAT_COUNT], query_latency[LAT_COUNT];
     uint64_t   latency_calls;   /* L: calls timed per operation; 0 none */
+    uint32_t   shift_latency[LAT_COUNT];  /* adds that end a generation */
+    uint64_t   shift_calls;     /* SHIFT_SAMPLES, or 0: not timed */
     double     fp;              /* measured on the single-key queries */
     uint64_t   false_negatives; /* present keys answered no (a bug) */
     /* APBBF: the memory-cost model of the batch calls */

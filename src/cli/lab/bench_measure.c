@@ -19,9 +19,11 @@ static const double latency_quantiles[LAT_COUNT] = {0.5, 0.99, 0.999, 1.0};
  * Keys
  * ====================================================================== */
 
+/* Key `index` of the pool, which the measurements never run past; the
+ * pass over generation ends (shift_pass) wraps around it: re-adds. */
 static const unsigned char *pool_key(const bench_keys *keys, size_t index)
 {
-    return keys->pool + index * KEY_BYTES;
+    return keys->pool + index % keys->pool_count * KEY_BYTES;
 }
 
 void keys_free(bench_keys *keys)
@@ -452,6 +454,39 @@ static int latency_pass(bench_run *run, bench_filter *bf, int op, size_t n,
     return CLI_EXIT_OK;
 }
 
+/* The adds that end a generation of a count design, timed one by one:
+ * the only adds that may do more than one unit's work (apbf-line's shift;
+ * the sweep or the units' turns leave it nothing to do, by design), so a
+ * pause of the filter's would show in them, whatever the machine adds to
+ * any single call.  SHIFT_SAMPLES times: the generation filled with batch
+ * adds (wrapping around the pool), then its last add timed alone.  Run
+ * after the queries, whose present keys these adds would age out. */
+static int shift_pass(bench_run *run, bench_filter *bf, uint32_t out[LAT_COUNT])
+{
+    uint32_t *lat = run->keys.latency;         /* TIMER_PAIRS >= SHIFT_SAMPLES */
+    for (size_t i = 0; i < SHIFT_SAMPLES; i++) {
+        tdbf_stats st;
+        int rc = tdbf_get_stats(bf->f, &st);
+        if (rc != TDBF_OK)
+            return cli_lib_error("bench", run->what, rc);
+        progress(run, "%s: the add that ends generation %zu of %d", run->what, i + 1,
+                 SHIFT_SAMPLES);
+        uint64_t left = st.generation_size - st.generation_fill;
+        if (left > 0 && (rc = filter_warm(run, bf, bf->cursor, left)) != TDBF_OK)
+            return cli_lib_error("bench", run->what, rc);
+        bf->cursor += left;
+        const void *key = pool_key(&run->keys, bf->cursor++);
+        uint64_t start = cli_now_ns();
+        rc = tdbf_add(bf->f, key, KEY_BYTES, 0);
+        uint64_t took = cli_now_ns() - start;
+        if (rc < 0)
+            return cli_lib_error("bench", run->what, rc);
+        lat[i] = saturate_ns(took);
+    }
+    latency_summary(lat, SHIFT_SAMPLES, out);
+    return CLI_EXIT_OK;
+}
+
 /* ======================================================================
  * Random cache-line reads over a buffer of a filter's size
  * ====================================================================== */
@@ -701,6 +736,13 @@ int bench_window_run(bench_run *run, size_t w, size_t e)
         status = measure_op(run, bfs, cells, count, first, n, in_turns, OP_INSERT);
     if (status == CLI_EXIT_OK && first < D_COUNT)
         status = measure_op(run, bfs, cells, count, first, n, in_turns, OP_QUERY);
+    for (size_t i = 0; i < count && status == CLI_EXIT_OK; i++) {
+        if (bfs[i].f != NULL && bench_designs[designs[i]].design == TDBF_APBF_LINE) {
+            run->what = bfs[i].what;
+            status = shift_pass(run, &bfs[i], cells[i]->shift_latency);
+            cells[i]->shift_calls = status == CLI_EXIT_OK ? SHIFT_SAMPLES : 0;
+        }
+    }
     for (size_t i = 0; i < count; i++) {
         bool opened = is_open(&bfs[i]);
         tdbf_close(bfs[i].f);
