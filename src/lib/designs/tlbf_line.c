@@ -358,7 +358,7 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         return restart(f, t, G, now_ns);
     ring_slot *a = &t->slots[0];
     if (G <= a->generation) {   /* its generation, or ahead after a burst */
-        if (G > a->born && t->gen_of == G - 1)
+        if (a->excess > 0 && G > a->born && t->gen_of == G - 1)
             shrink(f, t, G);    /* (a burst's ring waits for no shift) */
         return TDBF_OK;
     }
@@ -456,7 +456,15 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     if (t->slots[0].counts[t->slots[0].generation % COUNTS] >= t->check_at)
         consider_growth(f, t, G, now_ns);
     ring_slot *a = &t->slots[0];
-    int present = tdbf_line_ring_add(a->ring, &key->hash);
+    int present;
+    if (ages_read(t, a, G) < t->k + t->l) {
+        /* after a burst, fields of expired keys the ring's own test would
+         * read: answer as a query would, then add */
+        present = slot_has(t, a, &key->hash, G);
+        tdbf_line_ring_add(a->ring, &key->hash);
+    } else {
+        present = tdbf_line_ring_add(a->ring, &key->hash);
+    }
     a->counts[a->generation % COUNTS]++;
     a->last = G;
     a->keys++;
@@ -622,6 +630,8 @@ static void tlbf_line_close(tdbf *f)
 static uint64_t window_keys(const tlbf_line *t, const ring_slot *s, uint64_t G)
 {
     uint64_t keys = 0;
+    if (!holds_live(t, s, G))
+        return 0;
     for (uint64_t r = first_live(t, s, G); r <= s->generation; r++)
         keys = saturating_add(keys, s->counts[r % COUNTS]);
     return keys;
