@@ -384,7 +384,7 @@ int pytdbf_config(PyObject *window, PyObject *error, PyObject *design, PyObject 
 {
     tdbf_config_init(cfg);
     if (pytdbf_window(window, "window", &cfg->window_items, &cfg->window_ns) != 0 ||
-        pytdbf_design(design, cfg->window_ns ? TDBF_TLBF : TDBF_APBF_LINE, &cfg->design) != 0 ||
+        pytdbf_design(design, cfg->window_ns ? TDBF_TLBF_LINE : TDBF_APBF_LINE, &cfg->design) != 0 ||
         pytdbf_real(error, "error", 0.0, 1.0, 1, 0.01, &cfg->error) != 0 ||
         pytdbf_u64(capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg->capacity) != 0)
         return -1;

@@ -393,7 +393,7 @@ PyDoc_STRVAR(doc_plan,
 "tlbf and tlbf-line capacity and generation_ns; clock and rotating cells,\n"
 "filters, resolution; fpdecay and stable cells, fn_window, fn_half_window.\n"
 "design None is what Filter would build: apbf-line for a count window,\n"
-"tlbf for a time window.  Raises ValueError as Filter does.");
+"tlbf-line for a time window.  Raises ValueError as Filter does.");
 
 static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {

@@ -93,7 +93,7 @@ int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out);
 
 /* What Filter and plan share: a config from tdbf_config_init with the
  * window, the error (None: 0.01), the design (None: apbf-line for a count
- * window, tlbf for a time window) and the capacity (time windows only).
+ * window, tlbf-line for a time window) and the capacity (time windows only).
  * Returns 0 or -1 with an exception naming the parameter. */
 int pytdbf_config(PyObject *window, PyObject *error, PyObject *design, PyObject *capacity,
                   tdbf_config *cfg);

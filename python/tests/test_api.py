@@ -42,7 +42,7 @@ def test_window_spellings(window, time_window, seconds):
     f = tdbf.Filter(window, 0.01)
     assert f.time_window is time_window
     if time_window:
-        assert f.design == "tlbf"
+        assert f.design == "tlbf-line"
         assert f.window == pytest.approx(seconds)
         assert f.stats()["window_ns"] == round(seconds * 1e9)
     else:
@@ -116,7 +116,7 @@ def test_plan_matches_what_filter_builds():
     assert apbf["requested_window"] == 1_000_000
     assert all(alt["k"] != apbf["k"] for alt in apbf["alternatives"])
     timed = tdbf.plan("10m", 0.01)
-    assert timed["design"] == "tlbf" and timed["window"] == 600.0
+    assert timed["design"] == "tlbf-line" and timed["window"] == 600.0
     assert timed["window_ns"] == 600 * 10**9
     ring = tdbf.plan("10m", 0.01, "tlbf-line", capacity=10_000)
     assert ring["capacity"] == 10_000 and ring["generation_ns"] * ring["l"] >= 600 * 10**9

@@ -3,7 +3,7 @@
  * layers.
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
- *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf] [MAX_MEMORY bytes]
+ *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY bytes]
  *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  *

@@ -3,7 +3,7 @@
  * log, and the INFO section that shows them (layer 1, services.h).
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
- *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf] [MAX_MEMORY bytes]
+ *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY bytes]
  *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  */
@@ -110,7 +110,7 @@ void tdbf_stats_info_register(RedisModuleCtx *ctx)
 tdbf_module_config tdbf_settings = {
     .default_error = 0.01,
     .default_count_design = TDBF_APBF_LINE,
-    .default_time_design = TDBF_TLBF,
+    .default_time_design = TDBF_TLBF_LINE,
     .max_memory = 0,
     .allow_addat = false,
     .autocreate = true,

@@ -50,10 +50,10 @@ def test_reserve_count_window_defaults_to_apbf_line(r):
     assert i["window_ms"] == 0
 
 
-def test_reserve_time_window_defaults_to_tlbf(r):
+def test_reserve_time_window_defaults_to_tlbf_line(r):
     assert r.execute_command("TDBF.RESERVE", "t", "0.001", "EX", "60") == b"OK"
     i = info(r, "t")
-    assert i["design"] == b"tlbf"
+    assert i["design"] == b"tlbf-line"
     assert i["window_ms"] == 60000
     assert r.execute_command("TDBF.RESERVE", "p", "0.01", "PX", "250", "CAPACITY", "1000") == b"OK"
     assert info(r, "p")["window_ms"] == 250
@@ -682,7 +682,7 @@ def test_prob_answers_apbf_refuses_time_windows(r):
     assert float(r.execute_command("TDBF.PROB", "a", "x")) > 0.9
     assert float(r.execute_command("TDBF.PROB", "a", "never-added")) == 0.0
     r.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "60")
-    with pytest.raises(redis.ResponseError, match="tlbf has no inference"):
+    with pytest.raises(redis.ResponseError, match="tlbf-line has no inference"):
         r.execute_command("TDBF.PROB", "t", "x")
     with pytest.raises(redis.ResponseError, match="not found"):
         r.execute_command("TDBF.PROB", "missing", "x")

@@ -174,11 +174,12 @@ static void test_burst_at_one_timestamp(void **state)
     stream_end(&s);
 }
 
-/* A burst of the hint's keys at one ns into a new filter: the one ring
- * planned for the hint shifts on count and takes it all (no other ring,
- * the planned memory), FP within the band of the target.  Then keys at
- * the hinted rate while the ring is ahead of the clock, and past it, for
- * two windows: no false negatives, still one ring, FP at the target. */
+/* A burst of the hint's keys into a new filter, half at the last ns of a
+ * generation and half at the first of the next: the one ring planned for
+ * the hint shifts on count and takes it all (no other ring, the planned
+ * memory), FP within the band of the target.  Then keys at the hinted
+ * rate while the ring is ahead of the clock, and past it, for two
+ * windows: no false negatives, still one ring, FP at the target. */
 static void test_burst_of_the_capacity_hint(void **state)
 {
     (void)state;
@@ -188,7 +189,11 @@ static void test_burst_of_the_capacity_hint(void **state)
     tdbf *f = open_line(error, T, C, 41);
     tdbf_stats open = stats_of(f);
     stream_init(&s, f, T, 1000 * SEC, 4 * C, 42);
-    stream_phase(&s, C, 0, 0);
+    uint64_t span = span_of(f);
+    s.now = (s.now / span + 1) * span - 1;
+    stream_phase(&s, C / 2, 0, 0);
+    s.now += 1;
+    stream_phase(&s, C - C / 2, 0, 0);
     tdbf_stats after = stats_of(f);
     unsigned fields = after.k + after.l + 1;
     uint64_t probes = DRV_PICK(400000, 100000);

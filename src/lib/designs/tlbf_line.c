@@ -165,8 +165,10 @@ static void close_slot(tdbf *f, ring_slot *s)
  * read: free them (they are the oldest, at the end). */
 static void drop_stale(tdbf *f, tlbf_line *t, uint64_t G)
 {
-    while (t->count > 0 && ages_read(t, &t->slots[t->count - 1], G) == 0)
+    while (t->count > 0 && ages_read(t, &t->slots[t->count - 1], G) == 0) {
         close_slot(f, &t->slots[--t->count]);
+        t->fp_kept = false;
+    }
 }
 
 /* Room for one more slot (count < max_rings). */
@@ -209,6 +211,7 @@ static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t
     if (rc != TDBF_OK)
         return rc;
     memmove(t->slots + 1, t->slots, t->count * sizeof *t->slots);
+    t->fp_kept = false;
     t->count++;
     ring_slot *s = &t->slots[0];
     memset(s, 0, sizeof *s);
@@ -369,22 +372,28 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     return TDBF_OK;
 }
 
-/* May the active ring shift on count at G?  Only in the generation of its
- * first key, so every key it holds is of that generation, and at most l
- * times, so the oldest of them still has its run of k at age l (the
- * essay's "Bursts"). */
+/* May the active ring shift on count at G?  When every key it holds keeps
+ * its run of k after one more shift: the oldest field generation that may
+ * hold a live key (first_live) at most l below the new newest one.  Then
+ * also every later time shift keeps them (the essay's "Bursts").  A ring
+ * steady on the clock never may (first_live = G - l); a fresh one may up
+ * to l times in its first generation, and after it as long as its keys of
+ * that generation are live and the l are not spent. */
 static bool may_shift_on_count(const tlbf_line *t, const ring_slot *a, uint64_t G)
 {
-    return a->born == G && a->excess < t->l;
+    return a->born != BORN_UNKNOWN && a->generation + 1 - first_live(t, a, G) <= t->l;
 }
 
-static void shift_on_count(tlbf_line *t, ring_slot *a)
+/* Only the shifts of the first generation count as its excess: the fields
+ * they leave behind hold keys of that generation alone. */
+static void shift_on_count(tlbf_line *t, ring_slot *a, uint64_t G)
 {
     tdbf_line_ring_shift(a->ring);      /* its spare is swept: g keys came */
     a->generation++;
-    a->excess++;
+    a->excess += G == a->born;
     a->counts[a->generation % COUNTS] = 0;
     t->check_at = a->g;
+    t->fp_kept = false;
 }
 
 /* The FP a successor is planned for.  In a burst (keys coming faster than
@@ -420,7 +429,7 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         return;
     }
     if (may_shift_on_count(t, a, G)) {
-        shift_on_count(t, a);
+        shift_on_count(t, a, G);
         return;
     }
     double want = isinf(projected) ? INFINITY : (double)tdbf_tlbf_line_sized_for(t, projected);
@@ -434,6 +443,32 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         t->cap_hits++;
         t->check_at = saturating_add(fill, a->g);
     }
+}
+
+/* The live rings' FPs from their counts at G (a few hundred ns a ring:
+ * exp per age and bit). */
+static double rings_fp(const tlbf_line *t, uint64_t G)
+{
+    double fp = 0.0;
+    for (unsigned i = 0; i < t->count; i++)
+        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
+    return fp < 1.0 ? fp : 1.0;
+}
+
+/* Adds keep the sum (a caller such as the Redis module asks before every
+ * add): recomputed at each generation, each change of rings and every
+ * 1/64 of the active ring's g adds, so it lags the active field's load by
+ * at most 1/64 of it. */
+static void keep_fp(tlbf_line *t, uint64_t G)
+{
+    if (t->fp_kept && t->fp_G == G && t->fp_adds > 0) {
+        t->fp_adds--;
+        return;
+    }
+    t->fp_current = rings_fp(t, G);
+    t->fp_G = G;
+    t->fp_adds = t->slots[0].g / 64;
+    t->fp_kept = true;
 }
 
 /* ---- operations ------------------------------------------------------- */
@@ -467,6 +502,7 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     }
     a->counts[a->generation % COUNTS]++;
     a->last = G;
+    keep_fp(t, G);
     a->keys++;
     t->gen_keys++;
     for (unsigned i = 1; i < t->count && !present; i++)
@@ -511,10 +547,7 @@ static double tlbf_line_current_error(const tdbf *f, uint64_t now_ns)
 {
     const tlbf_line *t = f->impl;
     uint64_t G = now_ns / t->span_ns;
-    double fp = 0.0;
-    for (unsigned i = 0; i < t->count; i++)
-        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
-    return fp < 1.0 ? fp : 1.0;
+    return t->fp_kept && t->fp_G == G ? t->fp_current : rings_fp(t, G);
 }
 
 /* ---- open, close, stats ------------------------------------------------ */
@@ -692,15 +725,14 @@ enum { FIELDS_BYTES = 120, RECORD_FIXED_BYTES = 32 };
 /* A ring record's burst word: 0 when the generations of the ring's first
  * and latest keys are not recorded (files before they were; a ring older
  * than 2^17 generations), else BORN_KNOWN | (G_r - born) << 13 | (G_r -
- * last) << 6 | excess: G_r - last is at most excess, excess at most l. */
+ * last) << 6 | excess: G_r - last and excess at most l. */
 #define BORN_KNOWN (UINT32_C(1) << 31)
-#define BORN_UNKNOWN UINT64_MAX      /* no shift on count then */
 enum { BORN_SHIFT = 13, BORN_LIMIT = 1 << 17, LAST_SHIFT = 6, FIELD_MASK = 63 };
 
 static uint32_t burst_word(const ring_slot *s)
 {
     if (s->born > s->generation || s->generation - s->born >= BORN_LIMIT ||
-        s->last > s->generation || s->generation - s->last > s->excess)
+        s->last > s->generation || s->generation - s->last > FIELD_MASK)
         return 0;
     return BORN_KNOWN | (uint32_t)(s->generation - s->born) << BORN_SHIFT |
            (uint32_t)(s->generation - s->last) << LAST_SHIFT | s->excess;
@@ -720,12 +752,12 @@ static bool read_burst_word(const tlbf_line *h, ring_slot *s, uint32_t word, uin
     uint64_t born = (word & ~BORN_KNOWN) >> BORN_SHIFT;
     uint64_t last = word >> LAST_SHIFT & FIELD_MASK;
     s->excess = word & FIELD_MASK;
-    if (born > s->generation || s->excess > h->l || born < s->excess || last > s->excess)
+    if (born > s->generation || s->excess > h->l || born < s->excess || last > h->l)
         return false;
     s->born = s->generation - born;
     s->last = s->generation - last;
     return s->born <= s->last && s->last <= G &&
-           s->generation <= (s->born + s->excess > G ? s->born + s->excess : G);
+           s->generation <= (s->born + h->l > G ? s->born + h->l : G);
 }
 
 /* Older rings first took keys no later than newer ones: a ring's first

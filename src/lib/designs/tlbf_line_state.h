@@ -56,6 +56,11 @@ typedef struct tlbf_line {
     double    fp_planned;     /* the home ring's model FP */
     double    calibration;    /* model FP / independent fields, at home */
     double    miss_per_key;   /* q = (1 - 1/W)^b */
+    /* tdbf_current_error's sum, kept by add (not saved): valid while
+     * fp_kept, at generation fp_G, for fp_adds more adds. */
+    bool      fp_kept;
+    uint64_t  fp_G, fp_adds;
+    double    fp_current;
     ring_slot *slots;         /* newest first; [0] takes the adds */
 } tlbf_line;
 
@@ -69,17 +74,21 @@ static inline uint64_t saturating_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* The oldest of a ring's field generations whose keys a query at G must
- * still find.  Keys of generation G - l and later are inside the window.
- * A field generation holds keys of its own generation, except after a
- * burst's shifts on count: generations born .. born + excess - 1 hold keys
- * of generation born, and born + excess those of born .. born + excess
- * (the ring stays ahead of the clock until the clock catches up). */
+/* A ring's first generation when a file did not record it. */
+#define BORN_UNKNOWN UINT64_MAX
+
+/* The oldest of a ring's field generations that may hold a key a query at
+ * G must find (the keys of generation G - l and later): a field generation
+ * is never older than its keys, and none is older than the ring (born);
+ * after a burst's shifts on count, generations born .. born + excess - 1
+ * hold keys of generation born alone (tlbf_line.c, "Bursts"). */
 static inline uint64_t first_live(const tlbf_line *t, const ring_slot *s, uint64_t G)
 {
     uint64_t oldest = G > t->l ? G - t->l : 0;
-    if (s->excess == 0 || oldest <= s->born)
-        return s->excess == 0 ? oldest : s->born;
+    if (s->born > G)                     /* BORN_UNKNOWN */
+        return oldest;
+    if (oldest <= s->born)
+        return s->born;
     return oldest > s->born + s->excess ? oldest : s->born + s->excess;
 }
 
