@@ -421,6 +421,19 @@ static inline int single_call(const bench_filter *bf, int op, const void *key)
                            : tdbf_contains(bf->f, key, KEY_BYTES, 0);
 }
 
+/* One single call of `op` on key, timed alone into *ns. */
+static int time_call(const bench_run *run, const bench_filter *bf, int op, const void *key,
+                     uint32_t *ns)
+{
+    uint64_t start = cli_now_ns();
+    int rc = single_call(bf, op, key);
+    uint64_t took = cli_now_ns() - start;
+    if (rc < 0)
+        return cli_lib_error("bench", run->what, rc);
+    *ns = saturate_ns(took);
+    return CLI_EXIT_OK;
+}
+
 /* Time each of n single calls of `op` alone and summarise them into out:
  * adds of the next n fresh pool keys (a Bloom filter is reopened between
  * calls when due, untimed), or queries of run->keys.ptrs[0 .. n-1]. */
@@ -443,12 +456,9 @@ static int latency_pass(bench_run *run, bench_filter *bf, int op, size_t n,
         } else {
             key = run->keys.ptrs[i];
         }
-        uint64_t start = cli_now_ns();
-        int rc = single_call(bf, op, key);
-        uint64_t took = cli_now_ns() - start;
-        if (rc < 0)
-            return cli_lib_error("bench", run->what, rc);
-        lat[i] = saturate_ns(took);
+        int status = time_call(run, bf, op, key, &lat[i]);
+        if (status != CLI_EXIT_OK)
+            return status;
     }
     latency_summary(lat, n, out);
     return CLI_EXIT_OK;
@@ -475,13 +485,9 @@ static int shift_pass(bench_run *run, bench_filter *bf, uint32_t out[LAT_COUNT])
         if (left > 0 && (rc = filter_warm(run, bf, bf->cursor, left)) != TDBF_OK)
             return cli_lib_error("bench", run->what, rc);
         bf->cursor += left;
-        const void *key = pool_key(&run->keys, bf->cursor++);
-        uint64_t start = cli_now_ns();
-        rc = tdbf_add(bf->f, key, KEY_BYTES, 0);
-        uint64_t took = cli_now_ns() - start;
-        if (rc < 0)
-            return cli_lib_error("bench", run->what, rc);
-        lat[i] = saturate_ns(took);
+        int status = time_call(run, bf, OP_INSERT, pool_key(&run->keys, bf->cursor++), &lat[i]);
+        if (status != CLI_EXIT_OK)
+            return status;
     }
     latency_summary(lat, SHIFT_SAMPLES, out);
     return CLI_EXIT_OK;
