@@ -54,44 +54,51 @@
  *     unit per generation, so the ring is retired (the masking above
  *     covers the generations it missed) and a fresh one opens, sized from
  *     the last generations' rate.  A small ring (units times generations
- *     missed within 4096) is shifted through instead: cheaper than a new one.  A ring left
- *     behind by more than l generations is freed (advance does that too).
+ *     missed within 4096) is shifted through instead: cheaper than a new
+ *     one.  A ring left behind by more than l generations is freed
+ *     (advance does that too).
  *   - Full (its g inserts taken in its newest field): the rate is
  *     projected from this generation's keys over its elapsed part; a
  *     generation that will end within 1/16 more keys is let overfill
  *     (slightly higher FP, never a false negative).  Else, in the ring's
- *     first generation, it shifts on count (Bursts, below).  Else a
- *     successor opens for twice the projection, at least 2 g (or the home
- *     g0, from a smaller ring), at most 4 g: a burst at one timestamp (no
- *     elapsed time, an infinite rate) grows by 4x per ring.
+ *     first generation, or while its keys allow, it shifts on count
+ *     (Bursts, below).  Else a successor opens for twice the projection,
+ *     at least 2 g (or the home g0, from a smaller ring), at most 4 g: a
+ *     burst at one timestamp (no elapsed time, an infinite rate) grows by
+ *     4x per ring.
  *
- * Bursts.  A ring's fields are generations of the ring ("field
- * generations"), numbered so that G_r >= G always; a key added at G goes
- * into field generation G_r.  In the generation `born` of its first key a
- * ring may also shift when full, up to l times ("excess" shifts): all its
- * keys are then of generation born, and the oldest's run of k still ends
- * at age l, so a fresh ring takes (l + 1) g keys of one generation at the
- * steady load instead of g (a file read in seconds into a window of
- * minutes is one such burst).  The ring is then ahead of the clock: G_r =
- * born + excess, and it takes the keys of generations up to G_r in field
- * G_r, shifting by time again once G passes it; in that field generations
- * born .. born + excess - 1 hold keys of born, born + excess those of born
- * .. born + excess, and later ones their own.  A query at G must find the
- * keys of G - l and later, so it reads from the newest field down to the
- * oldest field generation holding one of them (first_live, in
- * tlbf_line_state.h), plus k - 1, never more than k + l ages: no false
- * negative, and with excess 0 the ages of "Why a retired ring...".  A
- * ring whose latest key (`last`) is older than G - l is freed.  A burst
- * beyond (l + 1) g opens a successor, fresh, that shifts on count in turn;
- * such rings fill all their fields while their predecessors are still
- * read, so each is planned for half its predecessor's FP (a lower load per
- * unit, about 8 % more memory per halving at k b = 9): one burst's rings
- * sum to at most twice the first one's FP.  A ring left ahead of the
- * clock waits for no shift to shrink: at the first add of each generation
- * the last one's rate is judged as below.
  *   Sizing from an observed n keys per generation: twice n, but no more
  *   than g0 when n is within 1/16 of g0 (the hint is believed then, so
  *   a rate back at home returns memory to the home ring), at least g0/16.
+ *
+ * Bursts.  A ring's fields are generations of the ring ("field
+ * generations"), numbered so that G_r >= G always; a key added at G goes
+ * into field generation G_r, so no field generation is older than its
+ * keys, nor than the ring's first key (generation `born`).  A full ring
+ * may also shift on count, whenever every live key keeps its run of k
+ * after it: the oldest field generation that may hold a live key (a lower
+ * bound, first_live in tlbf_line_state.h) at most l below the new newest
+ * one.  A ring steady on the clock never may (first_live = G - l, G_r =
+ * G); a fresh one may up to l times while its first generation's keys are
+ * live, so it takes (l + 1) g keys of one generation at the steady load
+ * instead of g (a file read in seconds into a window of minutes is one
+ * such burst), even across a generation's end.  The shifts made in
+ * generation born ("excess") leave field generations born .. born +
+ * excess - 1 holding keys of born alone, which lets first_live skip them
+ * once born has left the window.  The ring is then ahead of the clock
+ * (G_r > G) and shifts by time again once G passes G_r.  A query at G must
+ * find the keys of G - l and later, so it reads from the newest field down
+ * to first_live, plus k - 1, never more than k + l ages: no false
+ * negative, and with no shift on count the ages of "Why a retired
+ * ring...".  A ring whose latest key (`last`) is older than G - l is
+ * freed.  A burst beyond (l + 1) g opens a successor, fresh, that shifts
+ * on count in turn; such rings fill all their fields while their
+ * predecessors are still read, so each is planned for half its
+ * predecessor's FP (a lower load per unit, about 8 % more memory per
+ * halving at k b = 9): one burst's rings sum to at most twice the first
+ * one's FP.  A ring left ahead of the clock waits for no shift to shrink:
+ * at the first add of each generation the last one's rate is judged as
+ * above.
  *
  * False positives.  A never-added key is a false positive if any live
  * ring answers yes: about the sum of the rings' FPs.  A ring at its
@@ -104,7 +111,8 @@
  * around 10^-6 at the home load) plus the final ring, under its load.
  * Measured (tests/unit/test_tlbf_line.c, T = 60 s, 60 000 keys a window):
  * at a steady rate 0.0089 for a target of 0.01 (model 0.00998) and
- * 0.00098 for 0.001; through a 10x jump at most 0.0099, falling to 0.001
+ * 0.00098 for 0.001; through a 10x jump at most 0.0135 (its successor
+ * shifts on count while the home ring is still read), falling to 0.001
  * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0136 (the
  * rings of a burst: "Bursts").
  *
