@@ -27,8 +27,8 @@ typedef struct ring_slot {
     tdbf_line_ring *ring;
     uint64_t generation;      /* G_r: its newest field's; a retired ring's last;
                                  ahead of the clock's after a burst's shifts */
-    uint64_t born;            /* the generation of its first key (read only
-                                 while excess > 0) */
+    uint64_t born;            /* the generation of its first key (or
+                                 BORN_UNKNOWN, from an older file) */
     uint64_t last;            /* the generation of its latest key */
     unsigned excess;          /* shifts taken on count in generation born */
     uint64_t g;               /* keys per generation it was planned for */
@@ -104,7 +104,10 @@ static inline bool holds_live(const tlbf_line *t, const ring_slot *s, uint64_t G
  * k + l (the ring's fields keep every live key's run: tlbf_line.c). */
 static inline unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_t G)
 {
-    return holds_live(t, s, G) ? (unsigned)(s->generation - first_live(t, s, G)) + t->k : 0;
+    if (!holds_live(t, s, G))
+        return 0;
+    uint64_t ages = s->generation - first_live(t, s, G) + t->k;
+    return ages < t->k + t->l ? (unsigned)ages : t->k + t->l;   /* (a loaded file's) */
 }
 
 /* ---- sizing and the FP from counts (tlbf_line_model.c) ---- */
