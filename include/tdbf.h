@@ -188,9 +188,10 @@ typedef struct tdbf_config {
                                generations; set with k, 0 = planner.  Must
                                be 0 for the other designs */
     uint64_t    capacity;   /* expected items per window (time designs); 0 = unknown
-                               (TLBF, TLBF_LINE: 1024).  TLBF believes a
+                               (TLBF, TLBF_LINE: 1024).  Both believe a
                                given one: a burst of up to it takes about
-                               a steady load's memory */
+                               a steady load's memory (TLBF_LINE: its one
+                               planned ring, shifted on count) */
     uint64_t    max_memory; /* refuse plans above this many bytes; default
                                (and 0) = TDBF_DEFAULT_MAX_MEMORY, 4 GiB */
     const struct tdbf_allocator *allocator; /* NULL = the process default */
