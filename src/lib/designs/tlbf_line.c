@@ -500,9 +500,10 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
         consider_growth(f, t, G, now_ns);
     ring_slot *a = &t->slots[0];
     int present;
-    if (ages_read(t, a, G) < t->k + t->l) {
-        /* after a burst, fields of expired keys the ring's own test would
-         * read: answer as a query would, then add */
+    if (ages_read(t, a, G) < t->k + t->l && first_live(t, a, G) != a->born) {
+        /* after a burst, fields of expired keys (older than first_live;
+         * below born they are empty) the ring's own test would read:
+         * answer as a query would, then add */
         present = slot_has(t, a, &key->hash, G);
         tdbf_line_ring_add(a->ring, &key->hash);
     } else {
