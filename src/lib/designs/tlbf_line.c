@@ -500,10 +500,11 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
         consider_growth(f, t, G, now_ns);
     ring_slot *a = &t->slots[0];
     int present;
-    if (ages_read(t, a, G) < t->k + t->l && first_live(t, a, G) != a->born) {
-        /* after a burst, fields of expired keys (older than first_live;
-         * below born they are empty) the ring's own test would read:
-         * answer as a query would, then add */
+    uint64_t first = first_live(t, a, G);
+    if (first > a->born && a->generation - first < t->l) {
+        /* after a burst, fields of expired keys (older than first_live,
+         * newer than born: below born they are empty) that the ring's own
+         * test would read: answer as a query would, then add */
         present = slot_has(t, a, &key->hash, G);
         tdbf_line_ring_add(a->ring, &key->hash);
     } else {
@@ -672,7 +673,7 @@ static void tlbf_line_close(tdbf *f)
 static uint64_t window_keys(const tlbf_line *t, const ring_slot *s, uint64_t G)
 {
     uint64_t keys = 0;
-    if (!holds_live(t, s, G))
+    if (ages_read(t, s, G) == 0)
         return 0;
     for (uint64_t r = first_live(t, s, G); r <= s->generation; r++)
         keys = saturating_add(keys, s->counts[r % COUNTS]);

@@ -92,21 +92,16 @@ static inline uint64_t first_live(const tlbf_line *t, const ring_slot *s, uint64
     return oldest > s->born + s->excess ? oldest : s->born + s->excess;
 }
 
-/* Does the ring hold a key of the window at G?  Not once its latest key
- * has left it. */
-static inline bool holds_live(const tlbf_line *t, const ring_slot *s, uint64_t G)
-{
-    return G - s->last <= t->l && s->generation >= first_live(t, s, G);
-}
-
-/* The ages of a ring still read at generation G (0: none): from the
- * newest field to the oldest run of k that may hold a live key.  At most
- * k + l (the ring's fields keep every live key's run: tlbf_line.c). */
+/* The ages of a ring still read at generation G: from the newest field
+ * down to the oldest run of k that may hold a live key (first_live), at
+ * most k + l (the ring's fields keep every live key's run: tlbf_line.c);
+ * 0 once its latest key has left the window. */
 static inline unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_t G)
 {
-    if (!holds_live(t, s, G))
+    uint64_t first = first_live(t, s, G);
+    if (G - s->last > t->l || s->generation < first)
         return 0;
-    uint64_t ages = s->generation - first_live(t, s, G) + t->k;
+    uint64_t ages = s->generation - first + t->k;
     return ages < t->k + t->l ? (unsigned)ages : t->k + t->l;   /* (a loaded file's) */
 }
 
