@@ -23,7 +23,9 @@ static const double latency_quantiles[LAT_COUNT] = {0.5, 0.99, 0.999, 1.0};
  * pass over generation ends (shift_pass) wraps around it: re-adds. */
 static const unsigned char *pool_key(const bench_keys *keys, size_t index)
 {
-    return keys->pool + index % keys->pool_count * KEY_BYTES;
+    if (index >= keys->pool_count)   /* (no division on the measurements' keys) */
+        index %= keys->pool_count;
+    return keys->pool + index * KEY_BYTES;
 }
 
 void keys_free(bench_keys *keys)
