@@ -1051,7 +1051,10 @@ typedef struct tdbf_line_plan {
  * or -1.0 for invalid arguments (k 1..TDBF_MAX_K, l >= 1, b 1..4,
  * unit_bits 512 or 1024, unit_bits / (k + l) or unit_bits / (k + l + 1)
  * exactly 16, 32 or 64, units and generation >= 1).
- * About a millisecond. */
+ * The model is evaluated at the loads 2^(i/64) and read between them in
+ * log FP over log load (within 2 % of the model, its own sampling noise);
+ * the points are kept per thread, so a call costs about a millisecond for
+ * each point it needs the first time, microseconds after. */
 TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                                   uint64_t units, uint64_t generation);
 

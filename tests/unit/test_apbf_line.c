@@ -244,6 +244,40 @@ static void test_planner_chooses_unit(void **state)
         fail_msg("one unit for every error: 512 x%u, 1024 x%u", chose_line, chose_pair);
 }
 
+/* The model is a pure function of its arguments: the values it keeps per
+ * thread (a few shapes' curves) only save recomputing it.  Asked again
+ * after more shapes and loads than it keeps, it answers bit for bit the
+ * same, and its FP rises with the load. */
+static void test_model_is_pure(void **state)
+{
+    (void)state;
+    static const unsigned shapes[][4] = {
+        {2, 6, 4, 512}, {3, 13, 3, 1024}, {3, 12, 3, 1024}, {4, 12, 2, 1024}, {1, 7, 4, 512},
+        {2, 5, 4, 512}, {5, 11, 2, 1024}, {6, 9, 2, 1024}, {4, 11, 3, 1024}, {1, 6, 4, 512},
+    };
+    enum { SHAPES = sizeof shapes / sizeof shapes[0], LOADS = 5 };
+    double first[SHAPES][LOADS];
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < SHAPES; i++) {
+            const unsigned *s = shapes[i];
+            double last = 0.0;
+            for (unsigned j = 0; j < LOADS; j++) {
+                uint64_t units = 100003, g = 150001 + 111111 * j;   /* loads 1.5 .. 5.9 */
+                double fp = tdbf_apbf_line_fp(s[0], s[1], s[2], s[3], units, g);
+                if (!(fp > last && fp < 1.0))
+                    fail_msg("(%u, %u, %u, %u): FP %g at load %g after %g", s[0], s[1], s[2],
+                             s[3], fp, (double)g / (double)units, last);
+                last = fp;
+                if (pass == 0)
+                    first[i][j] = fp;
+                else if (memcmp(&fp, &first[i][j], sizeof fp) != 0)
+                    fail_msg("(%u, %u, %u, %u) at load %g: %.17g, before %.17g", s[0], s[1],
+                             s[2], s[3], (double)g / (double)units, fp, first[i][j]);
+            }
+        }
+    }
+}
+
 static void test_planner(void **state)
 {
     (void)state;
@@ -533,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_fp_matches_the_model),
         cmocka_unit_test(test_shared_loads_matter),
         cmocka_unit_test(test_expired_keys_look_new),
+        cmocka_unit_test(test_model_is_pure),
         cmocka_unit_test(test_planner),
         cmocka_unit_test(test_planner_chooses_unit),
         cmocka_unit_test(test_rolling_fp_is_flat),

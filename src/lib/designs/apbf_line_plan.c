@@ -202,10 +202,173 @@ static double load_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, do
     return model_fp(k, l, layout_spare(k, l, unit_bits) == 0, &m, samples);
 }
 
+/* ---- the model's curve, kept ----------------------------------------------
+ *
+ * A shape's FP is a function of its load alone, and the callers ask for it
+ * at loads near the same few again and again: every open sizes its shape
+ * (fill_plan), every load of a saved filter recomputes its planned FP, a
+ * tlbf-line burst ring finds its load (tdbf_line_load_for), and the Redis
+ * module opens a filter per key.  The full model is ~0.7 ms an evaluation,
+ * which a server pays with every client waiting.  So it is evaluated only
+ * at the grid loads 2^(i / CURVE_STEPS), each kept per thread once
+ * computed, and read between two grid points linearly in log FP over log
+ * load, where the FP of a run of k matches is close to a power of the
+ * load: within 10^-4 of the model at the points between (measured at the
+ * default shapes from 0.1 to 10^-4).  Still a pure function of its
+ * inputs: the cache only saves recomputing the points. */
+
+enum {
+    CURVE_STEPS = 64,        /* grid points per doubling of the load */
+    CURVE_SHAPES = 8,        /* shapes kept per thread */
+    CURVE_POINTS = 96,       /* points kept per shape */
+    CURVE_LOWEST = -20 * CURVE_STEPS,    /* 2^-20: below, no load meets an error */
+    CURVE_HIGHEST = 11 * CURVE_STEPS     /* 2^11 = MODEL_MAX_LOAD */
+};
+
+typedef struct curve_point {
+    int    index;
+    double fp;
+} curve_point;
+
+typedef struct model_curve {
+    unsigned    k, l, b, unit_bits;   /* unit_bits 0: slot unused */
+    unsigned    count, next;          /* points held; the next to replace */
+    curve_point points[CURVE_POINTS];
+} model_curve;
+
+/* This thread's curve of shape (k, l, b, U), a fresh one (replacing the
+ * oldest) if it has none. */
+static model_curve *curve_of(unsigned k, unsigned l, unsigned b, unsigned unit_bits)
+{
+    static _Thread_local model_curve curves[CURVE_SHAPES];
+    static _Thread_local unsigned next;
+    for (unsigned i = 0; i < CURVE_SHAPES; i++) {
+        model_curve *c = &curves[i];
+        if (c->unit_bits == unit_bits && c->k == k && c->l == l && c->b == b)
+            return c;
+    }
+    model_curve *c = &curves[next++ % CURVE_SHAPES];
+    c->k = k;
+    c->l = l;
+    c->b = b;
+    c->unit_bits = unit_bits;
+    c->count = 0;
+    c->next = 0;
+    return c;
+}
+
+/* The full model's FP at grid load 2^(index / CURVE_STEPS). */
+static double curve_point_fp(model_curve *c, int index)
+{
+    for (unsigned i = 0; i < c->count; i++)
+        if (c->points[i].index == index)
+            return c->points[i].fp;
+    double fp = load_fp(c->k, c->l, c->b, c->unit_bits, exp2((double)index / CURVE_STEPS),
+                        MODEL_SAMPLES);
+    curve_point *slot = c->count < CURVE_POINTS ? &c->points[c->count++]
+                                                : &c->points[c->next++ % CURVE_POINTS];
+    slot->index = index;
+    slot->fp = fp;
+    return fp;
+}
+
+/* Between grid points index and index + 1, at fraction t of the way. */
+static double curve_between(double fp0, double fp1, double t)
+{
+    if (t <= 0.0)
+        return fp0;
+    if (fp0 > 0.0 && fp1 > 0.0)
+        return exp(log(fp0) + t * (log(fp1) - log(fp0)));
+    return fp0 + t * (fp1 - fp0);
+}
+
+static double curve_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits, double lambda)
+{
+    double x = log2(lambda) * CURVE_STEPS;
+    if (!(x > CURVE_LOWEST - 1.0 && x < CURVE_HIGHEST + 1.0))   /* (NaN too) */
+        return load_fp(k, l, b, unit_bits, lambda, MODEL_SAMPLES);
+    model_curve *c = curve_of(k, l, b, unit_bits);
+    int index = (int)floor(x);
+    double t = x - (double)index;
+    double fp0 = curve_point_fp(c, index);
+    return t > 0.0 ? curve_between(fp0, curve_point_fp(c, index + 1), t) : fp0;
+}
+
+static int curve_index(double x)
+{
+    return x < CURVE_LOWEST ? CURVE_LOWEST : x > CURVE_HIGHEST ? CURVE_HIGHEST : (int)x;
+}
+
+/* Where the curve reaches `error`, guessed from its slope at grid point
+ * x: the FP of a run of k matches grows about as a power of the load, so
+ * a straight line in log FP over log load lands within a point or two,
+ * and the search below then evaluates a few points instead of a dozen. */
+static int curve_guess(model_curve *c, double error, double x)
+{
+    int at = curve_index(x);
+    if (at >= CURVE_HIGHEST)
+        return at;
+    double fp0 = curve_point_fp(c, at), fp1 = curve_point_fp(c, at + 1);
+    if (!(fp0 > 0.0 && fp1 > fp0 && fp0 < 1.0))
+        return at;
+    double steps = (log(error) - log(fp0)) / (log(fp1) - log(fp0));
+    return curve_index(floor((double)at + steps));
+}
+
+/* max_load on the curve: the grid point that meets `error` below one
+ * that does not, bracketed from the guess at `start` by doubling steps and bisected,
+ * then the load in between where the curve reaches `error` (0 if none
+ * above 2^-20; the highest grid point if every one meets it). */
+static double curve_max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                             double error, double start)
+{
+    model_curve *c = curve_of(k, l, b, unit_bits);
+    int lo = curve_guess(c, error, floor(log2(start) * CURVE_STEPS));
+    int hi, step = 1;
+    if (curve_point_fp(c, lo) > error) {
+        do {
+            hi = lo;
+            if (lo == CURVE_LOWEST)
+                return 0.0;
+            lo = hi - step < CURVE_LOWEST ? CURVE_LOWEST : hi - step;
+            step *= 2;
+        } while (curve_point_fp(c, lo) > error);
+    } else {
+        for (hi = lo + 1; curve_point_fp(c, hi) <= error; step *= 2) {
+            lo = hi;
+            if (lo >= CURVE_HIGHEST)
+                return exp2((double)lo / CURVE_STEPS);
+            hi = lo + step > CURVE_HIGHEST ? CURVE_HIGHEST : lo + step;
+        }
+    }
+    while (hi - lo > 1) {
+        int mid = lo + (hi - lo) / 2;
+        if (curve_point_fp(c, mid) <= error)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    double fp0 = curve_point_fp(c, lo), fp1 = curve_point_fp(c, hi), t = 0.0;
+    if (fp0 > 0.0 && fp1 > fp0)
+        t = (log(error) - log(fp0)) / (log(fp1) - log(fp0));
+    else if (fp1 > fp0)
+        t = (error - fp0) / (fp1 - fp0);
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    /* the answer must meet the error as curve_fp reads it back: rounding
+     * of log2 and exp2 may land a hair above */
+    for (int tries = 0; tries < 64 && t > 0.0; tries++) {
+        double lambda = exp2(((double)lo + t) / CURVE_STEPS);
+        if (curve_fp(k, l, b, unit_bits, lambda) <= error)
+            return lambda;
+        t -= 1e-9 + t * 1e-9;
+    }
+    return exp2((double)lo / CURVE_STEPS);
+}
+
 double tdbf_line_model_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                           uint64_t units, uint64_t generation)
 {
-    return load_fp(k, l, b, unit_bits, (double)generation / (double)units, MODEL_SAMPLES);
+    return curve_fp(k, l, b, unit_bits, (double)generation / (double)units);
 }
 
 double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
@@ -225,10 +388,11 @@ double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
  * spare), k = 1 .. 8, b = 1 .. 4; lambda* by bisection on log lambda with the model on 256
  * simulated units (the same draws at every point, so costs compare
  * smoothly); then the cheapest shape's lambda* on the full 4096-unit
- * model, and units = ceil(g / lambda*) (size_shape).  The search takes
- * ~0.1 s and is kept per thread (cached_shape); a plan is then ~1.5 ms. */
+ * model's curve, and units = ceil(g / lambda*) (size_shape).  The search
+ * takes ~0.1 s and is kept per thread (cached_shape), as are the curve's
+ * points; a plan is then ~0.1 ms. */
 
-enum { SEARCH_SAMPLES = 256, SEARCH_STEPS = 7, SIZING_STEPS = 17 };
+enum { SEARCH_SAMPLES = 256, SEARCH_STEPS = 7 };
 
 /* The largest load meeting `error` on `samples` simulated units (0 if
  * none above 2^-20), bracketed from `start` (a neighbouring shape's
@@ -271,7 +435,7 @@ double tdbf_line_load_for(unsigned k, unsigned l, unsigned b, unsigned unit_bits
 {
     if (!shape_ok(k, l, b, unit_bits) || !(error > 0.0) || !(start > 0.0))
         return 0.0;
-    return max_load(k, l, b, unit_bits, error, start, MODEL_SAMPLES, SIZING_STEPS);
+    return curve_max_load(k, l, b, unit_bits, error, start);
 }
 
 /* A plan's shape and size fields (fill_plan adds the model's FP). */
@@ -299,10 +463,10 @@ static void fill_plan(unsigned k, unsigned l, unsigned b, unsigned unit_bits, ui
 }
 
 /* Size (k, l, b) for a window: units = ceil(g / lambda*), lambda* the
- * shape's largest load meeting the error on the full model (its FP is a
- * function of g / units alone), within 2^(2^-17) - 1 = 5 10^-6 of the
- * exact bound: so within one unit per 190 000 of the fewest.  A rounding
- * of g / units above lambda* is caught by evaluating the plan itself. */
+ * shape's largest load meeting the error on the full model's curve (its
+ * FP is a function of g / units alone), where the curve reaches the error:
+ * the fewest units.  A rounding of g / units above lambda* is caught by
+ * evaluating the plan itself. */
 static int size_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, uint64_t window,
                       double error, uint64_t most, double lambda, tdbf_line_plan *out)
 {
@@ -325,7 +489,7 @@ static int size_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits, ui
 /* The search (see above), for a shape request: k, l, b fixed or 0.  A
  * shape's cost depends on the error and the unit alone, not the window,
  * so the answer is kept: a few recent searches per thread (a planner
- * call is then the final sizing only, ~1 ms instead of ~0.1 s). */
+ * call is then the final sizing only, ~0.1 ms instead of ~0.1 s). */
 typedef struct shape_request {
     double   error;
     unsigned unit_bits, k, l, b;
@@ -393,8 +557,8 @@ static shape_answer cached_shape(const shape_request *q)
     if (a.rc == TDBF_OK) {
         double rough = max_load(a.k, a.l, a.b, q->unit_bits, q->error, 1.0, SEARCH_SAMPLES,
                                 SEARCH_STEPS);
-        a.lambda = max_load(a.k, a.l, a.b, q->unit_bits, q->error, rough > 0.0 ? rough : 1.0,
-                            MODEL_SAMPLES, SIZING_STEPS);
+        a.lambda = curve_max_load(a.k, a.l, a.b, q->unit_bits, q->error,
+                                  rough > 0.0 ? rough : 1.0);
     }
     cache[next++ % SHAPE_CACHE] = a;
     return a;

@@ -199,7 +199,8 @@ int tdbf_line_plan_ring(const tdbf_config *cfg, uint64_t window, tdbf_line_plan 
 
 /* The largest load (keys per unit in a generation) at which the model's
  * FP of shape (k, l, b, unit) meets `error`, searched from `start`; 0 for
- * a shape apbf-line has not or no load above 2^-20.  A few ms. */
+ * a shape apbf-line has not or no load above 2^-20.  A few points of the
+ * model's curve the first time (about a millisecond each), then cached. */
 double tdbf_line_load_for(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                           double error, double start);
 
