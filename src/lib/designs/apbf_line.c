@@ -215,7 +215,8 @@ static TDBF_ALWAYS_INLINE int add_in_generation(line_filter *t, const tdbf_hash1
     if (t->spare) {
         uint64_t from = sweep_position(t);
         t->fill++;
-        tdbf_line_clear_spare(t, from, sweep_position(t));
+        if (from < t->units)        /* (once swept, until the next shift) */
+            tdbf_line_clear_spare(t, from, sweep_position(t));
     } else {
         t->fill++;
         roll(t);
@@ -329,6 +330,7 @@ static void set_shape(line_filter *t)
     t->field_bits = t->unit_bits / t->fields;
     t->field_log2 = log2_of(t->field_bits);
     t->sweep_per_add = t->units / t->g + (t->units % t->g != 0);
+    t->swept_at = t->units / t->sweep_per_add + 1;
     set_run_test(t);
     tdbf_line_set_turns(t);
     tdbf_line_place_ring(t);

@@ -35,6 +35,8 @@ typedef struct line_filter {
     uint64_t  fill;          /* inserts in the current generation, 0 .. g */
     uint64_t  shifts;
     uint64_t  sweep_per_add; /* spare: ceil(units / g) */
+    uint64_t  swept_at;      /* spare: the fill from which every spare is
+                                empty, units / sweep_per_add + 1 */
     /* Rolling: units 0 .. turned-1 have turned in this generation, turned
      * = floor(fill units / g); turn_rest = fill units mod g. */
     uint64_t  turned, turn_rest;
@@ -110,7 +112,7 @@ static inline unsigned physical(const line_filter *t, unsigned age)
  * it would pass units. */
 static inline uint64_t sweep_position(const line_filter *t)
 {
-    if (t->fill >= t->units / t->sweep_per_add + 1)
+    if (t->fill >= t->swept_at)
         return t->units;
     uint64_t done = t->fill * t->sweep_per_add;
     return done < t->units ? done : t->units;

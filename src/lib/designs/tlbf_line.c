@@ -492,9 +492,16 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     tlbf_line *t = f->impl;
     uint64_t G = now_ns / t->span_ns;
-    int rc = settle(f, t, G, now_ns);
-    if (rc != TDBF_OK)
-        return rc;
+    if (t->settled_next == 0 || G != t->settled_next - 1) {
+        /* Once settled at G, another settle at G would find nothing: the
+         * stale rings are gone, the active ring is at G or ahead, and the
+         * generation's first add has shrunk a burst's ring if it was due.
+         * (An add's successor is at G or ahead too.) */
+        int rc = settle(f, t, G, now_ns);
+        if (rc != TDBF_OK)
+            return rc;
+        t->settled_next = G < UINT64_MAX ? G + 1 : 0;
+    }
     count_generation(t, G);
     if (t->slots[0].counts[t->slots[0].generation % COUNTS] >= t->check_at)
         consider_growth(f, t, G, now_ns);

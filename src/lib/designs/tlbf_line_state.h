@@ -61,6 +61,9 @@ typedef struct tlbf_line {
     bool      fp_kept;
     uint64_t  fp_G, fp_adds;
     double    fp_current;
+    /* G + 1 of the last add's settle (0: none yet; not saved): at the same
+     * G another settle has nothing to do. */
+    uint64_t  settled_next;
     ring_slot *slots;         /* newest first; [0] takes the adds */
 } tlbf_line;
 
