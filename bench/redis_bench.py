@@ -13,8 +13,12 @@ Memory (used_memory deltas), 10^6 distinct items, error 0.001, window 60 s:
         without the 60 s wait), (b) burst: TDBF.MADD as fast as a pipeline goes,
     vs 10^6 SET ... EX 60 keys; and each filter's measured FP rate.
 
+Creation: BENCH_CREATED (5000) new keys by TDBF.RESERVE of a small count
+filter (WINDOW 1000) and a small time filter (EX 60 CAPACITY 1000), vs SET of
+new keys, pipelined 50 deep: what a filter per user or tenant costs the server.
+
 Environment: BENCH_N (requests per test, default 200000), BENCH_ITEMS
-(default 1000000).  Prints a table and ratios; CSV rows go to
+(default 1000000), BENCH_CREATED (default 5000).  Prints a table and ratios; CSV rows go to
 bench/redis-results.csv.
 """
 import csv
@@ -80,6 +84,30 @@ def benchmark(port, pipeline, *command):
     return float(rows[-1][1])
 
 
+# Keys created one by one: a filter per key (a user, a tenant) is a common
+# use, and each creation plans and allocates a filter in the server's one
+# thread.  Small filters, so that the planning, not the memory, is timed.
+CREATED = int(os.environ.get("BENCH_CREATED", "5000"))
+CREATION = (
+    ("set", lambda i: ("SET", f"new:set:{i}", "1")),
+    ("reserve_count", lambda i: ("TDBF.RESERVE", f"new:count:{i}", "0.01", "WINDOW", "1000")),
+    ("reserve_time", lambda i: ("TDBF.RESERVE", f"new:time:{i}", "0.01", "EX", "60",
+                                "CAPACITY", "1000")),
+)
+
+
+def create_keys(c, name, command):
+    """CREATED new keys by `command`, 50 to a pipeline; keys per second."""
+    start = time.perf_counter()
+    pipe = c.pipeline(transaction=False)
+    for i in range(CREATED):
+        pipe.execute_command(*command(i))
+        if len(pipe) >= 50:
+            pipe.execute()
+    pipe.execute()
+    return CREATED / (time.perf_counter() - start)
+
+
 def used_memory(c):
     return c.info("memory")["used_memory"]
 
@@ -142,6 +170,15 @@ def main():
                       f"  (vs SET NX EX / EXISTS)")
                 for k, v in row.items():
                     results.append(("throughput", f"P{p}", k, v))
+            c.flushall()
+
+            print(f"creation: {CREATED} new keys each, pipelined, keys/s")
+            row = {name: create_keys(c, name, command) for name, command in CREATION}
+            print("  " + "  ".join(f"{k} {v:,.0f}" for k, v in row.items()))
+            print(f"  ratios: RESERVE count {row['reserve_count'] / row['set']:.2f}x"
+                  f"  RESERVE time {row['reserve_time'] / row['set']:.2f}x  (vs SET)")
+            for k, v in row.items():
+                results.append(("creation", "P50", k, v))
             c.flushall()
 
             print(f"memory: {ITEMS} distinct items, error 0.001, 60 s window")
