@@ -71,7 +71,7 @@ static int register_commands(RedisModuleCtx *ctx)
 }
 
 /* The planners keep what they searched, per thread: the first filter of
- * the APBF family at an error rate takes ~0.1 s to plan, later ones
+ * the APBF family at an error rate takes ~50 ms to plan, later ones
  * ~0.1 ms.  Commands run on this thread, so the defaults are planned now,
  * not in the first client's command (an auto-created key's). */
 static void plan_the_defaults(void)

@@ -12,14 +12,6 @@ tdbf_hash128 tdbf_hash_key(uint64_t seed, const void *key, size_t len)
     return tdbf_hash_key_inline(seed, key, len);
 }
 
-uint64_t tdbf_mix64(uint64_t x)
-{
-    x += UINT64_C(0x9e3779b97f4a7c15);
-    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return x ^ (x >> 31);
-}
-
 /* ---- checksums of serialized data ------------------------------------ */
 
 _Static_assert(sizeof(XXH3_state_t) <= sizeof(((tdbf_checksum *)0)->state),

@@ -28,8 +28,16 @@ typedef struct tdbf_key {
 /* Hash `len` bytes at `key` with `seed`.  key may be NULL when len is 0. */
 tdbf_hash128 tdbf_hash_key(uint64_t seed, const void *key, size_t len);
 
-/* A 64-bit mixer (splitmix64 finalizer) for deriving seeds. */
-uint64_t tdbf_mix64(uint64_t x);
+/* A 64-bit mixer (splitmix64 finalizer) for deriving seeds, and the
+ * planner's model's stream of uniforms (inline: millions of calls a
+ * plan). */
+static inline uint64_t tdbf_mix64(uint64_t x)
+{
+    x += UINT64_C(0x9e3779b97f4a7c15);
+    x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+    return x ^ (x >> 31);
+}
 
 /* The j-th derived 64-bit hash of a key.  Plain double hashing lo + j*hi
  * fixes a key's whole index tuple by two numbers; reduced into a small
