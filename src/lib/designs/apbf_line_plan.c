@@ -251,12 +251,7 @@ static model_curve *curve_of(unsigned k, unsigned l, unsigned b, unsigned unit_b
             return c;
     }
     model_curve *c = &curves[next++ % CURVE_SHAPES];
-    c->k = k;
-    c->l = l;
-    c->b = b;
-    c->unit_bits = unit_bits;
-    c->count = 0;
-    c->next = 0;
+    *c = (model_curve){.k = k, .l = l, .b = b, .unit_bits = unit_bits};
     return c;
 }
 
