@@ -580,6 +580,32 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
  * Queries
  * ====================================================================== */
 
+/* Items a query hands the library at once: a batch call asks for every
+ * item's memory before it tests the first, so a TDBF.MEXISTS on a filter
+ * beyond the caches waits for about one miss, not one per item. */
+enum { EXISTS_CHUNK = 64 };
+
+/* Reply whether each of items[0 .. n-1] (n <= EXISTS_CHUNK) is in v. */
+static void reply_exists(RedisModuleCtx *ctx, const tdbf_value *v, RedisModuleString **items,
+                         int n, uint64_t now_ns)
+{
+    const void *keys[EXISTS_CHUNK];
+    size_t lens[EXISTS_CHUNK];
+    uint8_t present[EXISTS_CHUNK];
+    for (int i = 0; i < n; i++)
+        keys[i] = RedisModule_StringPtrLen(items[i], &lens[i]);
+    int rc = n == 1 ? tdbf_contains(v->filter, keys[0], lens[0], now_ns)
+                    : tdbf_contains_batch(v->filter, (size_t)n, keys, lens, now_ns, present);
+    if (n == 1 && rc >= 0)
+        present[0] = (uint8_t)rc;
+    for (int i = 0; i < n; i++) {
+        if (rc < 0)
+            tdbf_reply_errorf(ctx, "ERR query failed: %s", tdbf_strerror(rc));
+        else
+            RedisModule_ReplyWithBool(ctx, present[i] == 1);
+    }
+}
+
 static int exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, bool multi)
 {
     if (multi ? argc < 3 : argc != 3)
@@ -591,21 +617,16 @@ static int exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
-    uint64_t now_ms = tdbf_server_now_ms();
     if (multi)
         RedisModule_ReplyWithArray(ctx, argc - 2);
-    for (int i = 2; i < argc; i++) {
-        if (found == KEY_EMPTY) {
+    if (found == KEY_EMPTY) {
+        for (int i = 2; i < argc; i++)
             RedisModule_ReplyWithBool(ctx, 0);
-            continue;
-        }
-        size_t len;
-        const char *item = RedisModule_StringPtrLen(argv[i], &len);
-        int rc = tdbf_contains(v->filter, item, len, tdbf_filter_time_ns(v, now_ms));
-        if (rc < 0)
-            tdbf_reply_errorf(ctx, "ERR query failed: %s", tdbf_strerror(rc));
-        else
-            RedisModule_ReplyWithBool(ctx, rc == 1);
+    } else {
+        uint64_t now_ns = tdbf_filter_time_ns(v, tdbf_server_now_ms());
+        for (int i = 2; i < argc; i += EXISTS_CHUNK)
+            reply_exists(ctx, v, argv + i, argc - i < EXISTS_CHUNK ? argc - i : EXISTS_CHUNK,
+                         now_ns);
     }
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;

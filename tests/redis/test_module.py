@@ -613,6 +613,30 @@ def test_every_design_works_or_is_refused_clearly(r, design):
         assert before[k][1] == [1, 1]
 
 
+@pytest.mark.parametrize("design", DESIGNS)
+def test_mexists_answers_as_exists(r, design):
+    """TDBF.MEXISTS asks the library in batches of 64 (which prefetch): its
+    answers are TDBF.EXISTS's item by item, across the batches' edges, for
+    items present, absent and false positives alike."""
+    try:
+        r.execute_command("TDBF.RESERVE", "m", "0.2", "WINDOW", "2000", "DESIGN", design,
+                          "SEED", "11")
+    except redis.ResponseError as e:          # a time-window design
+        assert "does not take a" in str(e), str(e)
+        r.execute_command("TDBF.RESERVE", "m", "0.2", "PX", "60000", "DESIGN", design,
+                          "SEED", "11")
+    r.execute_command("TDBF.MADD", "m", *[f"in{i}" for i in range(1500)])
+    probe = [f"in{i}" for i in range(0, 1500, 7)] + [f"out{i}" for i in range(400)]
+    for n in (1, 63, 64, 65, 129, len(probe)):
+        got = r.execute_command("TDBF.MEXISTS", "m", *probe[:n])
+        assert got == [r.execute_command("TDBF.EXISTS", "m", x) for x in probe[:n]], n
+    got = r.execute_command("TDBF.MEXISTS", "m", *probe)
+    if design not in ("fpdecay", "stable"):   # (these forget at random)
+        assert got[:215] == [1] * 215         # no false negatives
+    if design != "exact":
+        assert 0 < sum(got[215:]) < 400       # error 0.2: some false positives
+
+
 # ---------------------------------------------------------------------------
 # TDBF.PROB: the posterior of the inferential designs (TBF, BTBF)
 
