@@ -28,10 +28,18 @@ typedef struct tdbf_key {
 /* Hash `len` bytes at `key` with `seed`.  key may be NULL when len is 0. */
 tdbf_hash128 tdbf_hash_key(uint64_t seed, const void *key, size_t len);
 
+/* Hashing wraps around on purpose: exempt from clang's unsigned-overflow
+ * check (the sanitizer builds). */
+#if defined(__clang__)
+#define TDBF_WRAPS __attribute__((no_sanitize("unsigned-integer-overflow")))
+#else
+#define TDBF_WRAPS
+#endif
+
 /* A 64-bit mixer (splitmix64 finalizer) for deriving seeds, and the
  * planner's model's stream of uniforms (inline: millions of calls a
  * plan). */
-static inline uint64_t tdbf_mix64(uint64_t x)
+TDBF_WRAPS static inline uint64_t tdbf_mix64(uint64_t x)
 {
     x += UINT64_C(0x9e3779b97f4a7c15);
     x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
@@ -39,21 +47,15 @@ static inline uint64_t tdbf_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* The remix's multiplier (line_simd.c repeats the round in vector lanes). */
+#define TDBF_REMIX_MULTIPLIER UINT64_C(0xd6e8feb86659fd93)
+
 /* The j-th derived 64-bit hash of a key.  Plain double hashing lo + j*hi
  * fixes a key's whole index tuple by two numbers; reduced into a small
  * range (a slice of a few hundred bits) tuples of different keys then
  * coincide far more often than independent hashes would, and a 100-key
  * APBF window measured 3x its planned FP.  One multiply-xorshift round per
  * index breaks that structure (measured back on plan). */
-#if defined(__clang__)
-#define TDBF_WRAPS __attribute__((no_sanitize("unsigned-integer-overflow")))
-#else
-#define TDBF_WRAPS
-#endif
-
-/* The remix's multiplier (line_simd.c repeats the round in vector lanes). */
-#define TDBF_REMIX_MULTIPLIER UINT64_C(0xd6e8feb86659fd93)
-
 TDBF_WRAPS static inline uint64_t tdbf_hash_nth(const tdbf_hash128 *h, uint64_t j)
 {
     uint64_t x = h->lo + j * h->hi;
