@@ -96,7 +96,7 @@ CREATION = (
 )
 
 
-def create_keys(c, name, command):
+def create_keys(c, command):
     """CREATED new keys by `command`, 50 to a pipeline; keys per second."""
     start = time.perf_counter()
     pipe = c.pipeline(transaction=False)
@@ -173,12 +173,12 @@ def main():
             c.flushall()
 
             print(f"creation: {CREATED} new keys each, pipelined, keys/s")
-            row = {name: create_keys(c, name, command) for name, command in CREATION}
+            row = {name: create_keys(c, command) for name, command in CREATION}
             print("  " + "  ".join(f"{k} {v:,.0f}" for k, v in row.items()))
             print(f"  ratios: RESERVE count {row['reserve_count'] / row['set']:.2f}x"
                   f"  RESERVE time {row['reserve_time'] / row['set']:.2f}x  (vs SET)")
             for k, v in row.items():
-                results.append(("creation", "P50", k, v))
+                results.append(("creation", "pipeline50", k, v))
             c.flushall()
 
             print(f"memory: {ITEMS} distinct items, error 0.001, 60 s window")
