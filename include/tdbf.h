@@ -519,7 +519,7 @@ TDBF_API int tdbf_get_shape(const tdbf *f, tdbf_shape *out);
  * TDBF_ENOTSUP (cfg.concurrent for a design without a concurrent mode) or
  * TDBF_ETOOBIG (over cfg.max_memory); never TDBF_ENOMEM.  Thread-safe;
  * the APBF family's searches take up to ~0.1 s on a first call (apbf-line
- * and tlbf-line ~50 ms per error rate and thread, then ~0.1 ms). */
+ * and tlbf-line ~40 ms per error rate and thread, then ~0.1 ms). */
 TDBF_API int tdbf_plan_shape(const tdbf_config *cfg, tdbf_shape *out);
 
 /* Estimated false-positive rate of a query at now_ns, from the insert
