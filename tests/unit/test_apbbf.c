@@ -786,6 +786,36 @@ static void test_open_honours_explicit_parameters(void **state)
  * Errors
  * ====================================================================== */
 
+/* The planner keeps its last few answers per thread (a server creating a
+ * filter per key asks the same question each time): asked again after
+ * more questions than it keeps, and in between, it answers the same. */
+static void test_planner_answers_are_kept_faithfully(void **state)
+{
+    (void)state;
+    enum { QUESTIONS = 12 };
+    tdbf_plan_blocked first[QUESTIONS], again;
+    for (int pass = 0; pass < 3; pass++) {
+        for (unsigned i = 0; i < QUESTIONS; i++) {
+            uint64_t window = 1000 + 7919 * (uint64_t)i;
+            double error = i % 2 ? 0.01 : 0.001;
+            unsigned block = i % 3 ? 512 : 64;
+            tdbf_plan_blocked *p = pass == 0 ? &first[i] : &again;
+            CHECK_RC(tdbf_plan_apbbf(window, error, block, p), TDBF_OK);
+            if (pass > 0 && (again.k != first[i].k || again.l != first[i].l ||
+                             again.block_hashes != first[i].block_hashes ||
+                             again.blocks != first[i].blocks || again.bits != first[i].bits ||
+                             memcmp(&again.fp, &first[i].fp, sizeof again.fp) != 0))
+                fail_msg("pass %d, window %llu error %g B %u: (%u, %u, b %u, %llu bits) vs "
+                         "(%u, %u, b %u, %llu bits)", pass, (unsigned long long)window, error,
+                         block, again.k, again.l, again.block_hashes,
+                         (unsigned long long)again.bits, first[i].k, first[i].l,
+                         first[i].block_hashes, (unsigned long long)first[i].bits);
+            if (pass == 2)   /* and between two questions, a failing one */
+                CHECK_RC(tdbf_plan_apbbf(window, 1.5, block, &again), TDBF_EERROR);
+        }
+    }
+}
+
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -869,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_fast_plan),
         cmocka_unit_test(test_open_uses_fast_plan),
         cmocka_unit_test(test_open_honours_explicit_parameters),
+        cmocka_unit_test(test_planner_answers_are_kept_faithfully),
         cmocka_unit_test(test_config_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

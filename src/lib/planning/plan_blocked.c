@@ -579,13 +579,10 @@ static double blocked_reads(const void *ctx, unsigned family, unsigned l)
     return tdbf_apbf_accesses_false(k, l, fills);
 }
 
-int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
-                           unsigned fixed_k, unsigned fixed_l,
-                           unsigned fixed_hashes, double tolerance,
-                           tdbf_plan_blocked *best)
+static int search_blocked(uint64_t window, double error, unsigned block_bits,
+                          unsigned fixed_k, unsigned fixed_l, unsigned fixed_hashes,
+                          double tolerance, tdbf_plan_blocked *best)
 {
-    if (!best)
-        return TDBF_EINVAL;
     if (block_bits == 0)
         block_bits = TDBF_BLOCK_LINE;
     if ((block_bits != TDBF_BLOCK_WORD && block_bits != TDBF_BLOCK_LINE) ||
@@ -657,6 +654,56 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
         best_l = fast.l;
     }
     return tdbf_plan_apbbf_size(best_k, best_l, block_bits, best_b, window, best);
+}
+
+/* The search is a pure function of its arguments and takes ~5 ms (the
+ * exact FP of every candidate shape), and a server that creates a filter
+ * per key asks it the same question every time: the last few answers are
+ * kept per thread. */
+typedef struct blocked_question {
+    uint64_t window;
+    double   error, tolerance;
+    unsigned block_bits, fixed_k, fixed_l, fixed_hashes;
+} blocked_question;
+
+typedef struct blocked_answer {
+    blocked_question  question;
+    int               rc;
+    tdbf_plan_blocked plan;
+} blocked_answer;
+
+enum { BLOCKED_ANSWERS = 8 };
+
+static bool same_question(const blocked_question *a, const blocked_question *b)
+{
+    return a->window == b->window && a->error == b->error && a->tolerance == b->tolerance &&
+           a->block_bits == b->block_bits && a->fixed_k == b->fixed_k &&
+           a->fixed_l == b->fixed_l && a->fixed_hashes == b->fixed_hashes;
+}
+
+int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
+                           unsigned fixed_k, unsigned fixed_l,
+                           unsigned fixed_hashes, double tolerance,
+                           tdbf_plan_blocked *best)
+{
+    static _Thread_local blocked_answer kept[BLOCKED_ANSWERS];
+    static _Thread_local unsigned next, held;
+    if (!best)
+        return TDBF_EINVAL;
+    blocked_question q = {window, error, tolerance, block_bits, fixed_k, fixed_l, fixed_hashes};
+    for (unsigned i = 0; i < held; i++) {
+        if (same_question(&kept[i].question, &q)) {
+            *best = kept[i].plan;
+            return kept[i].rc;
+        }
+    }
+    blocked_answer *a = &kept[next++ % BLOCKED_ANSWERS];
+    held += held < BLOCKED_ANSWERS;
+    a->question = q;
+    a->rc = search_blocked(window, error, block_bits, fixed_k, fixed_l, fixed_hashes,
+                           tolerance, &a->plan);
+    *best = a->plan;
+    return a->rc;
 }
 
 int tdbf_plan_apbbf(uint64_t window, double error, unsigned block_bits,
