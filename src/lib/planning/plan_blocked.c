@@ -693,7 +693,8 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
     blocked_question q = {window, error, tolerance, block_bits, fixed_k, fixed_l, fixed_hashes};
     for (unsigned i = 0; i < held; i++) {
         if (same_question(&kept[i].question, &q)) {
-            *best = kept[i].plan;
+            if (kept[i].rc == TDBF_OK)
+                *best = kept[i].plan;
             return kept[i].rc;
         }
     }
@@ -702,7 +703,8 @@ int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
     a->question = q;
     a->rc = search_blocked(window, error, block_bits, fixed_k, fixed_l, fixed_hashes,
                            tolerance, &a->plan);
-    *best = a->plan;
+    if (a->rc == TDBF_OK)
+        *best = a->plan;
     return a->rc;
 }
 
