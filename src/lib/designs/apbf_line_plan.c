@@ -395,15 +395,17 @@ double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
 
 enum { SEARCH_SAMPLES = 256, SEARCH_STEPS = 7 };
 
-/* The largest load meeting `error` on `samples` simulated units (0 if
- * none above 2^-20), bracketed from `start` (a neighbouring shape's
- * answer) by doubling or halving, then `steps` bisections of log load:
- * the bracket's ratio ends at 2^(2^-steps).  The model's FP rises with
- * the load (every sampled unit's loads do, with the same uniforms), so
- * any load below the answer meets the error too. */
+/* The search's largest load meeting `error` on SEARCH_SAMPLES simulated
+ * units (0 if none above 2^-20), bracketed from `start` (a neighbouring
+ * shape's answer) by doubling or halving, then SEARCH_STEPS bisections of
+ * log load: the bracket's ratio ends at 2^(2^-SEARCH_STEPS).  The model's
+ * FP rises with the load (every sampled unit's loads do, with the same
+ * uniforms), so any load below the answer meets the error too.  (Sizing
+ * on the full model solves on its curve instead: curve_max_load.) */
 static double max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits, double error,
-                       double start, unsigned samples, int steps)
+                       double start)
 {
+    const unsigned samples = SEARCH_SAMPLES;
     double lo = start, hi;
     if (load_fp(k, l, b, unit_bits, lo, samples) > error) {
         do {
@@ -421,7 +423,7 @@ static double max_load(unsigned k, unsigned l, unsigned b, unsigned unit_bits, d
                 return lo;
         }
     }
-    for (int step = 0; step < steps; step++) {
+    for (int step = 0; step < SEARCH_STEPS; step++) {
         double mid = sqrt(lo * hi);
         if (load_fp(k, l, b, unit_bits, mid, samples) <= error)
             lo = mid;
@@ -544,8 +546,7 @@ static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out
             for (unsigned b = b_lo; b <= b_hi; b++) {
                 if (cannot_win(k, l, b, q, least))
                     continue;
-                double lambda = max_load(k, l, b, q->unit_bits, q->error, start,
-                                         SEARCH_SAMPLES, SEARCH_STEPS);
+                double lambda = max_load(k, l, b, q->unit_bits, q->error, start);
                 if (lambda <= 0.0)
                     continue;
                 start = lambda;
@@ -575,8 +576,7 @@ static shape_answer cached_shape(const shape_request *q)
     if (!q->k || !q->b)
         a.rc = search_shape(q, &a.k, &a.l, &a.b);
     if (a.rc == TDBF_OK) {
-        double rough = max_load(a.k, a.l, a.b, q->unit_bits, q->error, 1.0, SEARCH_SAMPLES,
-                                SEARCH_STEPS);
+        double rough = max_load(a.k, a.l, a.b, q->unit_bits, q->error, 1.0);
         a.lambda = curve_max_load(a.k, a.l, a.b, q->unit_bits, q->error,
                                   rough > 0.0 ? rough : 1.0);
     }
