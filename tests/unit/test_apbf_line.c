@@ -560,6 +560,92 @@ static void test_vector_paths_match_portable(void **state)
     }
 }
 
+/* ---- batches = single calls ------------------------------------------------ */
+
+/* Adds (then queries) of keys first .. first+count-1 of stream key_seed in
+ * one batch call, answers into out. */
+static void batch_call(tdbf *f, int add, uint64_t key_seed, uint64_t first, size_t count,
+                       uint8_t *out)
+{
+    enum { MOST = 300 };
+    static uint8_t bytes[MOST][DRV_KEY_MAX];
+    const void *keys[MOST];
+    size_t lens[MOST];
+    assert_true(count <= MOST);
+    for (size_t i = 0; i < count; i++) {
+        lens[i] = drv_key(bytes[i], DRV_SPACE_INSERT, key_seed, first + i);
+        keys[i] = bytes[i];
+    }
+    CHECK_RC(add ? tdbf_add_batch(f, count, keys, lens, 0, out)
+                 : tdbf_contains_batch(f, count, keys, lens, 0, out),
+             TDBF_OK);
+}
+
+/* Batches of 1 to 300 keys (across the shell's chunks and the prefetch
+ * distance) into one filter, the same keys one call at a time into a
+ * twin: every answer and the saved bytes equal. */
+static void compare_batches(tdbf *single, tdbf *batched, const char *what)
+{
+    uint8_t answers[300];
+    uint64_t at = 0;
+    for (unsigned round = 0; at < 12000; round++) {
+        size_t n = 1 + (round * 37u) % 300;
+        batch_call(batched, 1, 0xba7c, at, n, answers);
+        for (size_t i = 0; i < n; i++)
+            if (answers[i] != drv_add_index(single, 0xba7c, at + i))
+                fail_msg("%s: add %llu differs in a batch of %zu", what,
+                         (unsigned long long)(at + i), n);
+        at += n;
+    }
+    for (uint64_t q = 0; q < 24000; q += 240) {      /* old, recent and never-added keys */
+        batch_call(batched, 0, 0xba7c, q, 240, answers);
+        for (size_t i = 0; i < 240; i++)
+            if (answers[i] != drv_contains_index(single, 0xba7c, q + i))
+                fail_msg("%s: query %llu differs in a batch", what, (unsigned long long)(q + i));
+    }
+    byte_sink x = save_bytes(single), y = save_bytes(batched);
+    if (x.len != y.len || memcmp(x.data, y.data, x.len) != 0)
+        fail_msg("%s: the saved filters differ", what);
+    free(x.data);
+    free(y.data);
+}
+
+static void test_batches_match_single_calls(void **state)
+{
+    (void)state;
+    /* (U, W, k, spare): rolling 64-bit shapes run the batch entries, the
+     * others (a spare, 32-bit fields, the concurrent mode) key by key */
+    static const struct { unsigned unit_bits, width, k, spare, concurrent; } shapes[] = {
+        {512, 64, 2, 0, 0}, {1024, 64, 3, 0, 0}, {1024, 64, 3, 1, 0},
+        {512, 32, 3, 1, 0}, {1024, 64, 3, 1, 1},
+    };
+    const tdbf_simd paths[] = {TDBF_SIMD_PORTABLE, TDBF_SIMD_AVX2, TDBF_SIMD_AVX512};
+    for (size_t p = 0; p < 3; p++) {
+        if (!tdbf_simd_available(paths[p]))
+            continue;
+        CHECK_RC(tdbf_set_simd(paths[p]), TDBF_OK);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (unsigned b = 1; b <= 4; b += 3) {
+                tdbf_config cfg = line_config(3000, 0.01, shapes[s].unit_bits, 0xba + s);
+                cfg.k = shapes[s].k;
+                cfg.l = shapes[s].unit_bits / shapes[s].width - shapes[s].spare - cfg.k;
+                cfg.block_hashes = b;
+                cfg.concurrent = shapes[s].concurrent;
+                char what[96];
+                snprintf(what, sizeof what, "%s U %u W %u b %u%s%s", tdbf_simd_name(paths[p]),
+                         shapes[s].unit_bits, shapes[s].width, b,
+                         shapes[s].spare ? " spare" : " rolling",
+                         shapes[s].concurrent ? " concurrent" : "");
+                tdbf *single = drv_open(&cfg), *batched = drv_open(&cfg);
+                compare_batches(single, batched, what);
+                tdbf_close(single);
+                tdbf_close(batched);
+            }
+        printf("  %s: batches answer as single calls\n", tdbf_simd_name(paths[p]));
+    }
+    CHECK_RC(tdbf_set_simd(TDBF_SIMD_AUTO), TDBF_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_rolling_fp_is_flat),
         cmocka_unit_test(test_forged_files),
         cmocka_unit_test(test_vector_paths_match_portable),
+        cmocka_unit_test(test_batches_match_single_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -327,13 +327,14 @@ static bool batch_args_ok(size_t n, const void *const *keys, const size_t *lens)
  * key i is processed: with many loads in flight a DRAM-sized filter pays
  * for its misses in parallel.  Designs whose queries walk a
  * data-dependent path (APBF, APBBF: Algorithm 1) take whole chunks
- * instead (ops->contains_many, ops->add_many: core/ops.h).  Answers are
+ * instead (ops->contains_many, ops->add_many: core/ops.h), as does
+ * apbf-line, whose batch entries inline its single ones.  Answers are
  * exactly those of single calls. */
 enum { BATCH_CHUNK = 256 };
 
 static bool walks(const tdbf *f)
 {
-    return f->memory_bytes >= f->walk_min_bytes;
+    return f->ops->batch_at_every_size || f->memory_bytes >= f->walk_min_bytes;
 }
 
 static TDBF_HASH_INLINED size_t hash_chunk(const tdbf *f, size_t from, size_t n,

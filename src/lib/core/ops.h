@@ -59,6 +59,12 @@ typedef struct tdbf_ops {
      * would return, with nothing added (later adds cannot fail). */
     int (*add_many)(tdbf *f, const tdbf_key *keys, size_t n,
                     uint64_t now_ns, uint8_t *present);
+    /* true: the batch calls take contains_many and add_many at every
+     * filter size; false: only once the filter is out of the caches
+     * (f->walk_min_bytes), below which the key-by-key loop is faster.
+     * (APBF_LINE: its batch entries cost fewer instructions than that
+     * loop at any size.) */
+    bool batch_at_every_size;
     /* Serialization (codec.c), every design has it.  payload_size is the
      * exact byte count save writes; load reads the payload, validating
      * every field before it allocates or uses it, and sets f->impl. */

@@ -155,7 +155,7 @@ static const tdbf_line_mark portable_marks[2][3][LINE_MAX_B] = {
 };
 /* The whole add and query of each 64-bit-field shape (apbf_line_state.h). */
 #define PORTABLE_ENTRY(B, WORDS)                                                            \
-    static int add_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                                   \
+    static TDBF_ALWAYS_INLINE int add_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                \
     {                                                                                       \
         line_filter *t = f->impl;                                                           \
         if (__builtin_expect(t->fill == t->g, 0))                                           \
@@ -164,21 +164,25 @@ static const tdbf_line_mark portable_marks[2][3][LINE_MAX_B] = {
         uint64_t match = line_probe_mark(site.unit, &h, site.set, 64, B, WORDS);            \
         return line_add_done(t, run_in_short(t, site.head, match));                         \
     }                                                                                       \
-    static int contains_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)                        \
+    static TDBF_ALWAYS_INLINE int contains_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)     \
     {                                                                                       \
         const line_filter *t = f->impl;                                                     \
         uint64_t mask[LINE_MAX_WORDS];                                                      \
         line_site site = line_site_of(t, &h, WORDS);                                        \
         return run_in_short(t, site.head, probe_64_##B##_##WORDS(site.unit, &h, mask));     \
-    }
+    }                                                                                       \
+    LINE_BATCH_ENTRIES(, B##_##WORDS, WORDS)
 PORTABLE_ENTRY(1, 8) PORTABLE_ENTRY(2, 8) PORTABLE_ENTRY(3, 8) PORTABLE_ENTRY(4, 8)
 PORTABLE_ENTRY(1, 16) PORTABLE_ENTRY(2, 16) PORTABLE_ENTRY(3, 16) PORTABLE_ENTRY(4, 16)
 
+#define PORTABLE_ENTRIES(B, WORDS)                                                          \
+    {add_##B##_##WORDS, contains_##B##_##WORDS, add_many_##B##_##WORDS,                      \
+     contains_many_##B##_##WORDS}
 static const line_entries portable_entries[2][LINE_MAX_B] = {
-    {{add_1_8, contains_1_8}, {add_2_8, contains_2_8}, {add_3_8, contains_3_8},
-     {add_4_8, contains_4_8}},
-    {{add_1_16, contains_1_16}, {add_2_16, contains_2_16}, {add_3_16, contains_3_16},
-     {add_4_16, contains_4_16}},
+    {PORTABLE_ENTRIES(1, 8), PORTABLE_ENTRIES(2, 8), PORTABLE_ENTRIES(3, 8),
+     PORTABLE_ENTRIES(4, 8)},
+    {PORTABLE_ENTRIES(1, 16), PORTABLE_ENTRIES(2, 16), PORTABLE_ENTRIES(3, 16),
+     PORTABLE_ENTRIES(4, 16)},
 };
 
 /* The probe and mark of the filter's shape on the path tdbf_simd_in_use
@@ -196,10 +200,8 @@ static void choose_probe(line_filter *t)
         t->mark = portable_marks[size][wide][t->b - 1];
         t->entries = portable_entries[size][t->b - 1];
     }
-    if (t->field_bits != 64) {
-        t->entries.add = NULL;
-        t->entries.contains = NULL;
-    }
+    if (t->field_bits != 64)
+        t->entries = (line_entries){NULL, NULL, NULL, NULL};
 }
 
 /* Test, then set the key's bits in the fields of ages 0 .. k-1, then
@@ -299,6 +301,41 @@ static void line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
     const line_filter *t = f->impl;
     line_prefetch_unit(unit_of(t, &key->hash), t->unit_words, for_add);
+}
+
+/* A batch (ops->add_many and contains_many, at every size): the shape's
+ * batch entry (apbf_line_state.h), or, for a shape without entries and in
+ * the concurrent mode, key by key through f->add and f->contains with the
+ * same prefetches.  No add can fail. */
+static int line_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
+                         uint8_t *present)
+{
+    const line_filter *t = f->impl;
+    if (f->add_hashed) {
+        t->entries.add_many(f, keys, n, present);
+        return TDBF_OK;
+    }
+    line_prefetch_first(t, keys, n, t->unit_words, 1);
+    for (size_t i = 0; i < n; i++) {
+        line_prefetch_next(t, keys, i, n, t->unit_words, 1);
+        present[i] = (uint8_t)f->add(f, &keys[i], now_ns);
+    }
+    return TDBF_OK;
+}
+
+static void line_contains_many(const tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
+                               uint8_t *found)
+{
+    const line_filter *t = f->impl;
+    if (f->contains_hashed) {
+        t->entries.contains_many(f, keys, n, found);
+        return;
+    }
+    line_prefetch_first(t, keys, n, t->unit_words, 0);
+    for (size_t i = 0; i < n; i++) {
+        line_prefetch_next(t, keys, i, n, t->unit_words, 0);
+        found[i] = (uint8_t)f->contains(f, &keys[i], now_ns);
+    }
 }
 
 /* ---- open, close, stats ----------------------------------------------- */
@@ -704,6 +741,9 @@ const tdbf_ops tdbf_apbf_line_ops = {
     .stats = line_stats,
     .shape = line_shape,
     .prefetch = line_prefetch,
+    .contains_many = line_contains_many,
+    .add_many = line_add_many,
+    .batch_at_every_size = true,
     .payload_size = line_payload_size,
     .save = line_save,
     .load = line_load,

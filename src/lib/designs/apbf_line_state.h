@@ -18,6 +18,9 @@
 typedef struct line_entries {
     int (*add)(tdbf *f, tdbf_hash128 h);
     int (*contains)(const tdbf *f, tdbf_hash128 h);
+    /* The same for n keys of a batch, hashed (LINE_BATCH_ENTRIES). */
+    void (*add_many)(tdbf *f, const tdbf_key *keys, size_t n, uint8_t *present);
+    void (*contains_many)(const tdbf *f, const tdbf_key *keys, size_t n, uint8_t *found);
 } line_entries;
 
 typedef struct line_filter {
@@ -225,6 +228,65 @@ static TDBF_ALWAYS_INLINE int line_add_done(line_filter *t, int present)
         return tdbf_line_turn_then_answer(t, present);
     return present;
 }
+
+/* ---- batches ----------------------------------------------------------
+ *
+ * A batch runs its keys in order, each key's unit asked for
+ * TDBF_PREFETCH_AHEAD_LINE keys before its turn, so that many misses are
+ * in flight while the core works on earlier keys.  Through the shell's
+ * key-by-key loop each key cost two indirect calls (the prefetch and the
+ * entry) and the loop's own bookkeeping; a shape's batch entries below
+ * inline its single entry into one loop, the prefetch computed in place
+ * (one multiply for the unit): about a quarter fewer instructions per
+ * key, and the rare steps of the single entries (shift, turns) taken as
+ * they come. */
+static TDBF_ALWAYS_INLINE void line_prefetch_key(const line_filter *t, const tdbf_key *key,
+                                                 unsigned words, int for_add)
+{
+    line_prefetch_unit(t->bits + unit_index(t, &key->hash) * words, words, for_add);
+}
+
+static TDBF_ALWAYS_INLINE void line_prefetch_first(const line_filter *t, const tdbf_key *keys,
+                                                   size_t n, unsigned words, int for_add)
+{
+    for (size_t i = 0; i < n && i < TDBF_PREFETCH_AHEAD_LINE; i++)
+        line_prefetch_key(t, &keys[i], words, for_add);
+}
+
+/* Key i's turn: first ask for the unit of key i + TDBF_PREFETCH_AHEAD_LINE. */
+static TDBF_ALWAYS_INLINE void line_prefetch_next(const line_filter *t, const tdbf_key *keys,
+                                                  size_t i, size_t n, unsigned words,
+                                                  int for_add)
+{
+    if (i + TDBF_PREFETCH_AHEAD_LINE < n)
+        line_prefetch_key(t, &keys[i + TDBF_PREFETCH_AHEAD_LINE], words, for_add);
+}
+
+/* add_many_NAME and contains_many_NAME around the single entries add_NAME
+ * and contains_NAME of a shape of WORDS-word units (compiled with ATTR).
+ * The add reads f->impl for every key: a shift inside the batch moves
+ * the ring, never the units. */
+#define LINE_BATCH_ENTRIES(ATTR, NAME, WORDS)                                                 \
+    static ATTR void add_many_##NAME(tdbf *f, const tdbf_key *keys, size_t n,                 \
+                                     uint8_t *present)                                        \
+    {                                                                                         \
+        const line_filter *t = f->impl;                                                       \
+        line_prefetch_first(t, keys, n, WORDS, 1);                                            \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            line_prefetch_next(t, keys, i, n, WORDS, 1);                                      \
+            present[i] = (uint8_t)add_##NAME(f, keys[i].hash);                                \
+        }                                                                                     \
+    }                                                                                         \
+    static ATTR void contains_many_##NAME(const tdbf *f, const tdbf_key *keys, size_t n,      \
+                                          uint8_t *found)                                     \
+    {                                                                                         \
+        const line_filter *t = f->impl;                                                       \
+        line_prefetch_first(t, keys, n, WORDS, 0);                                            \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            line_prefetch_next(t, keys, i, n, WORDS, 0);                                      \
+            found[i] = (uint8_t)contains_##NAME(f, keys[i].hash);                             \
+        }                                                                                     \
+    }
 
 /* The vector entries of a 64-bit-field shape on `path` (line_simd.c);
  * NULLs where this build has none. */

@@ -268,7 +268,7 @@ static const tdbf_line_mark avx2_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 256)
 
 /* The whole add and query of each 64-bit-field shape (apbf_line_state.h). */
 #define SIMD_ENTRY(PATH, ATTR, B, WORDS)                                                    \
-    static ATTR int add_##PATH##_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                      \
+    static ATTR TDBF_ALWAYS_INLINE int add_##PATH##_##B##_##WORDS(tdbf *f, tdbf_hash128 h)   \
     {                                                                                        \
         line_filter *t = f->impl;                                                            \
         if (__builtin_expect(t->fill == t->g, 0))                                            \
@@ -277,12 +277,14 @@ static const tdbf_line_mark avx2_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 256)
         uint64_t match = mark_##PATH(site.unit, &h, site.set, 64, B, WORDS);                 \
         return line_add_done(t, run_in_short(t, site.head, match));                          \
     }                                                                                        \
-    static ATTR int contains_##PATH##_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)           \
+    static ATTR TDBF_ALWAYS_INLINE int contains_##PATH##_##B##_##WORDS(const tdbf *f,        \
+                                                                       tdbf_hash128 h)   \
     {                                                                                        \
         const line_filter *t = f->impl;                                                      \
         line_site site = line_site_of(t, &h, WORDS);                                         \
         return run_in_short(t, site.head, probe_##PATH(site.unit, &h, NULL, 64, B, WORDS));  \
-    }
+    }                                                                                        \
+    LINE_BATCH_ENTRIES(ATTR, PATH##_##B##_##WORDS, WORDS)
 #define SIMD_ENTRIES(PATH, ATTR, WORDS)                                                     \
     SIMD_ENTRY(PATH, ATTR, 1, WORDS) SIMD_ENTRY(PATH, ATTR, 2, WORDS)                        \
     SIMD_ENTRY(PATH, ATTR, 3, WORDS) SIMD_ENTRY(PATH, ATTR, 4, WORDS)
@@ -291,7 +293,9 @@ SIMD_ENTRIES(512, AVX512, 16)
 SIMD_ENTRIES(256, AVX2, 8)
 SIMD_ENTRIES(256, AVX2, 16)
 
-#define ENTRY(PATH, B, WORDS) {add_##PATH##_##B##_##WORDS, contains_##PATH##_##B##_##WORDS}
+#define ENTRY(PATH, B, WORDS)                                                               \
+    {add_##PATH##_##B##_##WORDS, contains_##PATH##_##B##_##WORDS,                            \
+     add_many_##PATH##_##B##_##WORDS, contains_many_##PATH##_##B##_##WORDS}
 #define ENTRY_TABLE(PATH)                                                                  \
     {{ENTRY(PATH, 1, 8), ENTRY(PATH, 2, 8), ENTRY(PATH, 3, 8), ENTRY(PATH, 4, 8)},         \
      {ENTRY(PATH, 1, 16), ENTRY(PATH, 2, 16), ENTRY(PATH, 3, 16), ENTRY(PATH, 4, 16)}}
@@ -330,7 +334,7 @@ tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned widt
 
 line_entries tdbf_line_simd_entries(tdbf_simd path, unsigned words, unsigned b)
 {
-    line_entries none = {NULL, NULL};
+    line_entries none = {NULL, NULL, NULL, NULL};
     if (path == TDBF_SIMD_AVX512)
         return avx512_entries[words == 16][b - 1];
     if (path == TDBF_SIMD_AVX2)
@@ -361,7 +365,7 @@ tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned widt
 line_entries tdbf_line_simd_entries(tdbf_simd path, unsigned words, unsigned b)
 {
     (void)path, (void)words, (void)b;
-    line_entries none = {NULL, NULL};
+    line_entries none = {NULL, NULL, NULL, NULL};
     return none;
 }
 
