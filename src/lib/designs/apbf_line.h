@@ -70,8 +70,5 @@ void tdbf_line_distinct_positions(unsigned b, double width, double *out);
  * g, on its full sample of units. */
 double tdbf_line_model_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                           uint64_t units, uint64_t generation);
-/* A plan's shape and size fields (all but fp). */
-void tdbf_line_fill_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
-                          uint64_t units, uint64_t g, tdbf_line_plan *out);
 
 #endif

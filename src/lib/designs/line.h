@@ -204,6 +204,11 @@ int tdbf_line_plan_ring(const tdbf_config *cfg, uint64_t window, tdbf_line_plan 
 double tdbf_line_load_for(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
                           double error, double start);
 
+/* A plan's shape and size fields (all but fp) for a ring of shape (k, l,
+ * b, unit) with `units` units and generation g. */
+void tdbf_line_fill_shape(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                          uint64_t units, uint64_t g, tdbf_line_plan *out);
+
 /* A ring of plan's shape and size, empty, head at field 0, on the vector
  * path in use; memory from f's allocator.  TDBF_OK or TDBF_ENOMEM. */
 int  tdbf_line_ring_open(tdbf *f, const tdbf_line_plan *plan, tdbf_line_ring **out);

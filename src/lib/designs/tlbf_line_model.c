@@ -5,7 +5,6 @@
  * calls it, it calls nothing of tlbf_line.c's.
  */
 #include <math.h>
-#include <string.h>
 
 #include "designs/tlbf_line_state.h"
 
@@ -33,18 +32,8 @@ int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, double fp, tdbf_lin
     double units = units_for(t, g, fp);
     if (!(units <= (double)(UINT64_C(1) << 40)))
         return TDBF_ETOOBIG;
-    memset(out, 0, sizeof *out);
-    out->k = t->k;
-    out->l = t->l;
-    out->b = t->b;
-    out->unit_bits = t->unit_bits;
-    out->fields = t->k + t->l + 1;
-    out->field_bits = t->unit_bits / out->fields;
-    out->units = units < 1.0 ? 1 : (uint64_t)units;
-    out->generation = g;
-    out->window = (uint64_t)t->l * g;
-    out->bytes = out->units * (t->unit_bits / 8);
-    out->bits_per_item = 8.0 * (double)out->bytes / (double)out->window;
+    tdbf_line_fill_shape(t->k, t->l, t->b, t->unit_bits, units < 1.0 ? 1 : (uint64_t)units, g,
+                         out);
     out->fp = fp < t->fp_planned ? fp : t->fp_planned;   /* the ring keeps it, stats do not */
     return TDBF_OK;
 }
