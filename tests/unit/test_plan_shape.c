@@ -227,12 +227,64 @@ static void test_plan_refuses_what_open_refuses(void **state)
     expect_refusal(&cfg, TDBF_EDESIGN);
 }
 
+/* The planners keep their last few answers per thread (core/memo.h: a
+ * server creating a filter per key asks the same question each time).
+ * For every design that keeps them, twelve questions -- more than it
+ * keeps -- asked three times give the same shape bit for bit, with
+ * refusals asked in between (a cap the planned memory misses, a timer
+ * or cell width out of range) that must neither be answered from a kept
+ * plan nor leave one behind. */
+static void check_same_shape(const tdbf_shape *a, const tdbf_shape *b, const char *name,
+                             int pass, uint64_t window)
+{
+    if (a->k != b->k || a->l != b->l || a->memory_bytes != b->memory_bytes ||
+        memcmp(&a->error_planned, &b->error_planned, sizeof(double)) != 0)
+        fail_msg("%s window %llu, pass %d: (k %u, l %u, %llu bytes, FP %.17g) first "
+                 "(k %u, l %u, %llu bytes, FP %.17g)", name, (unsigned long long)window, pass,
+                 b->k, b->l, (unsigned long long)b->memory_bytes, b->error_planned, a->k, a->l,
+                 (unsigned long long)a->memory_bytes, a->error_planned);
+}
+
+static void test_kept_plans_are_faithful(void **state)
+{
+    (void)state;
+    static const tdbf_design kept[] = {TDBF_APBF, TDBF_APBBF, TDBF_APBF_LINE,
+                                       TDBF_TBF,  TDBF_BTBF,  TDBF_STABLE};
+    enum { QUESTIONS = 12 };
+    for (size_t d = 0; d < sizeof kept / sizeof kept[0]; d++) {
+        const char *name = tdbf_design_name(kept[d]);
+        tdbf_shape first[QUESTIONS], again;
+        for (int pass = 0; pass < 3; pass++) {
+            for (unsigned i = 0; i < QUESTIONS; i++) {
+                uint64_t window = 1000 + 7919 * (uint64_t)i;
+                plan_case c = {kept[d], window, 0, 0, i % 2 ? 0.01 : 0.001, 0, 0, 0, 0};
+                tdbf_config cfg = config_of(&c);
+                CHECK_RC(tdbf_plan_shape(&cfg, pass == 0 ? &first[i] : &again), TDBF_OK);
+                if (pass > 0)
+                    check_same_shape(&first[i], &again, name, pass, window);
+                tdbf_config capped = cfg;
+                capped.max_memory = first[i].memory_bytes / 2;
+                expect_refusal(&capped, TDBF_ETOOBIG);
+                tdbf_config wide = cfg;
+                if (kept[d] == TDBF_STABLE)
+                    wide.cell_max_bits = 9;
+                else if (kept[d] == TDBF_TBF || kept[d] == TDBF_BTBF)
+                    wide.timer_bits = 63;
+                else
+                    continue;
+                expect_refusal(&wide, TDBF_EPARAM);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_agrees_with_open),
         cmocka_unit_test(test_tlbf_plan_is_its_steady_memory),
         cmocka_unit_test(test_plan_refuses_what_open_refuses),
+        cmocka_unit_test(test_kept_plans_are_faithful),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

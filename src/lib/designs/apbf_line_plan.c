@@ -40,6 +40,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/memo.h"
 #include "designs/apbf_line.h"
 #include "designs/line.h"
 
@@ -235,26 +236,24 @@ typedef struct curve_point {
     double fp;
 } curve_point;
 
+typedef struct curve_shape {
+    unsigned k, l, b, unit_bits;
+} curve_shape;
+
 typedef struct model_curve {
-    unsigned    k, l, b, unit_bits;   /* unit_bits 0: slot unused */
+    curve_shape shape;
     unsigned    count, next;          /* points held; the next to replace */
     curve_point points[CURVE_POINTS];
 } model_curve;
 
 /* This thread's curve of shape (k, l, b, U), a fresh one (replacing the
- * oldest) if it has none. */
+ * oldest) if it has none (core/memo.h). */
 static model_curve *curve_of(unsigned k, unsigned l, unsigned b, unsigned unit_bits)
 {
-    static _Thread_local model_curve curves[CURVE_SHAPES];
-    static _Thread_local unsigned next;
-    for (unsigned i = 0; i < CURVE_SHAPES; i++) {
-        model_curve *c = &curves[i];
-        if (c->unit_bits == unit_bits && c->k == k && c->l == l && c->b == b)
-            return c;
-    }
-    model_curve *c = &curves[next++ % CURVE_SHAPES];
-    *c = (model_curve){.k = k, .l = l, .b = b, .unit_bits = unit_bits};
-    return c;
+    static _Thread_local TDBF_MEMO(model_curve, CURVE_SHAPES) memo;
+    curve_shape shape = {k, l, b, unit_bits};
+    model_curve *c = TDBF_MEMO_FIND(&memo, &shape);
+    return c ? c : TDBF_MEMO_TAKE(&memo, &shape);
 }
 
 /* The full model's FP at grid load 2^(index / CURVE_STEPS). */
@@ -263,8 +262,9 @@ static double curve_point_fp(model_curve *c, int index)
     for (unsigned i = 0; i < c->count; i++)
         if (c->points[i].index == index)
             return c->points[i].fp;
-    double fp = load_fp(c->k, c->l, c->b, c->unit_bits, exp2((double)index / CURVE_STEPS),
-                        MODEL_SAMPLES);
+    const curve_shape *shape = &c->shape;
+    double fp = load_fp(shape->k, shape->l, shape->b, shape->unit_bits,
+                        exp2((double)index / CURVE_STEPS), MODEL_SAMPLES);
     curve_point *slot = c->count < CURVE_POINTS ? &c->points[c->count++]
                                                 : &c->points[c->next++ % CURVE_POINTS];
     slot->index = index;
@@ -506,8 +506,6 @@ typedef struct shape_answer {
     int           rc;
 } shape_answer;
 
-enum { SHAPE_CACHE = 8 };
-
 /* A shape whose FP already misses the error at the load where its cost
  * would equal the least found so far cannot beat it: its largest load is
  * below that one (the FP rises with the load), so its cost above.  One
@@ -567,21 +565,21 @@ static int search_shape(const shape_request *q, unsigned *k_out, unsigned *l_out
  * and its lambda*, from the cache when this thread asked before. */
 static shape_answer cached_shape(const shape_request *q)
 {
-    static _Thread_local shape_answer cache[SHAPE_CACHE];
-    static _Thread_local unsigned next;
-    for (unsigned i = 0; i < SHAPE_CACHE; i++)
-        if (cache[i].request.unit_bits && memcmp(&cache[i].request, q, sizeof *q) == 0)
-            return cache[i];
-    shape_answer a = {.request = *q, .k = q->k, .l = q->l, .b = q->b, .rc = TDBF_OK};
-    if (!q->k || !q->b)
-        a.rc = search_shape(q, &a.k, &a.l, &a.b);
-    if (a.rc == TDBF_OK) {
-        double rough = max_load(a.k, a.l, a.b, q->unit_bits, q->error, 1.0);
-        a.lambda = curve_max_load(a.k, a.l, a.b, q->unit_bits, q->error,
-                                  rough > 0.0 ? rough : 1.0);
+    static _Thread_local TDBF_MEMO(shape_answer, 8) memo;
+    shape_answer *a = TDBF_MEMO_FIND(&memo, q);
+    if (a)
+        return *a;
+    a = TDBF_MEMO_TAKE(&memo, q);
+    a->k = q->k;
+    a->l = q->l;
+    a->b = q->b;
+    a->rc = !q->k || !q->b ? search_shape(q, &a->k, &a->l, &a->b) : TDBF_OK;
+    if (a->rc == TDBF_OK) {
+        double rough = max_load(a->k, a->l, a->b, q->unit_bits, q->error, 1.0);
+        a->lambda = curve_max_load(a->k, a->l, a->b, q->unit_bits, q->error,
+                                   rough > 0.0 ? rough : 1.0);
     }
-    cache[next++ % SHAPE_CACHE] = a;
-    return a;
+    return *a;
 }
 
 /* The checks of tdbf_plan_apbf_line that do not concern the window; fills

@@ -106,9 +106,11 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "core/codec.h"
 #include "core/mem.h"
+#include "core/memo.h"
 #include "core/ops.h"
 #include "planning/planning.h"
 
@@ -320,7 +322,7 @@ static uint64_t stable_least_segment(const stable_request *sh)
     return hi;
 }
 
-static int plan_stable(const tdbf_config *cfg, double target, tdbf_decay_plan *out)
+static int search_stable(const tdbf_config *cfg, double target, tdbf_decay_plan *out)
 {
     stable_request sh = {cfg->window_items, cfg->error, target, 0,
                        cfg->cell_max_bits ? cfg->cell_max_bits : STABLE_DEFAULT_BITS,
@@ -360,6 +362,44 @@ static int plan_stable(const tdbf_config *cfg, double target, tdbf_decay_plan *o
     if (!found)
         return fp_missed ? TDBF_EINFEASIBLE : TDBF_ETOOBIG;
     return TDBF_OK;
+}
+
+/* The search bisects the segment size for every K, ~1.6 ms, and a server
+ * that creates a STABLE filter per key asks it the same question each
+ * time: the last answers are kept per thread (core/memo.h). */
+typedef struct stable_question {
+    uint64_t window;
+    double   error, target;
+    uint64_t decrements;
+    unsigned cell_bits, positions;
+} stable_question;
+
+typedef struct stable_answer {
+    stable_question question;
+    int             rc;
+    tdbf_decay_plan plan;
+} stable_answer;
+
+static int plan_stable(const tdbf_config *cfg, double target, tdbf_decay_plan *out)
+{
+    static _Thread_local TDBF_MEMO(stable_answer, 8) memo;
+    stable_question q;
+    memset(&q, 0, sizeof q);
+    q.window = cfg->window_items;
+    q.error = cfg->error;
+    q.target = target;
+    q.decrements = cfg->decrements;
+    q.cell_bits = cfg->cell_max_bits;
+    q.positions = cfg->positions;
+    stable_answer *a = TDBF_MEMO_FIND(&memo, &q);
+    if (!a) {
+        a = TDBF_MEMO_TAKE(&memo, &q);
+        a->plan = *out;
+        a->rc = search_stable(cfg, target, &a->plan);
+    }
+    if (a->rc == TDBF_OK)
+        *out = a->plan;
+    return a->rc;
 }
 
 int tdbf_stable_plan(const tdbf_config *cfg, tdbf_decay_plan *out)

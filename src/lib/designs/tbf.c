@@ -121,6 +121,7 @@
 #include "core/bits.h"
 #include "core/codec.h"
 #include "core/mem.h"
+#include "core/memo.h"
 #include "core/ops.h"
 #include "inference/inference.h"
 #include "planning/planning.h"
@@ -272,7 +273,7 @@ static void finish_shape(unsigned k, unsigned bits, uint64_t block,
     out->scan = ceil_div(ceil_div(m, block), padding + 1); /* m/(B(P+1)) */
 }
 
-static int search(const tbf_request *rq, tbf_shape *best)
+static int search_shapes(const tbf_request *rq, tbf_shape *best)
 {
     unsigned k_lo = rq->fixed_k ? rq->fixed_k : 1;
     unsigned k_hi = rq->fixed_k ? rq->fixed_k : SEARCH_MAX_K;
@@ -308,6 +309,39 @@ static int search(const tbf_request *rq, tbf_shape *best)
     if (best->m)
         return TDBF_OK;
     return too_big ? TDBF_ETOOBIG : TDBF_EINFEASIBLE;
+}
+
+/* The search sizes the cells for every (k, bits), ~0.35 ms, and a server
+ * that creates a TBF or BTBF filter per key asks it the same question
+ * each time: the last answers are kept per thread (core/memo.h; the
+ * request copied field by field into a zeroed one, so that its padding
+ * compares equal). */
+typedef struct tbf_answer {
+    tbf_request question;
+    int         rc;
+    tbf_shape   shape;
+} tbf_answer;
+
+static int search(const tbf_request *rq, tbf_shape *best)
+{
+    static _Thread_local TDBF_MEMO(tbf_answer, 8) memo;
+    tbf_request q;
+    memset(&q, 0, sizeof q);
+    q.window = rq->window;
+    q.error = rq->error;
+    q.fixed_k = rq->fixed_k;
+    q.fixed_bits = rq->fixed_bits;
+    q.fixed_block = rq->fixed_block;
+    q.fixed_cells = rq->fixed_cells;
+    q.max_block = rq->max_block;
+    q.scan_bounded = rq->scan_bounded;
+    tbf_answer *a = TDBF_MEMO_FIND(&memo, &q);
+    if (!a) {
+        a = TDBF_MEMO_TAKE(&memo, &q);
+        a->rc = search_shapes(&q, &a->shape);
+    }
+    *best = a->shape;
+    return a->rc;
 }
 
 static int plan(const tdbf_config *cfg, int block_design, tbf_shape *shape)

@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/memo.h"
 #include "planning/planning.h"
 
 /* ------------------------------------------------------------------ */
@@ -336,12 +337,9 @@ static void fastest_within(const tdbf_plan *cand, const bool *ok, unsigned last_
         tdbf_plan_eval(fast.family, fast.l, window, best);
 }
 
-int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
-                     double tolerance, tdbf_plan *best, tdbf_plan *alts,
-                     size_t max_alts, size_t *n_alts)
+static int search_plans(uint64_t window, double error, unsigned max_l, double tolerance,
+                        tdbf_plan *best, tdbf_plan *alts, size_t max_alts, size_t *n_alts)
 {
-    if (!best || max_l == 0 || max_l > TDBF_MAX_L)
-        return TDBF_EINVAL;
     if (!(error > 0.0 && error < 1.0))
         return TDBF_EERROR;
     if (window == 0)
@@ -403,6 +401,49 @@ int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
     if (n_alts)
         *n_alts = n;
     return TDBF_OK;
+}
+
+/* The search evaluates the exact FP of ~l shapes for every k, ~0.3 ms,
+ * and a server that creates an APBF or TLBF filter per key asks it the
+ * same question each time: the last answers without alternatives are
+ * kept per thread (core/memo.h). */
+typedef struct plan_question {
+    uint64_t window;
+    double   error, tolerance;
+    uint64_t max_l;
+} plan_question;
+
+typedef struct plan_answer {
+    plan_question question;
+    int           rc;
+    tdbf_plan     plan;
+} plan_answer;
+
+int tdbf_plan_search(uint64_t window, double error, unsigned max_l,
+                     double tolerance, tdbf_plan *best, tdbf_plan *alts,
+                     size_t max_alts, size_t *n_alts)
+{
+    static _Thread_local TDBF_MEMO(plan_answer, 8) memo;
+    if (!best || max_l == 0 || max_l > TDBF_MAX_L)
+        return TDBF_EINVAL;
+    if (alts && max_alts > 0)
+        return search_plans(window, error, max_l, tolerance, best, alts, max_alts, n_alts);
+    if (n_alts)
+        *n_alts = 0;
+    plan_question q;
+    memset(&q, 0, sizeof q);
+    q.window = window;
+    q.error = error;
+    q.tolerance = tolerance;
+    q.max_l = max_l;
+    plan_answer *a = TDBF_MEMO_FIND(&memo, &q);
+    if (!a) {
+        a = TDBF_MEMO_TAKE(&memo, &q);
+        a->rc = search_plans(window, error, max_l, tolerance, &a->plan, NULL, 0, NULL);
+    }
+    if (a->rc == TDBF_OK)
+        *best = a->plan;
+    return a->rc;
 }
 
 double tdbf_plan_tolerance(const tdbf_config *cfg)

@@ -73,6 +73,7 @@
 #include <string.h>
 
 #include "core/mem.h"
+#include "core/memo.h"
 #include "planning/planning.h"
 
 /* ------------------------------------------------------------------ */
@@ -659,7 +660,7 @@ static int search_blocked(uint64_t window, double error, unsigned block_bits,
 /* The search is a pure function of its arguments and takes ~5 ms (the
  * exact FP of every candidate shape), and a server that creates a filter
  * per key asks it the same question every time: the last few answers are
- * kept per thread. */
+ * kept per thread (core/memo.h). */
 typedef struct blocked_question {
     uint64_t window;
     double   error, tolerance;
@@ -672,37 +673,29 @@ typedef struct blocked_answer {
     tdbf_plan_blocked plan;
 } blocked_answer;
 
-enum { BLOCKED_ANSWERS = 8 };
-
-static bool same_question(const blocked_question *a, const blocked_question *b)
-{
-    return a->window == b->window && a->error == b->error && a->tolerance == b->tolerance &&
-           a->block_bits == b->block_bits && a->fixed_k == b->fixed_k &&
-           a->fixed_l == b->fixed_l && a->fixed_hashes == b->fixed_hashes;
-}
-
 int tdbf_plan_apbbf_search(uint64_t window, double error, unsigned block_bits,
                            unsigned fixed_k, unsigned fixed_l,
                            unsigned fixed_hashes, double tolerance,
                            tdbf_plan_blocked *best)
 {
-    static _Thread_local blocked_answer kept[BLOCKED_ANSWERS];
-    static _Thread_local unsigned next, held;
+    static _Thread_local TDBF_MEMO(blocked_answer, 8) memo;
     if (!best)
         return TDBF_EINVAL;
-    blocked_question q = {window, error, tolerance, block_bits, fixed_k, fixed_l, fixed_hashes};
-    for (unsigned i = 0; i < held; i++) {
-        if (same_question(&kept[i].question, &q)) {
-            if (kept[i].rc == TDBF_OK)
-                *best = kept[i].plan;
-            return kept[i].rc;
-        }
+    blocked_question q;
+    memset(&q, 0, sizeof q);
+    q.window = window;
+    q.error = error;
+    q.tolerance = tolerance;
+    q.block_bits = block_bits;
+    q.fixed_k = fixed_k;
+    q.fixed_l = fixed_l;
+    q.fixed_hashes = fixed_hashes;
+    blocked_answer *a = TDBF_MEMO_FIND(&memo, &q);
+    if (!a) {
+        a = TDBF_MEMO_TAKE(&memo, &q);
+        a->rc = search_blocked(window, error, block_bits, fixed_k, fixed_l, fixed_hashes,
+                               tolerance, &a->plan);
     }
-    blocked_answer *a = &kept[next++ % BLOCKED_ANSWERS];
-    held += held < BLOCKED_ANSWERS;
-    a->question = q;
-    a->rc = search_blocked(window, error, block_bits, fixed_k, fixed_l, fixed_hashes,
-                           tolerance, &a->plan);
     if (a->rc == TDBF_OK)
         *best = a->plan;
     return a->rc;
