@@ -397,11 +397,37 @@ def test_eval_compare_quick():
                       what, r["npws_measured"], r["npws_plan"]))
 
 
+def test_eval_line_model_quick():
+    # windows 10^4, 10^5 x 4 errors x 64- and 128-byte units
+    records, out = eval_csv("line-model", 16, 18, "--quick")
+    check("QUICK RUN" in out, "line-model --quick does not say it is quick")
+    check("16 points, 0 outside the band" in out, "line-model: %s" % out[-200:])
+    for r in records:
+        what = "line-model w %d error %g unit %d" % (r["window"], r["error"],
+                                                     r["unit_bytes"])
+        check(r["agrees"] == 1 and r["low95"] <= r["measured"] <= r["high95"],
+              "%s: interval %r" % (what, r))
+        check(0 < r["predicted"] <= r["error"], "%s: predicted %r" % (what, r["predicted"]))
+        check(abs(r["measured"] / r["predicted"] - 1) < 0.2,
+              "%s: measured %r predicted %r" % (what, r["measured"], r["predicted"]))
+        check(r["probes"] * r["error"] >= 400, "%s: %d probes" % (what, r["probes"]))
+    for w in (10**4, 10**5):
+        for e in (0.1, 0.01, 0.001, 0.0001):
+            units = [r for r in records if r["window"] == w and r["error"] == e]
+            check(len(units) == 2 and sum(r["planners_unit"] for r in units) == 1,
+                  "line-model w %d error %g: the planner's unit marked %r" % (w, e, units))
+            chosen = [r for r in units if r["planners_unit"]][0]
+            check(chosen["bits_per_item"] <= 1.05 * min(r["bits_per_item"] for r in units),
+                  "line-model w %d error %g: the planner's unit is not within 5 %% of "
+                  "the least memory" % (w, e))
+
+
 def test_eval_list_and_usage():
     out = run(["eval", "--list"]).stdout.decode()
     for name in ("table2", "table3", "tbf", "fig6", "tlbf-slices", "table4",
                  "compare", "apbf-posterior", "tlbf-bits", "tlbf-fp",
-                 "tlbf-faults", "clock-rotating", "fpdecay-survival", "stable"):
+                 "tlbf-faults", "clock-rotating", "fpdecay-survival", "stable",
+                 "line-model"):
         check(name in out, "eval --list lacks %s" % name)
     run(["eval"], expect=2)
     run(["eval", "nosuch"], expect=2)

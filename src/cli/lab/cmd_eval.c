@@ -21,7 +21,7 @@ enum {
 
 static const cli_option eval_options[] = {
     [OPT_CSV]   = {"csv", "FILE", "also write the rows as CSV to FILE ('-' = stdout)"},
-    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s; compare: window 10^4)"},
+    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s; compare: window 10^4; line-model: windows 10^4, 10^5)"},
     [OPT_LIST]  = {"list", NULL, "list the experiments and exit"},
     [OPT_SEED]  = {"seed", "N", "seed of the tbf streams, of fig6/tlbf-slices hashes (default 1)"},
     {NULL, NULL, NULL}
@@ -44,6 +44,7 @@ static const eval_experiment *const experiments[] = {
     &eval_clock_rotating,
     &eval_fpdecay_survival,
     &eval_stable,
+    &eval_line_model,
     &eval_compare,
 };
 
@@ -174,6 +175,12 @@ const cli_command cli_cmd_eval = {
         "          b = 8 and 32 (exact matching), measured beside the model;\n"
         "  stable  Stable Bloom filter (Deng & Rafiei): FP while filling and\n"
         "          at the stable point, FN by age, beside the formulas;\n"
+        "  line-model  apbf-line's planner: its modelled worst-case FP beside\n"
+        "          the FP measured on the filters it builds, windows 10^4 ..\n"
+        "          10^7, errors 0.1 .. 0.0001, 64- and 128-byte units, with the\n"
+        "          bits per item over the least-memory APBF's (exit 1 if a\n"
+        "          point's 95 % interval misses +-10 % of the prediction);\n"
+        "          about 3 minutes; --quick: windows 10^4 and 10^5, a second.\n"
         "  compare  every windowed design at one setting: window 10^6 keys\n"
         "          (60 s on a simulated clock for tlbf, clock), errors 0.01\n"
         "          and 0.001: bits/element, FP on fresh keys, FN against the\n"

@@ -106,5 +106,6 @@ extern const eval_experiment eval_compare;      /* eval_compare.c */
 extern const eval_experiment eval_clock_rotating;   /* eval_decay.c */
 extern const eval_experiment eval_fpdecay_survival;
 extern const eval_experiment eval_stable;
+extern const eval_experiment eval_line_model;     /* eval_line.c */
 
 #endif /* TDBF_CLI_EVAL_H */
