@@ -297,6 +297,7 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV) and plot 
 	$(CLI) eval tbf --quick --csv $(RESULTS)/tbf_quick.csv
 	$(CLI) eval apbf-posterior --quick --csv $(RESULTS)/apbf_posterior_quick.csv
 	$(CLI) eval table4 --csv $(RESULTS)/table4.csv
+	$(CLI) eval line-model --csv $(RESULTS)/line_model.csv
 	$(CLI) eval compare --csv $(RESULTS)/compare.csv
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) scripts/plot_results.py $(RESULTS)
 
