@@ -24,9 +24,6 @@
 #include "../cli.h"
 #include "eval.h"
 
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include <tdbf.h>
@@ -40,6 +37,8 @@
 #define LINE_MAX_PROBES   20000000.0
 #define LINE_TOLERANCE    0.10
 #define LINE_BATCH        64
+/* measure_filter's own failure, beside the library's negative codes. */
+#define LINE_NOT_AT_SHIFT 1
 
 typedef struct line_point {
     uint64_t       window;
@@ -123,8 +122,10 @@ static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
         rc = line_keys(f, LINE_KEY_STREAM ^ seed, 0, fill, NULL);
     if (rc == TDBF_OK)
         rc = tdbf_get_stats(f, &st);
-    if (rc == TDBF_OK && st.generation_fill != st.generation_size)
-        rc = TDBF_EINVAL;               /* not just before a shift */
+    if (rc == TDBF_OK && st.generation_fill != st.generation_size) {
+        tdbf_close(f);                  /* the fill did not end a generation */
+        return LINE_NOT_AT_SHIFT;
+    }
     if (rc == TDBF_OK) {
         p->predicted += st.error_planned / p->filters;
         rc = line_keys(f, LINE_PROBE_STREAM ^ seed, 0, probes, &p->hits);
@@ -220,6 +221,10 @@ static int run_line_model(const char *cmd, const eval_request *req, eval_csv *cs
                 if (rc != TDBF_OK) {
                     lab_progress_end(progress);
                     cli_table_free(&t);
+                    if (rc == LINE_NOT_AT_SHIFT)
+                        return cli_error(cmd, "apbf-line window %llu: the fill did not end "
+                                         "on a generation's last add",
+                                         (unsigned long long)p.window);
                     return cli_lib_error(cmd, "apbf-line", rc);
                 }
                 double low, high;
