@@ -230,7 +230,9 @@ static void test_plan_refuses_what_open_refuses(void **state)
 /* The planners keep their last few answers per thread (core/memo.h: a
  * server creating a filter per key asks the same question each time).
  * For every design that keeps them, twelve questions -- more than it
- * keeps -- asked three times give the same shape bit for bit, with
+ * keeps, so each is planned afresh on every pass -- asked three times,
+ * and each again at once (answered from what was kept), give the same
+ * shape bit for bit, with
  * refusals asked in between (a cap the planned memory misses, a timer
  * or cell width out of range) that must neither be answered from a kept
  * plan nor leave one behind. */
@@ -260,8 +262,10 @@ static void test_kept_plans_are_faithful(void **state)
                 plan_case c = {kept[d], window, 0, 0, i % 2 ? 0.01 : 0.001, 0, 0, 0, 0};
                 tdbf_config cfg = config_of(&c);
                 CHECK_RC(tdbf_plan_shape(&cfg, pass == 0 ? &first[i] : &again), TDBF_OK);
-                if (pass > 0)
+                if (pass > 0)     /* planned afresh: the others evicted it */
                     check_same_shape(&first[i], &again, name, pass, window);
+                CHECK_RC(tdbf_plan_shape(&cfg, &again), TDBF_OK);   /* the kept answer */
+                check_same_shape(&first[i], &again, name, pass, window);
                 tdbf_config capped = cfg;
                 capped.max_memory = first[i].memory_bytes / 2;
                 expect_refusal(&capped, TDBF_ETOOBIG);
