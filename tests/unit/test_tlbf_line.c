@@ -710,6 +710,39 @@ static void test_forged_files(void **state)
     stream_end(&s);
 }
 
+/* A burst word whose latest key lies before the clock's first generation
+ * (a ring of generation 0 whose last key is 4 generations back): found by
+ * libFuzzer, where computing it wrapped below zero before the word was
+ * refused (clang's unsigned-overflow trap, the sanitizer build). */
+static void test_burst_word_before_time(void **state)
+{
+    (void)state;
+    tdbf *f = open_line(0.01, 10 * SEC, 300, 63);
+    for (uint64_t i = 0; i < 20; i++)
+        CHECK_RC(tdbf_add(f, &i, sizeof i, 0), 0);
+    byte_sink b = save_bytes(f);
+    const size_t rec = PAYLOAD + 120;
+    uint64_t generation = 0;
+    for (unsigned i = 0; i < 8; i++)
+        generation |= (uint64_t)b.data[rec + i] << (8 * i);
+    CHECK_U64_EQ(generation, 0);                 /* the ring of time 0 */
+    const uint32_t words[] = {
+        UINT32_C(1) << 31 | 4u << 6,             /* last 4 back, first at 0 */
+        UINT32_C(1) << 31 | 1u << 13 | 1u << 6,  /* both 1 back */
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        byte_sink forged = save_bytes(f);
+        put_le(forged.data + rec + 28, words[i], 4);
+        reseal_checksum(&forged);
+        tdbf *g = (tdbf *)&g;
+        CHECK_RC(tdbf_load_buffer(&g, forged.data, forged.len, NULL), TDBF_ECORRUPT);
+        assert_null(g);
+        free(forged.data);
+    }
+    free(b.data);
+    tdbf_close(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -729,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_first_add_keeps_the_planned_ring),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_forged_files),
+        cmocka_unit_test(test_burst_word_before_time),
     };
     return cmocka_run_group_tests_name("tlbf-line", tests, NULL, NULL);
 }

@@ -769,7 +769,8 @@ static bool read_burst_word(const tlbf_line *h, ring_slot *s, uint32_t word, uin
     uint64_t born = (word & ~BORN_KNOWN) >> BORN_SHIFT;
     uint64_t last = word >> LAST_SHIFT & FIELD_MASK;
     s->excess = word & FIELD_MASK;
-    if (born > s->generation || s->excess > h->l || born < s->excess || last > h->l)
+    if (born > s->generation || last > s->generation || s->excess > h->l ||
+        born < s->excess || last > h->l)
         return false;
     s->born = s->generation - born;
     s->last = s->generation - last;
