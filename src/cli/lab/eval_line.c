@@ -80,9 +80,9 @@ static tdbf_config line_config(const line_point *p, uint64_t seed)
     return cfg;
 }
 
-/* Add (or ask, when results is not NULL) keys first .. first + n - 1 of
- * `stream`, LINE_BATCH at a time. */
-static int line_keys(tdbf *f, uint64_t stream, uint64_t first, uint64_t n, uint64_t *hits)
+/* Add (or ask, counting the yes answers into *hits when hits is not NULL)
+ * keys 0 .. n - 1 of `stream`, LINE_BATCH at a time. */
+static int line_keys(tdbf *f, uint64_t stream, uint64_t n, uint64_t *hits)
 {
     unsigned char keys[LINE_BATCH][LAB_KEY16_BYTES];
     const void *ptrs[LINE_BATCH];
@@ -91,7 +91,7 @@ static int line_keys(tdbf *f, uint64_t stream, uint64_t first, uint64_t n, uint6
     for (uint64_t done = 0; done < n;) {
         size_t batch = n - done < LINE_BATCH ? (size_t)(n - done) : LINE_BATCH;
         for (size_t i = 0; i < batch; i++) {
-            lab_key16(stream, first + done + i, keys[i]);
+            lab_key16(stream, done + i, keys[i]);
             ptrs[i] = keys[i];
             lens[i] = LAB_KEY16_BYTES;
         }
@@ -117,9 +117,9 @@ static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
         return rc;
     tdbf_stats st;
     rc = tdbf_get_stats(f, &st);
-    uint64_t fill = 2 * (uint64_t)(st.k + st.l) * st.generation_size;
     if (rc == TDBF_OK)
-        rc = line_keys(f, LINE_KEY_STREAM ^ seed, 0, fill, NULL);
+        rc = line_keys(f, LINE_KEY_STREAM ^ seed, 2 * (uint64_t)(st.k + st.l) * st.generation_size,
+                       NULL);
     if (rc == TDBF_OK)
         rc = tdbf_get_stats(f, &st);
     if (rc == TDBF_OK && st.generation_fill != st.generation_size) {
@@ -128,7 +128,7 @@ static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
     }
     if (rc == TDBF_OK) {
         p->predicted += st.error_planned / p->filters;
-        rc = line_keys(f, LINE_PROBE_STREAM ^ seed, 0, probes, &p->hits);
+        rc = line_keys(f, LINE_PROBE_STREAM ^ seed, probes, &p->hits);
         p->probes += probes;
     }
     tdbf_close(f);
