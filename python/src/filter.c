@@ -38,8 +38,14 @@ typedef struct filter_object {
     uint64_t    window_ns;          /* time window, or 0 */
     double      error;              /* configured false-positive rate */
     uint64_t    seed;
+    double      max_error_ratio;    /* adds refused past this x error; 0: never */
     PyObject   *weakrefs;
 } filter_object;
+
+/* Adds are refused once the estimated FP passes this multiple of the
+ * target: the Redis module's default (tdbf.max-error-ratio), so every
+ * front draws the line in the same place. */
+#define DEFAULT_MAX_ERROR_RATIO 1.5
 
 static const char not_open[] =
     "the filter is not open (create it with tdbf.Filter(window, ...) or tdbf.load)";
@@ -69,6 +75,7 @@ static PyObject *filter_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     filter_object *self = (filter_object *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
+    self->max_error_ratio = DEFAULT_MAX_ERROR_RATIO;
     self->lock = PyThread_allocate_lock();
     if (self->lock == NULL) {
         Py_DECREF(self);
@@ -112,15 +119,48 @@ static int filter_install(filter_object *self, tdbf *handle)
     return 0;
 }
 
+/* max_error_ratio: a float >= 1, or 0 / None to never refuse. */
+static int set_max_error_ratio(filter_object *self, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "max_error_ratio cannot be deleted");
+        return -1;
+    }
+    double ratio = 0.0;
+    if (value != Py_None) {
+        ratio = PyFloat_AsDouble(value);
+        if (ratio == -1.0 && PyErr_Occurred())
+            return -1;
+        if (!(ratio == 0.0 || (ratio >= 1.0 && isfinite(ratio)))) {
+            PyErr_Format(PyExc_ValueError, "max_error_ratio: %R is not 0 (never refuse) "
+                         "or a finite ratio >= 1", value);
+            return -1;
+        }
+    }
+    lock_filter(self);
+    self->max_error_ratio = ratio;
+    unlock_filter(self);
+    return 0;
+}
+
+static PyObject *get_max_error_ratio(filter_object *self, void *closure)
+{
+    (void)closure;
+    return PyFloat_FromDouble(self->max_error_ratio);
+}
+
 static int filter_init(filter_object *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"window", "error", "design", "seed", "capacity",
-                             "max_memory", "k", "l", NULL};
+                             "max_memory", "k", "l", "max_error_ratio", NULL};
     PyObject *window, *error = NULL, *design = NULL, *seed = NULL, *capacity = NULL;
-    PyObject *max_memory = NULL, *k = NULL, *l = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOOO:Filter", kwlist, &window,
+    PyObject *max_memory = NULL, *k = NULL, *l = NULL, *ratio = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOOOO:Filter", kwlist, &window,
                                      &error, &design, &seed, &capacity, &max_memory, &k,
-                                     &l))
+                                     &l, &ratio))
+        return -1;
+    if (ratio != NULL && set_max_error_ratio(self, ratio, NULL) != 0)
         return -1;
 
     tdbf_config cfg;
@@ -196,6 +236,48 @@ static int parse_call(filter_object *self, const char *fname, PyObject *const *a
     return pytdbf_now(now_obj, now_ns, now);
 }
 
+/* ---- refusing adds past the bound ---------------------------------------- */
+
+/* What an add call's check returns when it refuses (tdbf_add gives 0 or 1). */
+#define ADD_REFUSED 2
+
+/* A fixed-size filter (bloom, clock, rotating) fed past what it was sized
+ * for answers "present" for ever more new keys; past max_error_ratio x
+ * its target an add is refused instead, as the Redis module and `tdbf
+ * dedup` do.  tdbf_current_error is O(1) to O(slices).  Under the lock. */
+static int overloaded(const filter_object *self, uint64_t now, double *estimate)
+{
+    if (self->max_error_ratio <= 0.0)
+        return 0;
+    return tdbf_current_error(self->filter, now, estimate) == TDBF_OK &&
+           *estimate > self->max_error_ratio * self->error;
+}
+
+/* Raise tdbf.FullError; `answers` (add_many's answers for the keys added
+ * before the refusal, or NULL) becomes its .answers.  Returns NULL. */
+static PyObject *raise_full(const filter_object *self, double estimate, PyObject *answers)
+{
+    char message[320];     /* PyErr_Format has no %g */
+    snprintf(message, sizeof message,
+             "filter is full: its estimated false-positive rate %.3g is above %g x its "
+             "target %g; create it for more keys (%s), use a design that grows "
+             "(tlbf-line), or wait for keys to expire", estimate, self->max_error_ratio,
+             self->error, self->window_ns != 0 ? "capacity" : "window");
+    PyErr_SetString(pytdbf_full_error, message);
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (value != NULL &&
+        PyObject_SetAttrString(value, "answers", answers != NULL ? answers : Py_None) != 0) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(traceback);
+        return NULL;
+    }
+    PyErr_Restore(type, value, traceback);
+    return NULL;
+}
+
 /* ---- single operations ------------------------------------------------- */
 
 /* One add or contains: key checked and converted before the lock. */
@@ -209,9 +291,12 @@ static PyObject *single_call(filter_object *self, const char *fname, int adding,
         pytdbf_key_get(key_obj, &key) != 0)
         return NULL;
     int rc = TDBF_EINVAL, open;
+    double estimate = 0.0;
     lock_filter(self);
     open = self->filter != NULL;
-    if (open)
+    if (open && adding && overloaded(self, now, &estimate))
+        rc = ADD_REFUSED;
+    else if (open)
         rc = adding ? tdbf_add(self->filter, key.data, key.len, now)
                     : tdbf_contains(self->filter, key.data, key.len, now);
     unlock_filter(self);
@@ -220,6 +305,8 @@ static PyObject *single_call(filter_object *self, const char *fname, int adding,
         PyErr_SetString(PyExc_ValueError, not_open);
         return NULL;
     }
+    if (rc == ADD_REFUSED)
+        return raise_full(self, estimate, NULL);
     if (rc < 0)
         return pytdbf_raise(rc, fname, 0);
     /* add answers "was it new", contains "is it there": the C code is
@@ -323,14 +410,18 @@ static int batch_fill(key_batch *b, PyObject *iter)
     return 0;
 }
 
-/* One library batch call with the GIL released; TDBF_EINVAL if closed. */
-static int batch_run(filter_object *self, key_batch *b, int adding, uint64_t now, int *open)
+/* One library batch call with the GIL released; TDBF_EINVAL if closed,
+ * ADD_REFUSED (with *estimate) if the filter is past its bound. */
+static int batch_run(filter_object *self, key_batch *b, int adding, uint64_t now, int *open,
+                     double *estimate)
 {
     int rc = TDBF_EINVAL;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     *open = self->filter != NULL;
-    if (*open)
+    if (*open && adding && overloaded(self, now, estimate))
+        rc = ADD_REFUSED;
+    else if (*open)
         rc = adding ? tdbf_add_batch(self->filter, b->n, b->data, b->lens, now, b->results)
                     : tdbf_contains_batch(self->filter, b->n, b->data, b->lens, now,
                                           b->results);
@@ -382,9 +473,12 @@ static PyObject *batch_call(filter_object *self, const char *fname, int adding,
         }
         if (b.n == 0)
             break;
-        int open, rc = batch_run(self, &b, adding, now, &open);
+        double estimate = 0.0;
+        int open, rc = batch_run(self, &b, adding, now, &open, &estimate);
         if (!open)
             PyErr_SetString(PyExc_ValueError, not_open);
+        else if (rc == ADD_REFUSED)
+            raise_full(self, estimate, answers);
         else if (rc != TDBF_OK)
             pytdbf_raise(rc, fname, 0);
         failed = !open || rc != TDBF_OK || batch_answers(answers, &b, adding) != 0;
@@ -850,6 +944,8 @@ static PyGetSetDef filter_getset[] = {
     {"time_window", (getter)get_time_window, NULL, doc_time_window, NULL},
     {"error", (getter)get_error, NULL, doc_error, NULL},
     {"seed", (getter)get_seed, NULL, doc_seed, NULL},
+    {"max_error_ratio", (getter)get_max_error_ratio, (setter)set_max_error_ratio,
+     doc_max_error_ratio, NULL},
     {NULL, NULL, NULL, NULL, NULL}
 };
 

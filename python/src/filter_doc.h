@@ -7,7 +7,7 @@
 #define PYTDBF_FILTER_DOC_H
 
 PyDoc_STRVAR(doc_filter,
-"Filter(window, error=0.01, *, design=None, seed=None, capacity=None, max_memory=None, k=None, l=None)\n"
+"Filter(window, error=0.01, *, design=None, seed=None, capacity=None, max_memory=None, k=None, l=None, max_error_ratio=1.5)\n"
 "--\n"
 "\n"
 "A time-decaying Bloom filter: \"have I seen this key recently?\"\n"
@@ -36,6 +36,10 @@ PyDoc_STRVAR(doc_filter,
 "            1024; the time designs grow with the rate, never losing a key).\n"
 "max_memory  refuse filters needing more bytes than this (default 4 GiB).\n"
 "k, l        apbf, apbbf: an explicit shape instead of the planner's.\n"
+"max_error_ratio  refuse adds (tdbf.FullError) once the estimated false-\n"
+"            positive rate (current_error) is above this times `error`: a\n"
+"            fixed-size design (bloom, clock, rotating) fed past what it was\n"
+"            sized for.  Default 1.5, as the Redis module; 0 or None: never.\n"
 "\n"
 "Raises ValueError for a parameter out of range or a window the design does\n"
 "not take, TypeError for a wrong type, MemoryError if it cannot be allocated.\n"
@@ -62,7 +66,9 @@ PyDoc_STRVAR(doc_add,
 "\n"
 "key is bytes, str (hashed as UTF-8) or any C-contiguous buffer\n"
 "(bytearray, memoryview, array); empty keys and NUL bytes are fine.\n"
-"now / now_ns: the time of the add (time designs), see Filter.");
+"now / now_ns: the time of the add (time designs), see Filter.\n"
+"Raises tdbf.FullError, adding nothing, when the filter is past its error\n"
+"bound (see max_error_ratio).");
 
 PyDoc_STRVAR(doc_contains,
 "contains($self, key, /, now=None, *, now_ns=None)\n"
@@ -81,7 +87,10 @@ PyDoc_STRVAR(doc_add_many,
 "new only the first time).  Keys go to the library in blocks of 1024 with\n"
 "the GIL released, hashed together and prefetched: no Python call per key\n"
 "(measured: 1.5x to 3x the keys/s of an add() loop, at windows of 10^5\n"
-"to 10^7 keys).");
+"to 10^7 keys).  Each block is checked against max_error_ratio first: past\n"
+"it, tdbf.FullError is raised with .answers, the answers of the blocks\n"
+"added before (a block is up to 1024 keys, so a filter far smaller than a\n"
+"block may take one block past its capacity before the refusal).");
 
 PyDoc_STRVAR(doc_contains_many,
 "contains_many($self, keys, /, now=None, *, now_ns=None)\n"
@@ -193,5 +202,9 @@ PyDoc_STRVAR(doc_window,
 PyDoc_STRVAR(doc_time_window, "True for a time window, False for a count window.");
 PyDoc_STRVAR(doc_error, "The configured false-positive rate.");
 PyDoc_STRVAR(doc_seed, "The hash seed in use (never 0).");
+
+PyDoc_STRVAR(doc_max_error_ratio,
+"Adds are refused with tdbf.FullError once current_error() is above this\n"
+"times `error` (default 1.5; 0: never).  Writable.");
 
 #endif /* PYTDBF_FILTER_DOC_H */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 PyObject *pytdbf_error;
+PyObject *pytdbf_full_error;
 
 int pytdbf_args_init(void);
 
@@ -499,6 +500,19 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__tdbf(void);
 
+/* Add an exception type to the module, which takes a reference of its own
+ * (PyModule_AddObject steals one on success; AddObjectRef is 3.10+): the
+ * global keeps the reference it was created with. */
+static int add_exception(PyObject *module, const char *name, PyObject *type)
+{
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, name, type) != 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__tdbf(void)
 {
     if (pytdbf_args_init() != 0)
@@ -511,14 +525,23 @@ PyMODINIT_FUNC PyInit__tdbf(void)
         "A filter's data is corrupt, truncated, of an unknown format version or "
         "design, or an operation the design does not support.  .code is libtdbf's "
         "error code.", NULL, NULL);
-    if (pytdbf_error == NULL || PyModule_AddObject(module, "Error", pytdbf_error) != 0 ||
+    pytdbf_full_error = pytdbf_error == NULL ? NULL : PyErr_NewExceptionWithDoc(
+        "tdbf.FullError",
+        "An add was refused: the filter's estimated false-positive rate is above "
+        "max_error_ratio times its target (a fixed-size design fed past what it "
+        "was sized for).  Nothing of the refused call was added after the check; "
+        ".answers holds add_many's answers for the keys it added before (None "
+        "for add).", pytdbf_error, NULL);
+    if (pytdbf_full_error == NULL ||
+        add_exception(module, "Error", pytdbf_error) != 0 ||
+        add_exception(module, "FullError", pytdbf_full_error) != 0 ||
         pytdbf_filter_ready(module) != 0 ||
         PyModule_AddStringConstant(module, "__version__", tdbf_version_string()) != 0 ||
         PyModule_AddStringConstant(module, "simd", tdbf_simd_name(tdbf_simd_in_use())) != 0) {
-        Py_XDECREF(pytdbf_error);
+        Py_CLEAR(pytdbf_full_error);
+        Py_CLEAR(pytdbf_error);
         Py_DECREF(module);
         return NULL;
     }
-    Py_INCREF(pytdbf_error);           /* the module's reference was stolen */
     return module;
 }

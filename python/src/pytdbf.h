@@ -20,8 +20,10 @@
 
 #include <tdbf.h>
 
-/* tdbf.Error, created by the module at import. */
+/* tdbf.Error, created by the module at import, and its subclass
+ * tdbf.FullError (an add refused: the filter is past its error bound). */
 extern PyObject *pytdbf_error;
+extern PyObject *pytdbf_full_error;
 
 /* The Filter type (filter.c), ready once pytdbf_filter_ready succeeded. */
 extern PyTypeObject pytdbf_filter_type;

@@ -21,11 +21,11 @@ package.
     for line in tdbf.dedup(open("app.log"), window="10m"):
         ...                                             # lines not seen lately
 
-Contents: Filter, load, plan, dedup, designs, parse_duration, Error.
+Contents: Filter, load, plan, dedup, designs, parse_duration, Error, FullError.
 """
-from ._tdbf import Error, Filter, __version__, designs, parse_duration, plan, simd
+from ._tdbf import Error, Filter, FullError, __version__, designs, parse_duration, plan, simd
 
-__all__ = ["Error", "Filter", "dedup", "designs", "load", "parse_duration", "plan",
+__all__ = ["Error", "Filter", "FullError", "dedup", "designs", "load", "parse_duration", "plan",
            "__version__"]
 
 
@@ -45,8 +45,12 @@ def dedup(iterable, window=None, error=0.01, key=None, *, time=None, design=None
     A generator: it reads one item, adds its key to the filter (one
     test-and-set) and yields the item if the key was new, so it works on
     endless streams (a socket, `tail -f`) as on lists.  A repeat inside the
-    window is always dropped; a new item is wrongly dropped with
-    probability `error` at most.
+    window is always dropped; an item whose key was never seen, or last seen
+    longer ago than the window plus the design's slack (Filter.stats()), is
+    wrongly dropped with probability `error` at most.  A key seen between
+    the window and the end of its slack may still be dropped.  A fixed-size
+    design fed past what it was sized for raises tdbf.FullError instead of
+    dropping new items silently (Filter's max_error_ratio).
 
     window    as Filter's: an int (the last N items) or a duration ('10m',
               seconds as float, timedelta).

@@ -21,6 +21,10 @@ class Error(Exception):
     """Corrupt, truncated or foreign filter data, or an unsupported operation."""
     code: int
 
+class FullError(Error):
+    """An add refused: the filter is past max_error_ratio x its error target."""
+    answers: Optional[List[bool]]
+
 class Filter:
     def __init__(
         self,
@@ -33,7 +37,12 @@ class Filter:
         max_memory: Optional[int] = None,
         k: Optional[int] = None,
         l: Optional[int] = None,
+        max_error_ratio: Optional[float] = 1.5,
     ) -> None: ...
+    @property
+    def max_error_ratio(self) -> float: ...
+    @max_error_ratio.setter
+    def max_error_ratio(self, ratio: Optional[float]) -> None: ...
     def add(self, key: Key, /, now: Now = None, *, now_ns: Optional[int] = None) -> bool: ...
     def contains(self, key: Key, /, now: Now = None, *, now_ns: Optional[int] = None) -> bool: ...
     def __contains__(self, key: object) -> bool: ...

@@ -203,3 +203,60 @@ def test_plan_errors():
         tdbf.plan(100, capacity=5)
     with pytest.raises(ValueError, match="design"):
         tdbf.plan(100, design="bogus")
+
+
+# ---- past the error bound: refused, never silent ----------------------------
+
+@pytest.mark.parametrize("design, window", [("bloom", 100), ("clock", "10m"),
+                                            ("rotating", "10m")])
+def test_a_full_fixed_size_filter_refuses_adds(design, window):
+    f = tdbf.Filter(window, 0.01, design=design, seed=5, capacity=None
+                    if isinstance(window, int) else 100)
+    added = 0
+    with pytest.raises(tdbf.FullError) as caught:
+        for i in range(100_000):
+            f.add("key%d" % i, now=1.0)
+            added += 1
+    assert isinstance(caught.value, tdbf.Error)
+    assert caught.value.answers is None
+    assert "full" in str(caught.value) and "0.01" in str(caught.value)
+    # refused past what it was sized for (a rotating filter spreads a burst
+    # over its sub-filters first), long before it answers "present" for all
+    assert 100 <= added < 1000, added
+    assert f.current_error(now=1.0) > 1.5 * 0.01
+    # the refused key was not added: the filter is no fuller than before
+    estimate = f.current_error(now=1.0)
+    with pytest.raises(tdbf.FullError):
+        f.add("one more", now=1.0)
+    assert f.current_error(now=1.0) == estimate
+
+
+def test_add_many_refuses_by_block_and_keeps_the_answers():
+    f = tdbf.Filter(3000, 0.01, design="bloom", seed=6)
+    with pytest.raises(tdbf.FullError) as caught:
+        f.add_many("k%d" % i for i in range(100_000))
+    answers = caught.value.answers
+    # whole blocks of 1024 went in until the estimate passed 1.5x
+    assert len(answers) % 1024 == 0 and 3000 <= len(answers) <= 5 * 1024
+    assert sum(answers) > 0.9 * len(answers)
+
+
+def test_max_error_ratio_can_be_changed_or_turned_off():
+    f = tdbf.Filter(50, 0.01, design="bloom", seed=7, max_error_ratio=2.0)
+    assert f.max_error_ratio == 2.0
+    with pytest.raises(tdbf.FullError):
+        f.add_many("k%d" % i for i in range(5000))
+    f.max_error_ratio = 0
+    assert len(f.add_many("x%d" % i for i in range(5000))) == 5000
+    with pytest.raises(ValueError):
+        f.max_error_ratio = 0.5
+    with pytest.raises(ValueError):
+        tdbf.Filter(50, design="bloom", max_error_ratio=float("nan"))
+
+
+def test_default_designs_never_refuse_a_burst():
+    # the growing designs take a burst of 300 000 keys at one time
+    f = tdbf.Filter("10m", 0.01, seed=8)
+    assert sum(f.add_many(("b%d" % i for i in range(300_000)), now=1.0)) > 0.98 * 300_000
+    g = tdbf.Filter(10_000, 0.01, seed=9)
+    g.add_many("c%d" % i for i in range(300_000))

@@ -39,7 +39,9 @@ def test_no_false_negatives_count_window(design):
 @pytest.mark.parametrize("design", TIME_DESIGNS)
 def test_no_false_negatives_time_window(design):
     window_ns = 1_000_000_000
-    f = tdbf.Filter(window_ns / 1e9, 0.01, design=design, seed=12, capacity=2000)
+    # sized for the stream (about 3000 adds a window), so that no design is
+    # past its error bound and refusing adds (tdbf.FullError)
+    f = tdbf.Filter(window_ns / 1e9, 0.01, design=design, seed=12, capacity=4000)
     exact = ExactTimeWindow(window_ns)
     keys = repeating_stream(20_000, 4000, seed=3)
     rng = random.Random(4)
@@ -123,8 +125,10 @@ ROUND_TRIP_DESIGNS = ["apbf-line", "apbf", "tlbf", "tlbf-line", "clock", "exact"
 
 
 def make_filled(design):
-    window = "30s" if design in ("tlbf", "tlbf-line", "clock") else 3000
-    f = tdbf.Filter(window, 0.01, design=design, seed=17)
+    timed = design in ("tlbf", "tlbf-line", "clock")
+    # 6000 adds in 30 s: a time window is sized for them (capacity)
+    f = tdbf.Filter("30s" if timed else 3000, 0.01, design=design, seed=17,
+                    capacity=6000 if timed else None)
     keys = repeating_stream(6000, 5000, seed=8)
     for i, key in enumerate(keys):
         f.add(key, now_ns=10**12 + i * 5_000_000)
