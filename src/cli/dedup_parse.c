@@ -29,6 +29,7 @@ enum {
     OPT_FIELD,
     OPT_DELIMITER,
     OPT_KEY_REGEX,
+    OPT_IGNORE_CASE,
     OPT_TIME_FIELD,
     OPT_TIME_FORMAT,
     OPT_SKIP_BAD,
@@ -54,16 +55,22 @@ const cli_option dedup_options[] = {
                                           "tlbf, clock, exact; apbf-line, apbf, ...)"},
     [OPT_CAPACITY]   = {"capacity", "N", "time windows: expected keys per window "
                                          "(a sizing hint; default: the input files' lines, or learn the rate)"},
-    [OPT_FIELD]      = {"field", "N", "key = field N (1-based) of the line; a line "
-                                      "with fewer fields is keyed by all of it"},
+    [OPT_FIELD]      = {"field", "LIST", "key = field N (1-based) of the line, or fields "
+                                         "2,5 or 1-3 joined; a line missing one, or "
+                                         "with one empty, is keyed by all of it"},
     [OPT_DELIMITER]  = {"delimiter", "C", "field separator, one byte or \\t "
                                           "(default: runs of blanks, like awk)"},
     [OPT_KEY_REGEX]  = {"key-regex", "RE", "key = first group of the POSIX extended "
-                                           "RE (or its match); no match: the line"},
-    [OPT_TIME_FIELD] = {"time-field", "N", "time of a line = field N, to replay logs "
-                                           "(default: the clock when read)"},
-    [OPT_TIME_FORMAT] = {"time-format", "F", "unix (s), unix_ms, unix_us, unix_ns or "
-                                             "iso8601 (default unix)"},
+                                           "RE (or its match); no match or an empty "
+                                           "one: the line"},
+    [OPT_IGNORE_CASE] = {"ignore-case", NULL, "keys that differ only in the case of "
+                                              "ASCII letters are the same key"},
+    [OPT_TIME_FIELD] = {"time-field", "LIST", "time of a line = field N, or fields "
+                                              "1,2 or 1-3 joined by a blank, to replay "
+                                              "logs (default: the clock when read)"},
+    [OPT_TIME_FORMAT] = {"time-format", "F", "unix (s), unix_ms, unix_us, unix_ns, "
+                                             "iso8601, or a pattern such as "
+                                             "'%b %e %H:%M:%S' (below; default unix)"},
     [OPT_SKIP_BAD]   = {"skip-bad", NULL, "drop lines whose time field is missing or "
                                           "bad (default: stop, exit 1)"},
     [OPT_SEED]       = {"seed", "N", "hash seed, for reproducible output (default "
@@ -85,6 +92,14 @@ const cli_option dedup_options[] = {
     {NULL, NULL, NULL}
 };
 
+/* The letters of grep and uniq for the same ideas. */
+const cli_alias dedup_aliases[] = {
+    {'i', OPT_IGNORE_CASE},
+    {'c', OPT_COUNT},
+    {'v', OPT_INVERT},
+    {0, 0}
+};
+
 static const char *const time_format_names[] = {
     [DEDUP_TIME_ARRIVAL] = "arrival",
     [DEDUP_TIME_UNIX]    = "unix",
@@ -92,6 +107,7 @@ static const char *const time_format_names[] = {
     [DEDUP_TIME_UNIX_US] = "unix_us",
     [DEDUP_TIME_UNIX_NS] = "unix_ns",
     [DEDUP_TIME_ISO8601] = "iso8601",
+    [DEDUP_TIME_PATTERN] = "pattern",
 };
 
 #define TIME_FORMAT_COUNT (sizeof time_format_names / sizeof time_format_names[0])
@@ -104,8 +120,9 @@ const char *dedup_time_format_name(dedup_time_format format)
 
 static int parse_time_format(const char *text, dedup_time_format *out)
 {
-    /* "arrival" is the default, not a format one can ask for */
-    for (unsigned i = DEDUP_TIME_UNIX; i < TIME_FORMAT_COUNT; i++)
+    /* "arrival" is the default, not a format one can ask for; a pattern
+     * is asked for by writing one */
+    for (unsigned i = DEDUP_TIME_UNIX; i <= DEDUP_TIME_ISO8601; i++)
         if (strcmp(text, time_format_names[i]) == 0) {
             *out = (dedup_time_format)i;
             return 0;
@@ -131,14 +148,97 @@ static int parse_delimiter(const char *text, int *out)
     return -1;
 }
 
-static int parse_field_number(const char *opt, const char *value,
-                              unsigned *out)
+/* One field number of a list at *text, up to a ',' or '-' or the end. */
+static int scan_field_number(const char **text, unsigned *out)
 {
-    uint64_t number;
-    if (cli_parse_count("dedup", opt, value, 1, DEDUP_MAX_FIELD, &number) != 0)
+    unsigned long value = 0;
+    const char *p = *text;
+    if (*p < '0' || *p > '9')
         return -1;
-    *out = (unsigned)number;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        value = value * 10 + (unsigned long)(*p - '0');
+        if (value > DEDUP_MAX_FIELD)
+            return -1;
+    }
+    if (value == 0)
+        return -1;
+    *text = p;
+    *out = (unsigned)value;
     return 0;
+}
+
+/* Append field `index` to the list.  Returns NULL, or why not. */
+static const char *add_field(dedup_fields *fields, unsigned index)
+{
+    for (unsigned i = 0; i < fields->count; i++)
+        if (fields->index[i] == index)
+            return "lists a field twice";
+    if (fields->count == DEDUP_MAX_FIELDS)
+        return "lists more than 16 fields";
+    fields->index[fields->count++] = index;
+    return NULL;
+}
+
+/* "2", "2,5", "1-3", "1-3,7": the fields in that order.  Returns NULL, or
+ * why the text is not a list. */
+static const char *scan_field_list(const char *text, dedup_fields *out)
+{
+    const char *why = NULL;
+    out->count = 0;
+    do {
+        unsigned first, last;
+        if (scan_field_number(&text, &first) != 0)
+            return "is not a list of field numbers from 1 to 1000000 "
+                   "(2, 2,5 or 1-3)";
+        last = first;
+        if (*text == '-') {
+            text++;
+            if (scan_field_number(&text, &last) != 0 || last < first)
+                return "has a range that is not N-M with N <= M";
+        }
+        for (unsigned f = first; why == NULL && f <= last; f++)
+            why = add_field(out, f);
+        if (why != NULL)
+            return why;
+    } while (*text++ == ',');
+    return text[-1] == '\0' ? NULL : "is not a list of field numbers (2, 2,5 or 1-3)";
+}
+
+static int parse_field_list(const char *opt, const char *value,
+                            dedup_fields *fields, unsigned *first)
+{
+    const char *why = scan_field_list(value, fields);
+    if (why != NULL) {
+        cli_usage_error("dedup", "--%s: '%s' %s", opt, value, why);
+        return -1;
+    }
+    *first = fields->index[0];
+    return 0;
+}
+
+static int pattern_needs_year(const char *pattern);
+
+/* --time-format: a name, or a pattern (anything with a '%'). */
+static int parse_time_option(dedup_args *a, const char *value)
+{
+    a->time_format_given = 1;
+    if (strchr(value, '%') != NULL) {
+        const char *why = dedup_check_time_pattern(value);
+        if (why != NULL) {
+            cli_usage_error("dedup", "--time-format: '%s' %s", value, why);
+            return -1;
+        }
+        a->time_format = DEDUP_TIME_PATTERN;
+        a->time_pattern = value;
+        a->time_needs_year = pattern_needs_year(value);
+        return 0;
+    }
+    if (parse_time_format(value, &a->time_format) == 0)
+        return 0;
+    cli_usage_error("dedup", "--time-format: '%s' is not unix, unix_ms, "
+                    "unix_us, unix_ns, iso8601 or a pattern with %% "
+                    "conversions", value);
+    return -1;
 }
 
 /* Apply one option.  Returns 0, or -1 after a usage error. */
@@ -172,7 +272,7 @@ static int apply_option(dedup_args *a, int opt, const char *value,
         return cli_parse_count(cmd, "capacity", value, 1, UINT64_MAX,
                                &a->capacity);
     case OPT_FIELD:
-        return parse_field_number("field", value, &a->field);
+        return parse_field_list("field", value, &a->fields, &a->field);
     case OPT_DELIMITER:
         if (parse_delimiter(value, &a->delimiter) != 0) {
             cli_usage_error(cmd, "--delimiter: '%s' is not one byte (or \\t)",
@@ -184,16 +284,14 @@ static int apply_option(dedup_args *a, int opt, const char *value,
     case OPT_KEY_REGEX:
         *key_regex = value;
         return 0;
-    case OPT_TIME_FIELD:
-        return parse_field_number("time-field", value, &a->time_field);
-    case OPT_TIME_FORMAT:
-        if (parse_time_format(value, &a->time_format) != 0) {
-            cli_usage_error(cmd, "--time-format: '%s' is not unix, unix_ms, "
-                            "unix_us, unix_ns or iso8601", value);
-            return -1;
-        }
-        a->time_format_given = 1;
+    case OPT_IGNORE_CASE:
+        a->ignore_case = 1;
         return 0;
+    case OPT_TIME_FIELD:
+        return parse_field_list("time-field", value, &a->time_fields,
+                                &a->time_field);
+    case OPT_TIME_FORMAT:
+        return parse_time_option(a, value);
     case OPT_SKIP_BAD:
         a->skip_bad = 1;
         return 0;
@@ -290,6 +388,7 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv)
     cli_parser parser;
     cli_parser_init(&parser, "dedup", dedup_options, argc, argv);
     parser.operands = 1;
+    parser.aliases = dedup_aliases;
     const char *key_regex = NULL;
     const char *value;
     int opt;
@@ -324,29 +423,68 @@ void dedup_args_keyspec(const dedup_args *a, dedup_keyspec *out)
     out->window_items = a->window_items;
     out->window_ns = a->window_ns;
     out->field = a->field;
+    out->key_fields = a->fields;
     out->delimiter = a->delimiter;
     out->time_field = a->time_field;
+    out->time_fields = a->time_fields;
     out->time_format = a->time_field != 0 ? (unsigned)a->time_format : DEDUP_TIME_ARRIVAL;
+    out->time_pattern = a->time_field != 0 && a->time_format == DEDUP_TIME_PATTERN
+                        ? a->time_pattern : NULL;
+    out->ignore_case = a->ignore_case;
     out->regex = a->has_regex ? a->key_regex : NULL;
 }
 
 int dedup_args_name_keys(const dedup_args *a)
 {
-    return a->field != 0 || a->delimiter_given || a->has_regex || a->time_field != 0 ||
-           a->time_format_given;
+    return a->field != 0 || a->delimiter_given || a->has_regex || a->ignore_case ||
+           a->time_field != 0 || a->time_format_given;
+}
+
+/* Copies of the spec's regex and pattern in one allocation, *a's own (the
+ * spec's strings belong to a state that is released after the load). */
+static int adopt_strings(dedup_args *a, const dedup_keyspec *spec,
+                         const char **regex, const char **pattern)
+{
+    size_t regex_len = spec->regex != NULL ? strlen(spec->regex) + 1 : 0;
+    size_t pattern_len = spec->time_pattern != NULL ? strlen(spec->time_pattern) + 1 : 0;
+    free(a->adopted);
+    a->adopted = NULL;
+    *regex = *pattern = NULL;
+    if (regex_len + pattern_len == 0)
+        return 0;
+    a->adopted = malloc(regex_len + pattern_len);
+    if (a->adopted == NULL) {
+        cli_error("dedup", "out of memory");
+        return -1;
+    }
+    if (regex_len > 0)
+        *regex = memcpy(a->adopted, spec->regex, regex_len);
+    if (pattern_len > 0)
+        *pattern = memcpy(a->adopted + regex_len, spec->time_pattern, pattern_len);
+    return 0;
 }
 
 int dedup_args_adopt_keyspec(dedup_args *a, const dedup_keyspec *spec)
 {
+    const char *regex, *pattern;
     if (a->has_regex)
         regfree(&a->regex);
     a->has_regex = 0;
     a->key_regex = NULL;
+    if (adopt_strings(a, spec, &regex, &pattern) != 0)
+        return -1;
     a->field = spec->field;
+    a->fields = spec->key_fields;
     a->delimiter = spec->delimiter;
+    a->ignore_case = spec->ignore_case;
     a->time_field = spec->time_field;
+    a->time_fields = spec->time_fields;
     a->time_format = (dedup_time_format)spec->time_format;
-    return spec->regex != NULL ? compile_regex(a, spec->regex) : 0;
+    a->time_pattern = NULL;
+    a->time_needs_year = 0;
+    if (pattern != NULL && parse_time_option(a, pattern) != 0)
+        return -1;
+    return regex != NULL ? compile_regex(a, regex) : 0;
 }
 
 void dedup_args_free(dedup_args *a)
@@ -354,6 +492,8 @@ void dedup_args_free(dedup_args *a)
     if (a->has_regex)
         regfree(&a->regex);
     a->has_regex = 0;
+    free(a->adopted);
+    a->adopted = NULL;
     free(a->files);
     a->files = NULL;
     a->n_files = 0;
@@ -436,16 +576,76 @@ static int regex_key(const dedup_args *a, char *line, size_t len,
     return 1;
 }
 
-void dedup_line_key(const dedup_args *a, char *line, size_t len,
+/* The byte that joins fields: the delimiter, or a blank between fields
+ * split at blanks.  No field contains it, so two different lists of
+ * fields never join to the same bytes. */
+static char join_byte(int delimiter)
+{
+    return delimiter == DEDUP_BLANKS ? ' ' : (char)delimiter;
+}
+
+/* Fields `fields` of the line joined by `joiner` into out (at most
+ * `room` bytes).  Returns 0 and the length in *out_len, or -1 if a field
+ * is missing, or if one is empty and empty fields are refused (keys), or
+ * if the join does not fit. */
+static int join_fields(const dedup_fields *fields, int delimiter, char joiner,
+                       int allow_empty, const char *line, size_t len, char *out,
+                       size_t room, size_t *out_len)
+{
+    size_t used = 0;
+    for (unsigned i = 0; i < fields->count; i++) {
+        const char *field;
+        size_t field_len;
+        if (!dedup_field(line, len, delimiter, fields->index[i], &field, &field_len) ||
+            (field_len == 0 && !allow_empty) || used + (i > 0) + field_len > room)
+            return -1;
+        if (i > 0)
+            out[used++] = joiner;
+        memcpy(out + used, field, field_len);
+        used += field_len;
+    }
+    *out_len = used;
+    return 0;
+}
+
+/* The key the options cut from the line, or 0 when they cut none (no
+ * such field, an empty one, no match, an empty capture). */
+static int cut_key(const dedup_args *a, char *line, size_t len, char *scratch,
+                   const char **key, size_t *key_len)
+{
+    if (a->fields.count > 1) {
+        /* distinct fields and the bytes that separate them in the line:
+         * the join never outgrows the line, so scratch always has room */
+        *key = scratch;
+        return join_fields(&a->fields, a->delimiter, join_byte(a->delimiter), 0, line,
+                           len, scratch, len, key_len) == 0;
+    }
+    if (a->field != 0)
+        return dedup_field(line, len, a->delimiter, a->field, key, key_len) &&
+               *key_len > 0;
+    return a->has_regex && regex_key(a, line, len, key, key_len) && *key_len > 0;
+}
+
+/* ASCII only: a locale's idea of case would make the same line two keys
+ * on two machines, and a saved state must mean the same everywhere. */
+static char fold_ascii(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+void dedup_line_key(const dedup_args *a, char *line, size_t len, char *scratch,
                     const char **key, size_t *key_len)
 {
-    if (a->field != 0 &&
-        dedup_field(line, len, a->delimiter, a->field, key, key_len))
-        return;
-    if (a->has_regex && regex_key(a, line, len, key, key_len))
-        return;
-    *key = line;
-    *key_len = len;
+    if (!cut_key(a, line, len, scratch, key, key_len)) {
+        *key = line;
+        *key_len = len;
+    }
+    if (a->ignore_case) {
+        /* in place when the key is already the scratch copy */
+        for (size_t i = 0; i < *key_len; i++)
+            scratch[i] = fold_ascii((*key)[i]);
+        *key = scratch;
+    }
 }
 
 /* ======================================================================
@@ -455,6 +655,18 @@ void dedup_line_key(const dedup_args *a, char *line, size_t len,
 static int is_digit(char c)
 {
     return c >= '0' && c <= '9';
+}
+
+/* Drop blanks around a time, and the CR of a CRLF line whose last field
+ * it is. */
+static void trim_time_text(const char **text, size_t *len)
+{
+    while (*len > 0 && (is_blank((*text)[0]) || (*text)[0] == '\r')) {
+        (*text)++;
+        (*len)--;
+    }
+    while (*len > 0 && (is_blank((*text)[*len - 1]) || (*text)[*len - 1] == '\r'))
+        (*len)--;
 }
 
 /* Read exactly `count` digits at text[*pos] into *value. */
@@ -565,14 +777,15 @@ static int64_t days_since_epoch(unsigned year, unsigned month, unsigned day)
     return days;
 }
 
-/* A UTC offset after the time: Z, or +hh, +hhmm, +hh:mm (or -).
- * *seconds gets the offset east of UTC; none means UTC. */
+/* A UTC offset: Z, or +hh, +hhmm, +hh:mm (or -).  *seconds gets the
+ * offset east of UTC.  What follows it is the caller's (a pattern may
+ * go on: "%z]"). */
 static int parse_zone(const char *text, size_t len, size_t *pos,
                       int64_t *seconds)
 {
     *seconds = 0;
     if (*pos == len)
-        return 0;
+        return -1;
     char c = text[*pos];
     if (c == 'Z' || c == 'z') {
         (*pos)++;
@@ -584,7 +797,7 @@ static int parse_zone(const char *text, size_t len, size_t *pos,
     unsigned hours, minutes = 0;
     if (fixed_digits(text, len, pos, 2, &hours) != 0 || hours > 23)
         return -1;
-    if (*pos < len) {
+    if (*pos < len && (text[*pos] == ':' || is_digit(text[*pos]))) {
         if (text[*pos] == ':')
             (*pos)++;
         if (fixed_digits(text, len, pos, 2, &minutes) != 0 || minutes > 59)
@@ -595,11 +808,38 @@ static int parse_zone(const char *text, size_t len, size_t *pos,
     return 0;
 }
 
-/* YYYY-MM-DD[(T|t|space)hh:mm[:ss[(.|,)fraction]][zone]] */
+/* Seconds since 1970 of a broken-down UTC time less `offset` (the
+ * zone's seconds east of UTC), after checking that it names a real
+ * instant: no February 30th, no hour 24, no second 61 (60 is a leap
+ * second, read as the first second of the next minute: the filter clamps
+ * time, so order is kept).  Returns -1 for an impossible or pre-1970
+ * time. */
+static int64_t checked_seconds(unsigned year, unsigned month, unsigned day,
+                               unsigned hour, unsigned minute, unsigned second,
+                               int64_t offset)
+{
+    if (year < 1 || month < 1 || month > 12 || day < 1 ||
+        day > days_in_month(year, month) || hour > 23 || minute > 59 || second > 60)
+        return -1;
+    int64_t seconds = days_since_epoch(year, month, day) * 86400 +
+                      (int64_t)hour * 3600 + (int64_t)minute * 60 +
+                      (int64_t)second - offset;
+    return seconds < 0 ? -1 : seconds;
+}
+
+/* Seconds and a fraction (in ns) as ns since 1970, if they fit. */
+static int to_ns(int64_t seconds, uint64_t fraction_ns, uint64_t *ns)
+{
+    return seconds < 0 ? -1 : scale_add((uint64_t)seconds, NS_PER_S, fraction_ns, ns);
+}
+
+/* YYYY-MM-DD(T|t|blank)hh:mm:ss[(.|,)fraction][zone].  The time to the
+ * second is required: a date alone, read as midnight, would make every
+ * line of a day simultaneous. */
 static int parse_iso8601(const char *text, size_t len, uint64_t *ns)
 {
     size_t pos = 0;
-    unsigned year, month, day, hour = 0, minute = 0, second = 0;
+    unsigned year, month, day, hour, minute, second;
     uint64_t fraction = 0;
     int64_t offset = 0;
 
@@ -607,55 +847,268 @@ static int parse_iso8601(const char *text, size_t len, uint64_t *ns)
         text[pos++] != '-' ||
         fixed_digits(text, len, &pos, 2, &month) != 0 || pos >= len ||
         text[pos++] != '-' ||
-        fixed_digits(text, len, &pos, 2, &day) != 0)
+        fixed_digits(text, len, &pos, 2, &day) != 0 || pos >= len)
         return -1;
-    if (year < 1 || month < 1 || month > 12 || day < 1 ||
-        day > days_in_month(year, month))
+    char sep = text[pos++];
+    if (sep != 'T' && sep != 't' && sep != ' ')
         return -1;
-    if (pos < len) {
-        char sep = text[pos++];
-        if (sep != 'T' && sep != 't' && sep != ' ')
-            return -1;
-        if (fixed_digits(text, len, &pos, 2, &hour) != 0 || hour > 23 ||
-            pos >= len || text[pos++] != ':' ||
-            fixed_digits(text, len, &pos, 2, &minute) != 0 || minute > 59)
-            return -1;
-        if (pos < len && text[pos] == ':') {
-            pos++;
-            /* 60: a leap second, read as the first second of the next
-             * minute (the filter clamps time, so order is kept) */
-            if (fixed_digits(text, len, &pos, 2, &second) != 0 || second > 60)
-                return -1;
-            if (pos < len && (text[pos] == '.' || text[pos] == ',')) {
-                pos++;
-                if (fraction_digits(text, len, &pos, 9, &fraction) != 0)
-                    return -1;
-            }
-        }
-        if (parse_zone(text, len, &pos, &offset) != 0)
+    if (fixed_digits(text, len, &pos, 2, &hour) != 0 ||
+        pos >= len || text[pos++] != ':' ||
+        fixed_digits(text, len, &pos, 2, &minute) != 0 ||
+        pos >= len || text[pos++] != ':' ||
+        fixed_digits(text, len, &pos, 2, &second) != 0)
+        return -1;
+    if (pos < len && (text[pos] == '.' || text[pos] == ',')) {
+        pos++;
+        if (fraction_digits(text, len, &pos, 9, &fraction) != 0)
             return -1;
     }
+    if (pos < len && parse_zone(text, len, &pos, &offset) != 0)
+        return -1;
     if (pos != len)
         return -1;
+    return to_ns(checked_seconds(year, month, day, hour, minute, second, offset),
+                 fraction, ns);
+}
 
-    int64_t seconds = days_since_epoch(year, month, day) * 86400 +
-                      (int64_t)hour * 3600 + (int64_t)minute * 60 +
-                      (int64_t)second - offset;
-    if (seconds < 0)
+/* ---- strptime-style patterns -------------------------------------------- */
+
+/* What a conversion of a pattern gives. */
+enum {
+    PART_YEAR = 1 << 0,
+    PART_MONTH = 1 << 1,
+    PART_DAY = 1 << 2,
+    PART_HOUR = 1 << 3,
+    PART_MINUTE = 1 << 4,
+    PART_SECOND = 1 << 5,
+    PART_ZONE = 1 << 6,
+    PART_UNIX = 1 << 7,
+    PART_FRACTION = 1 << 8,
+    PART_CLOCK = PART_HOUR | PART_MINUTE | PART_SECOND,
+    PART_CALENDAR = PART_YEAR | PART_MONTH | PART_DAY | PART_CLOCK | PART_ZONE
+};
+
+/* The parts conversion letter c gives, 0 for %%, or -1 if this tdbf does
+ * not read it. */
+static int conversion_parts(char c)
+{
+    switch (c) {
+    case 'Y': return PART_YEAR;
+    case 'm': case 'b': case 'B': return PART_MONTH;
+    case 'd': case 'e': return PART_DAY;
+    case 'H': return PART_HOUR;
+    case 'M': return PART_MINUTE;
+    case 'S': return PART_SECOND;
+    case 'T': return PART_CLOCK;
+    case 'z': return PART_ZONE;
+    case 's': return PART_UNIX;
+    case 'f': return PART_FRACTION;
+    case '%': return 0;
+    default:  return -1;
+    }
+}
+
+/* The parts a pattern gives in *parts.  Returns NULL, or why it is not
+ * a pattern this tdbf reads. */
+static const char *pattern_parts(const char *pattern, int *parts)
+{
+    *parts = 0;
+    for (const char *p = pattern; *p != '\0'; p++) {
+        if (*p != '%')
+            continue;
+        int give = conversion_parts(*++p);
+        if (*p == '\0')
+            return "ends in a lone %";
+        if (give < 0)
+            return "has a conversion this tdbf does not read (it reads %Y %m "
+                   "%d %e %H %M %S %T %b %B %z %s %f %%)";
+        if (*parts & give)
+            return "gives a part of the time twice";
+        *parts |= give;
+    }
+    return NULL;
+}
+
+/* No %Y nor %s: the year comes from a reference time. */
+static int pattern_needs_year(const char *pattern)
+{
+    int parts;
+    return pattern_parts(pattern, &parts) == NULL && !(parts & (PART_YEAR | PART_UNIX));
+}
+
+const char *dedup_check_time_pattern(const char *pattern)
+{
+    int parts;
+    const char *why = pattern_parts(pattern, &parts);
+    if (why != NULL)
+        return why;
+    if (parts & PART_UNIX)
+        return parts & PART_CALENDAR ? "mixes %s (the whole time) with calendar "
+                                       "conversions" : NULL;
+    if ((parts & (PART_MONTH | PART_DAY | PART_CLOCK)) != (PART_MONTH | PART_DAY | PART_CLOCK))
+        return "does not give a full time: it needs the month, the day, hours, "
+               "minutes and seconds (or %s)";
+    return NULL;
+}
+
+int dedup_time_needs_reference(const dedup_args *a)
+{
+    return a->time_format == DEDUP_TIME_PATTERN && a->time_needs_year;
+}
+
+/* A broken-down time as a pattern reads it. */
+typedef struct time_parts {
+    unsigned year, month, day, hour, minute, second;
+    uint64_t fraction_ns;
+    int64_t  offset;       /* zone, seconds east of UTC */
+    uint64_t unix_seconds; /* %s */
+} time_parts;
+
+static const char *const month_names[12] = {
+    "january", "february", "march", "april", "may", "june", "july",
+    "august", "september", "october", "november", "december"};
+
+/* `count` letters of text at *pos equal to name's, in any case. */
+static int letters_match(const char *text, size_t len, size_t pos,
+                         const char *name, size_t count)
+{
+    if (len - pos < count)
+        return 0;
+    for (size_t i = 0; i < count; i++)
+        if (fold_ascii(text[pos + i]) != name[i])
+            return 0;
+    return 1;
+}
+
+/* %b / %B: an English month name, full or in three letters. */
+static int month_name(const char *text, size_t len, size_t *pos, unsigned *month)
+{
+    for (unsigned m = 0; m < 12; m++) {
+        size_t full = strlen(month_names[m]);
+        size_t take = letters_match(text, len, *pos, month_names[m], full) ? full
+                      : letters_match(text, len, *pos, month_names[m], 3) ? 3 : 0;
+        if (take > 0) {
+            *pos += take;
+            *month = m + 1;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* One or two digits (strptime's %m %d %H ...: "7" and "07" both). */
+static int short_number(const char *text, size_t len, size_t *pos, unsigned *value)
+{
+    if (fixed_digits(text, len, pos, 1, value) != 0)
         return -1;
-    return scale_add((uint64_t)seconds, NS_PER_S, fraction, ns);
+    unsigned second_digit;
+    if (*pos < len && is_digit(text[*pos]) &&
+        fixed_digits(text, len, pos, 1, &second_digit) == 0)
+        *value = *value * 10 + second_digit;
+    return 0;
+}
+
+/* Read one conversion (the letter after '%') at text[*pos]. */
+static int read_conversion(char c, const char *text, size_t len, size_t *pos,
+                           time_parts *t)
+{
+    switch (c) {
+    case 'Y': return fixed_digits(text, len, pos, 4, &t->year);
+    case 'm': return short_number(text, len, pos, &t->month);
+    case 'e':
+        if (*pos < len && text[*pos] == ' ')   /* " 4": blank-padded */
+            (*pos)++;
+        return short_number(text, len, pos, &t->day);
+    case 'd': return short_number(text, len, pos, &t->day);
+    case 'H': return short_number(text, len, pos, &t->hour);
+    case 'M': return short_number(text, len, pos, &t->minute);
+    case 'S': return short_number(text, len, pos, &t->second);
+    case 'T':
+        return short_number(text, len, pos, &t->hour) != 0 || *pos >= len ||
+               text[(*pos)++] != ':' || short_number(text, len, pos, &t->minute) != 0 ||
+               *pos >= len || text[(*pos)++] != ':' ||
+               short_number(text, len, pos, &t->second) != 0 ? -1 : 0;
+    case 'b': case 'B': return month_name(text, len, pos, &t->month);
+    case 'z': return parse_zone(text, len, pos, &t->offset);
+    case 's': return integer_digits(text, len, pos, &t->unix_seconds);
+    case 'f': return fraction_digits(text, len, pos, 9, &t->fraction_ns);
+    case '%': return *pos < len && text[(*pos)++] == '%' ? 0 : -1;
+    default:  return -1;
+    }
+}
+
+/* Walk the pattern over the text, filling *t.  Returns 0 if all of the
+ * text matches all of the pattern. */
+static int match_pattern(const char *pattern, const char *text, size_t len,
+                         time_parts *t)
+{
+    size_t pos = 0;
+    for (const char *p = pattern; *p != '\0'; p++) {
+        if (is_blank(*p)) {
+            /* a run of blanks matches a run of blanks */
+            while (is_blank(p[1]))
+                p++;
+            if (pos >= len || !is_blank(text[pos]))
+                return -1;
+            while (pos < len && is_blank(text[pos]))
+                pos++;
+        } else if (*p == '%') {
+            if (read_conversion(*++p, text, len, &pos, t) != 0)
+                return -1;
+        } else if (pos >= len || text[pos++] != *p) {
+            return -1;
+        }
+    }
+    return pos == len ? 0 : -1;
+}
+
+/* The calendar year that the reference time falls in. */
+static unsigned year_of(uint64_t reference_ns)
+{
+    int64_t days = (int64_t)(reference_ns / NS_PER_S / 86400);
+    unsigned year = 1970 + (unsigned)(days / 366);   /* at or before it */
+    while (days_since_epoch(year + 1, 1, 1) <= days)
+        year++;
+    return year;
+}
+
+/* A pattern without a year: the reference's year, unless that puts the
+ * time more than a day after the reference -- a log line is not from
+ * the future, so it is last year's (December's lines read in January).
+ * The day of grace absorbs clocks and zones that differ a little. */
+static void infer_year(time_parts *t, uint64_t reference_ns)
+{
+    t->year = year_of(reference_ns);
+    /* Feb 29 is checked against the year chosen, so date it by Feb 28 */
+    unsigned day = t->month == 2 && t->day == 29 ? 28 : t->day;
+    int64_t seconds = checked_seconds(t->year, t->month, day, t->hour,
+                                      t->minute, t->second, t->offset);
+    if (seconds > (int64_t)(reference_ns / NS_PER_S) + 86400)
+        t->year--;
+}
+
+int dedup_parse_time_pattern(const char *pattern, const char *text, size_t len,
+                             uint64_t reference_ns, uint64_t *ns)
+{
+    int parts;
+    time_parts t;
+    memset(&t, 0, sizeof t);
+    trim_time_text(&text, &len);
+    if (len == 0 || pattern_parts(pattern, &parts) != NULL ||
+        match_pattern(pattern, text, len, &t) != 0)
+        return -1;
+    if (parts & PART_UNIX)
+        return scale_add(t.unix_seconds, NS_PER_S, t.fraction_ns, ns);
+    if (!(parts & PART_YEAR))
+        infer_year(&t, reference_ns);
+    return to_ns(checked_seconds(t.year, t.month, t.day, t.hour, t.minute,
+                                 t.second, t.offset), t.fraction_ns, ns);
 }
 
 int dedup_parse_time(dedup_time_format format, const char *text, size_t len,
                      uint64_t *ns)
 {
-    /* trim blanks, and the CR of a CRLF line whose last field this is */
-    while (len > 0 && (is_blank(text[0]) || text[0] == '\r')) {
-        text++;
-        len--;
-    }
-    while (len > 0 && (is_blank(text[len - 1]) || text[len - 1] == '\r'))
-        len--;
+    trim_time_text(&text, &len);
     if (len == 0)
         return -1;
     switch (format) {
@@ -665,18 +1118,98 @@ int dedup_parse_time(dedup_time_format format, const char *text, size_t len,
     case DEDUP_TIME_UNIX_NS: return parse_unix(text, len, 1, 0, ns);
     case DEDUP_TIME_ISO8601: return parse_iso8601(text, len, ns);
     case DEDUP_TIME_ARRIVAL:
+    case DEDUP_TIME_PATTERN:
     default:                 return -1;
     }
 }
 
-int dedup_line_time(const dedup_args *a, const char *line, size_t len,
-                    uint64_t *ns)
+/* The time text of a line: its time field, or its time fields joined by
+ * one blank into buf (DEDUP_TIME_TEXT_MAX bytes).  Returns 0, -1 if a
+ * field is missing, or -2 if the join is too long to be a time. */
+static int time_text(const dedup_args *a, const char *line, size_t len, char *buf,
+                     const char **text, size_t *text_len)
 {
+    if (a->time_fields.count <= 1)
+        return dedup_field(line, len, a->delimiter, a->time_field, text, text_len)
+               ? 0 : -1;
+    for (unsigned i = 0; i < a->time_fields.count; i++) {
+        const char *field;
+        size_t field_len;
+        if (!dedup_field(line, len, a->delimiter, a->time_fields.index[i], &field,
+                         &field_len))
+            return -1;
+    }
+    *text = buf;
+    /* joined by a blank whatever the delimiter: "2025-06-24 10:11:12" */
+    return join_fields(&a->time_fields, a->delimiter, ' ', 1, line, len, buf,
+                       DEDUP_TIME_TEXT_MAX, text_len) == 0 ? 0 : -2;
+}
+
+int dedup_line_time(const dedup_args *a, const char *line, size_t len,
+                    uint64_t reference_ns, uint64_t *ns)
+{
+    char buf[DEDUP_TIME_TEXT_MAX];
     const char *text;
     size_t text_len;
-    if (!dedup_field(line, len, a->delimiter, a->time_field, &text, &text_len))
-        return -1;
-    return dedup_parse_time(a->time_format, text, text_len, ns) == 0 ? 0 : -2;
+    int rc = time_text(a, line, len, buf, &text, &text_len);
+    if (rc != 0)
+        return rc;
+    if (a->time_format == DEDUP_TIME_PATTERN)
+        rc = dedup_parse_time_pattern(a->time_pattern, text, text_len, reference_ns, ns);
+    else
+        rc = dedup_parse_time(a->time_format, text, text_len, ns);
+    return rc == 0 ? 0 : -2;
+}
+
+void dedup_fields_format(const dedup_fields *fields, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < fields->count && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%u", i > 0 ? "," : "",
+                         fields->index[i]);
+        if (n < 0)
+            return;
+        used += (size_t)n;
+    }
+}
+
+/* Up to 40 bytes of text for a message, unprintable bytes as '?'. */
+static void quote_for_message(char *dst, size_t size, const char *text, size_t len)
+{
+    size_t n = len < 40 ? len : 40;
+    if (n >= size)
+        n = size - 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        dst[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    dst[n] = '\0';
+}
+
+void dedup_bad_time_message(const dedup_args *a, const char *line, size_t len,
+                            int why, char *buf, size_t size)
+{
+    char list[DEDUP_MAX_FIELDS * 8], joined[DEDUP_TIME_TEXT_MAX], shown[48];
+    const char *text = "";
+    size_t text_len = 0;
+    int several = a->time_fields.count > 1;
+    dedup_fields_format(&a->time_fields, list, sizeof list);
+    if (why == -1) {
+        snprintf(buf, size, "no field %s (the time)", list);
+        return;
+    }
+    if (time_text(a, line, len, joined, &text, &text_len) != 0)
+        text_len = 0;
+    quote_for_message(shown, sizeof shown, text, text_len);
+    if (a->time_format == DEDUP_TIME_PATTERN)
+        snprintf(buf, size, "time field%s %s '%s' %s not match '%s'", several ? "s" : "",
+                 list, shown, several ? "do" : "does", a->time_pattern);
+    else
+        snprintf(buf, size, "time field%s %s '%s' %s not %s", several ? "s" : "", list,
+                 shown, several ? "are" : "is", dedup_time_format_name(a->time_format));
 }
 
 /* ======================================================================
