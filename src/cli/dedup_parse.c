@@ -217,13 +217,19 @@ static int parse_field_list(const char *opt, const char *value,
 }
 
 static int pattern_needs_year(const char *pattern);
+static const char *check_pattern(const char *pattern, const char **fault);
 
 /* --time-format: a name, or a pattern (anything with a '%'). */
 static int parse_time_option(dedup_args *a, const char *value)
 {
     a->time_format_given = 1;
     if (strchr(value, '%') != NULL) {
-        const char *why = dedup_check_time_pattern(value);
+        const char *fault;
+        const char *why = check_pattern(value, &fault);
+        if (why != NULL && fault != NULL) {
+            cli_usage_error("dedup", "--time-format: '%s': %.2s %s", value, fault, why);
+            return -1;
+        }
         if (why != NULL) {
             cli_usage_error("dedup", "--time-format: '%s' %s", value, why);
             return -1;
@@ -909,23 +915,27 @@ static int conversion_parts(char c)
 }
 
 /* The parts a pattern gives in *parts.  Returns NULL, or why it is not
- * a pattern this tdbf reads. */
-static const char *pattern_parts(const char *pattern, int *parts)
+ * a pattern this tdbf reads, with *fault at the conversion to blame. */
+static const char *pattern_parts(const char *pattern, int *parts, const char **fault)
 {
     *parts = 0;
     for (const char *p = pattern; *p != '\0'; p++) {
         if (*p != '%')
             continue;
+        *fault = p;
         int give = conversion_parts(*++p);
-        if (*p == '\0')
+        if (*p == '\0') {
+            *fault = NULL;
             return "ends in a lone %";
+        }
         if (give < 0)
-            return "has a conversion this tdbf does not read (it reads %Y %m "
+            return "is a conversion this tdbf does not read (it reads %Y %m "
                    "%d %e %H %M %S %T %b %B %z %s %f %%)";
         if (*parts & give)
-            return "gives a part of the time twice";
+            return "gives a part of the time a second time";
         *parts |= give;
     }
+    *fault = NULL;
     return NULL;
 }
 
@@ -933,13 +943,17 @@ static const char *pattern_parts(const char *pattern, int *parts)
 static int pattern_needs_year(const char *pattern)
 {
     int parts;
-    return pattern_parts(pattern, &parts) == NULL && !(parts & (PART_YEAR | PART_UNIX));
+    const char *fault;
+    return pattern_parts(pattern, &parts, &fault) == NULL &&
+           !(parts & (PART_YEAR | PART_UNIX));
 }
 
-const char *dedup_check_time_pattern(const char *pattern)
+/* dedup_check_time_pattern, with *fault at the conversion to blame (NULL
+ * when the pattern as a whole falls short). */
+static const char *check_pattern(const char *pattern, const char **fault)
 {
     int parts;
-    const char *why = pattern_parts(pattern, &parts);
+    const char *why = pattern_parts(pattern, &parts, fault);
     if (why != NULL)
         return why;
     if (parts & PART_UNIX)
@@ -949,6 +963,12 @@ const char *dedup_check_time_pattern(const char *pattern)
         return "does not give a full time: it needs the month, the day, hours, "
                "minutes and seconds (or %s)";
     return NULL;
+}
+
+const char *dedup_check_time_pattern(const char *pattern)
+{
+    const char *fault;
+    return check_pattern(pattern, &fault);
 }
 
 int dedup_time_needs_reference(const dedup_args *a)
@@ -1091,10 +1111,11 @@ int dedup_parse_time_pattern(const char *pattern, const char *text, size_t len,
                              uint64_t reference_ns, uint64_t *ns)
 {
     int parts;
+    const char *fault;
     time_parts t;
     memset(&t, 0, sizeof t);
     trim_time_text(&text, &len);
-    if (len == 0 || pattern_parts(pattern, &parts) != NULL ||
+    if (len == 0 || pattern_parts(pattern, &parts, &fault) != NULL ||
         match_pattern(pattern, text, len, &t) != 0)
         return -1;
     if (parts & PART_UNIX)

@@ -213,10 +213,12 @@ def test_impossible_or_unmatched_times_are_bad():
 
 def test_pattern_usage_errors():
     for fmt, why in (("%Y-%m-%d", b"full time"), ("%H:%M:%S", b"full time"),
-                     ("%m-%d %H:%M", b"full time"), ("%Y-%m-%d %H:%M:%S %Q", b"conversion"),
-                     ("%Y-%m-%d %H:%M:%", b"lone %"), ("%b %e %T %S", b"twice"),
+                     ("%m-%d %H:%M", b"full time"),
+                     ("%Y-%m-%d %H:%M:%S %Q", b"%Q is a conversion this tdbf does not read"),
+                     ("%Y-%m-%d %H:%M:%", b"ends in a lone %"),
+                     ("%b %e %T %S", b"%S gives a part of the time a second time"),
                      ("%s %Y", b"mixes %s"), ("%s %z", b"mixes %s"),
-                     ("%Y-%m-%d %H:%M:%S %Y", b"twice"), ("unix_s", b"not unix")):
+                     ("%Y-%m-%d %H:%M:%S %Y", b"%Y gives"), ("unix_s", b"not unix")):
         proc = run(["dedup", "--window", "1h", "--time-field", "1", "--time-format", fmt],
                    expect=2)
         check(b"--time-format" in proc.stderr and why in proc.stderr,
