@@ -3,7 +3,8 @@
  * line becomes a key and a time.
  *
  * Nothing here reads files, clocks or signals, so the fuzz target
- * tests/fuzz/fuzz_cli.c links this file (and the common/ helpers it calls) and drives it with
+ * tests/fuzz/fuzz_cli.c links this file (with dedup_time.c, which reads
+ * the timestamps, and the common/ helpers it calls) and drives it with
  * arbitrary command lines and lines, without running the command.
  */
 #ifndef TDBF_CLI_DEDUP_PARSE_H
@@ -16,21 +17,11 @@
 #include <tdbf.h>
 
 #include "common/options.h"
+#include "dedup_time.h"
 
 /* ======================================================================
  * Options
  * ====================================================================== */
-
-/* Where a line's time comes from. */
-typedef enum dedup_time_format {
-    DEDUP_TIME_ARRIVAL = 0,  /* the clock when the line was read */
-    DEDUP_TIME_UNIX,         /* seconds since 1970, fraction allowed */
-    DEDUP_TIME_UNIX_MS,      /* milliseconds since 1970, fraction allowed */
-    DEDUP_TIME_UNIX_US,      /* microseconds since 1970, fraction allowed */
-    DEDUP_TIME_UNIX_NS,      /* nanoseconds since 1970, an integer */
-    DEDUP_TIME_ISO8601,      /* 2024-05-01T12:00:00.5Z, offsets, UTC default */
-    DEDUP_TIME_PATTERN       /* a strptime-style pattern: dedup_check_time_pattern */
-} dedup_time_format;
 
 /* A field delimiter meaning "runs of blanks (space, tab)", as awk does. */
 #define DEDUP_BLANKS (-1)
@@ -144,16 +135,10 @@ int dedup_args_name_keys(const dedup_args *a);
  * time pattern this tdbf does not read, no memory). */
 int dedup_args_adopt_keyspec(dedup_args *a, const dedup_keyspec *spec);
 
-/* Name of a time format as --time-format spells it ("unix_ms"; "pattern"
- * for DEDUP_TIME_PATTERN, whose text is the pattern itself). */
-const char *dedup_time_format_name(dedup_time_format format);
 
 /* A field list as --field takes it ("2,5"), into buf. */
 void dedup_fields_format(const dedup_fields *fields, char *buf, size_t size);
 
-/* Check a --time-format pattern.  Returns NULL if it reads a full time,
- * else a static phrase saying why not ("unknown conversion"). */
-const char *dedup_check_time_pattern(const char *pattern);
 
 /* 1 if the times of *a need a reference time to be read (a pattern
  * without a year: dedup_line_time), else 0. */
@@ -202,29 +187,6 @@ int dedup_line_time(const dedup_args *a, const char *line, size_t len,
 void dedup_bad_time_message(const dedup_args *a, const char *line, size_t len,
                             int why, char *buf, size_t size);
 
-/* Parse one timestamp text[0 .. len) in a named `format` (not ARRIVAL nor
- * PATTERN).  Blanks and a carriage return around it are ignored.
- * iso8601 needs the date and the time to the second (a date alone is not
- * midnight): YYYY-MM-DD, 'T' or one blank, hh:mm:ss, then optionally a
- * fraction (. or ,) and a zone (Z, +hh, +hhmm, +hh:mm; none is UTC).
- * Returns 0 and sets *ns, or -1 (malformed, an impossible date or time,
- * before 1970, or past the year 2554 where uint64 ns end). */
-int dedup_parse_time(dedup_time_format format, const char *text, size_t len,
-                     uint64_t *ns);
-
-/* Parse text[0 .. len) (blanks and a CR around it ignored) with a pattern
- * that dedup_check_time_pattern accepts.  Conversions: %Y year (4
- * digits), %m month, %d day, %e day (may be blank-padded), %H, %M, %S
- * (1 or 2 digits; a second of 60 is a leap second), %b / %B month name in
- * English (abbreviated or full, any case), %T = %H:%M:%S, %z zone (Z,
- * +hh, +hhmm, +hh:mm), %s seconds since 1970, %f fraction of a second
- * (any digits), %% a '%'; a run of blanks matches one or more blanks,
- * any other byte itself.  No %z: UTC.  No year: the year of reference_ns,
- * or the one before if that puts the time more than a day after the
- * reference (December's lines read in January).  Returns 0 and sets
- * *ns, or -1 as dedup_parse_time. */
-int dedup_parse_time_pattern(const char *pattern, const char *text, size_t len,
-                             uint64_t reference_ns, uint64_t *ns);
 
 /* The contents of a --seed-file: a number (as --seed reads it, surrounding
  * blanks and newlines ignored), or exactly 8 raw bytes read as a

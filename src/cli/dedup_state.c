@@ -193,7 +193,7 @@ static void decode_v2(body_reader *r, dedup_keyspec *spec, char **strings)
                  (flags & ~(uint32_t)FLAG_IGNORE_CASE) != 0 ||
                  spec->time_format > DEDUP_TIME_PATTERN ||
                  pattern != (spec->time_pattern != NULL) ||
-                 (pattern && dedup_check_time_pattern(spec->time_pattern) != NULL);
+                 (pattern && dedup_check_time_pattern(spec->time_pattern, NULL) != NULL);
 }
 
 /* The key section after the filter, if any.  Returns DEDUP_STATE_OK,
