@@ -304,7 +304,7 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV) and plot 
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 # Two targets: the loader (tests/fuzz/fuzz_load.c) and the command-line
-# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking dedup_parse.c and
+# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking dedup_parse.c, dedup_time.c and
 # the common/ helpers it calls, not main).  The library and those files are built with
 # coverage, ASan, UBSan and (but for hashing) unsigned-wrap traps.  `make
 # fuzz` runs each target FUZZ_SECONDS and fails on a crash, leak, timeout
