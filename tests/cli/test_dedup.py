@@ -579,8 +579,10 @@ def test_key_spec_is_kept():
                  state], data)
     check(len(lines_of(first.stdout)) == 7, "7 users: %r" % first.stdout)
     doc = json.loads(run(["info", "--json", state]).stdout)
-    check(doc["dedup_keys"] == {"last": 100, "window_ns": 0, "field": 2, "delimiter": ",",
-                                "key_regex": None, "time_field": 0, "time_format": None},
+    check(doc["dedup_keys"] == {"last": 100, "window_ns": 0, "field": 2, "fields": [2],
+                                "delimiter": ",", "key_regex": None, "ignore_case": False,
+                                "time_field": 0, "time_fields": [], "time_format": None,
+                                "time_pattern": None},
           "info: %r" % doc["dedup_keys"])
     check(b"--field 2 --delimiter ','" in run(["info", state]).stdout, "info text")
     # other keys: refused, the state untouched

@@ -396,6 +396,10 @@ def test_state_keeps_every_key_and_time_option():
     info = run(["info", state]).stdout
     check(b"--field 5,7 --ignore-case --time-field 1,2,3 --time-format '%b %e %H:%M:%S'"
           in info, "info: %r" % info)
+    keys = json.loads(run(["info", "--json", state]).stdout)["dedup_keys"]
+    check(keys["fields"] == [5, 7] and keys["field"] == 5 and keys["ignore_case"] is True and
+          keys["time_fields"] == [1, 2, 3] and keys["time_format"] == "pattern" and
+          keys["time_pattern"] == "%b %e %H:%M:%S", "info --json: %r" % keys)
 
 
 def v1_section(window_items, window_ns, field, delimiter, time_field, time_format, regex):
