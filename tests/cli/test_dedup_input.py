@@ -439,6 +439,27 @@ def test_version_1_state_still_loads():
     check(b"key section" in proc.stderr, "damaged v1: %r" % proc.stderr)
 
 
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+def test_state_written_by_tdbf_before_field_lists():
+    # fixtures/dedup-state-v1.tdbf: written by the tdbf of the release
+    # before field lists, as
+    #   printf 'a,1\nb,1\nc,2\n' | tdbf dedup --last 100 --field 2 \
+    #       --delimiter , --state dedup-state-v1.tdbf --seed 7
+    state = tmp("fixture-v1.tdbf")
+    with open(os.path.join(FIXTURES, "dedup-state-v1.tdbf"), "rb") as f:
+        original = f.read()
+    check(struct.unpack("<I", original[original.rindex(b"TDBFKEYS") + 8:][:4])[0] == 1,
+          "the fixture holds a version 1 section")
+    with open(state, "wb") as f:
+        f.write(original)
+    check(b"--field 2 --delimiter ','" in run(["info", state]).stdout, "info")
+    run(["dedup", "--state", state, "--field", "2"], b"", expect=1)
+    out = run(["dedup", "--state", state], b"x,1\ny,2\nz,3\n").stdout
+    check(out == b"z,3\n", "keys 1 and 2 were seen: %r" % out)
+
+
 def test_damaged_version_2_sections_are_refused():
     state = tmp("spec-bad.tdbf")
     run(["dedup", "--window", "1h", "--state", state, "--time-field", "1,2", "--time-format",
