@@ -184,7 +184,6 @@ static int parse_field_list(const char *opt, const char *value,
     return 0;
 }
 
-
 /* --time-format: a name, or a pattern (anything with a '%'). */
 static int parse_time_option(dedup_args *a, const char *value)
 {
