@@ -267,9 +267,10 @@ bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
 .PHONY: test-cli bench-dedup check-man
-test-cli: $(CLI) check-man ## run the end-to-end tests of tdbf dedup, info, plan, eval and every command's exit status (and check-man)
+test-cli: $(CLI) check-man ## run the end-to-end tests of tdbf dedup (and its input parsing), info, plan, eval and every command's exit status (and check-man)
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_input.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
 
 check-man: $(CLI) ## check that tdbf(1) lists every option the CLI parses and libtdbf(3) every exported function
@@ -303,7 +304,7 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV) and plot 
 
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 # Two targets: the loader (tests/fuzz/fuzz_load.c) and the command-line
-# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking dedup_parse.c and
+# parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking dedup_parse.c, dedup_time.c and
 # the common/ helpers it calls, not main).  The library and those files are built with
 # coverage, ASan, UBSan and (but for hashing) unsigned-wrap traps.  `make
 # fuzz` runs each target FUZZ_SECONDS and fails on a crash, leak, timeout
@@ -313,7 +314,7 @@ FUZZ_CC     ?= clang
 FUZZ_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_UNSIGNED := -fsanitize=unsigned-integer-overflow
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
-FUZZ_CLI_OBJ := $(patsubst %,$(BUILD)/fuzz/src/cli/%.o,dedup_parse \
+FUZZ_CLI_OBJ := $(patsubst %,$(BUILD)/fuzz/src/cli/%.o,dedup_parse dedup_time \
                   common/diag common/options common/numbers common/format)
 DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
 

@@ -56,13 +56,18 @@ for cmd in $commands; do
     fi
     ok
     [ "$cmd" = help ] && continue   # takes a command name, no options
+    # "  --name", or "  -x, --name" / "      --name" where a table has aliases
     options=$("$tdbf" "$cmd" --help | awk '/^Options:/ { on = 1; next }
-                                           on && /^  --/ { print substr($1, 3) }')
+                                           on && /^  (-[^-], |    )?--/ {
+                                               name = ""
+                                               for (i = 1; i <= NF; i++)
+                                                   if ($i ~ /^--/) { name = $i; break }
+                                               print substr(name, 3) }')
     for opt in $options; do
         [ "$opt" = help ] && continue
         # roff spells '-' as '\-': --key-regex is \-\-key\-regex.
         roff=$(printf '%s' "--$opt" | sed 's/-/\\\\-/g')
-        if printf '%s\n' "$section" | grep -q "^\.BI\{0,1\} $roff\( \|$\)"; then
+        if printf '%s\n' "$section" | grep -q "^\.B[IR]\{0,1\} $roff\( \|$\)"; then
             ok
         else
             bad "$man1: 'tdbf $cmd --$opt' is not an entry of its section"

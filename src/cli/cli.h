@@ -18,6 +18,7 @@ typedef struct cli_command {
     const char       *usage;    /* arguments after "tdbf NAME ": "--error E ..." */
     const char       *details;  /* paragraph(s) for `tdbf help NAME`, or NULL */
     const cli_option *options;  /* NULL-terminated; --help is implicit */
+    const cli_alias  *aliases;  /* one-letter options (-i), or NULL */
     /* Run with argv[0] == name.  Returns a CLI_EXIT_* code. */
     int (*run)(const struct cli_command *self, int argc, char **argv);
 } cli_command;

@@ -155,6 +155,11 @@ typedef struct dedup_run {
     /* the read buffer */
     char    *in;
     size_t   in_size;        /* usable bytes; one more is allocated */
+    char    *key_scratch;    /* as big as `in`: the key of the line at
+                                in + i, when it is not a slice of the line
+                                (joined fields, folded case), is built at
+                                key_scratch + i, so a batch's keys never
+                                overlap */
 
     /* counters */
     uint64_t lines_in, lines_out, lines_repeat, lines_bad;
@@ -222,38 +227,12 @@ static int flush_batch(dedup_run *run)
     return 0;
 }
 
-/* Copy up to 40 bytes of text for a message, unprintable bytes as '?'. */
-static void quote_for_message(char *dst, size_t size, const char *text,
-                              size_t len)
-{
-    size_t n = len < 40 ? len : 40;
-    if (n >= size)
-        n = size - 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)text[i];
-        dst[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-    }
-    dst[n] = '\0';
-}
-
 /* A line whose time field is missing or bad: skip it, or fail. */
 static int bad_time(dedup_run *run, const char *line, size_t len, int why)
 {
     const dedup_args *a = run->args;
     char message[128];
-    if (why == -1) {
-        snprintf(message, sizeof message, "no field %u (the time)",
-                 a->time_field);
-    } else {
-        const char *text = "";
-        size_t text_len = 0;
-        char shown[48];
-        dedup_field(line, len, a->delimiter, a->time_field, &text, &text_len);
-        quote_for_message(shown, sizeof shown, text, text_len);
-        snprintf(message, sizeof message, "time field %u '%s' is not %s",
-                 a->time_field, shown,
-                 dedup_time_format_name(a->time_format));
-    }
+    dedup_bad_time_message(a, line, len, why, message, sizeof message);
     if (!a->skip_bad) {
         return cli_error("dedup", "%s:%llu: %s (--skip-bad drops such lines)",
                          run->source, (unsigned long long)run->line_no, message);
@@ -271,7 +250,9 @@ static int take_line(dedup_run *run, char *line, size_t len, uint64_t now)
     run->lines_in++;
     run->line_no++;
     if (a->time_field != 0) {
-        int why = dedup_line_time(a, line, len, &now);
+        /* a pattern without a year dates lines by the wall clock */
+        uint64_t reference = dedup_time_needs_reference(a) ? arrival_ns(run) : 0;
+        int why = dedup_line_time(a, line, len, reference, &now);
         if (why != 0) {
             /* lines before it go out first, in order */
             int rc = flush_batch(run);
@@ -286,7 +267,8 @@ static int take_line(dedup_run *run, char *line, size_t len, uint64_t now)
     }
     size_t i = run->batch_n++;
     const char *key;
-    dedup_line_key(a, line, len, &key, &run->key_lens[i]);
+    dedup_line_key(a, line, len, run->key_scratch + (line - run->in), &key,
+                   &run->key_lens[i]);
     run->keys[i] = key;
     run->lines[i] = line;
     run->line_lens[i] = len;
@@ -386,11 +368,15 @@ static int grow_input(dedup_run *run)
                          (unsigned long long)run->line_no + 1);
     }
     char *bigger = realloc(run->in, 2 * run->in_size + 1);
-    if (bigger == NULL) {
+    if (bigger != NULL)
+        run->in = bigger;
+    char *scratch = bigger != NULL ? realloc(run->key_scratch, 2 * run->in_size + 1)
+                                   : NULL;
+    if (scratch == NULL) {
         return cli_error("dedup", "%s:%llu: line too long (out of memory)",
                          run->source, (unsigned long long)run->line_no + 1);
     }
-    run->in = bigger;
+    run->key_scratch = scratch;
     run->in_size *= 2;
     return 0;
 }
@@ -641,8 +627,9 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
     run->argv = argv;
     run->in_size = READ_BUFFER_BYTES;
     run->in = malloc(run->in_size + 1);
+    run->key_scratch = malloc(run->in_size + 1);
     run->out.buf = malloc(WRITE_BUFFER_BYTES);
-    if (run->in == NULL || run->out.buf == NULL) {
+    if (run->in == NULL || run->key_scratch == NULL || run->out.buf == NULL) {
         cli_error("dedup", "out of memory");
         goto done;
     }
@@ -694,6 +681,7 @@ done:
             output_flush(&run->out);   /* the lines before an input error */
         tdbf_close(run->filter);
         free(run->in);
+        free(run->key_scratch);
         free(run->out.buf);
         free(run);
     }
@@ -716,15 +704,29 @@ const cli_command cli_cmd_dedup = {
         "dropped with probability --error at most.  Keys seen a little before\n"
         "the window may still be dropped (the design's slack; tdbf info).\n"
         "\n"
-        "Key: the whole line (without its newline), field N (--field), or\n"
-        "the first group of a regex (--key-regex 'user=([0-9]+)').  A line\n"
-        "without that field, or that the regex does not match, is keyed by\n"
-        "the whole line.  Time: when the line is read, or a field of it\n"
-        "(--time-field N --time-format unix_ms), which replays a recorded log\n"
-        "to the same output every time.  iso8601 is 2024-05-01T12:00:00.25Z\n"
-        "(offsets +02:00 allowed; none means UTC); with the default blank\n"
-        "delimiter write the T, not a space.  A missing or bad time stops the\n"
-        "run with its line number (exit 1) unless --skip-bad.\n"
+        "Key: the whole line (without its newline), field N (--field), fields\n"
+        "joined by the delimiter (--field 2,5 or 1-3), or the first group of a\n"
+        "regex (--key-regex 'user=([0-9]+)').  A line without one of the\n"
+        "fields, with one empty, that the regex does not match or where its\n"
+        "group is empty, is keyed by the whole line.  -i folds ASCII letters.\n"
+        "\n"
+        "Time: when the line is read, or fields of it (--time-field 1, or 1,2\n"
+        "joined by a blank), which replays a recorded log to the same output\n"
+        "every time.  --time-format: unix (default), unix_ms, unix_us, unix_ns;\n"
+        "iso8601 is 2024-05-01T12:00:00.25Z (to the second at least: a date\n"
+        "alone is a bad time; fraction, Z or +02:00 optional, none means UTC;\n"
+        "T, or a blank when the time spans two fields); or a strptime-style\n"
+        "pattern: %Y year, %m month, %d day, %e blank-padded day, %H %M %S,\n"
+        "%T = %H:%M:%S, %b/%B English month name, %z zone (Z, +hhmm, -hh:mm),\n"
+        "%s unix seconds, %f fraction, %% a '%'; blanks match runs of blanks.\n"
+        "It must give month, day and time to the second (or %s).  Without %z:\n"
+        "UTC.  Without %Y: this year, or last year if that is more than a day\n"
+        "ahead of the clock (December's log read in January).\n"
+        "    --time-field 1,2 --time-format '%Y-%m-%d %H:%M:%S'      (dpkg.log)\n"
+        "    --time-field 1-3 --time-format '%b %e %H:%M:%S'         (syslog)\n"
+        "    --time-field 4,5 --time-format '[%d/%b/%Y:%H:%M:%S %z]' (Apache)\n"
+        "A missing, bad or impossible time (Feb 30, 24:00:00) stops the run\n"
+        "with its line number (exit 1) unless --skip-bad.\n"
         "\n"
         "Designs: --window uses tlbf-line by default, --last apbf-line; any\n"
         "design with that kind of window works (exact keeps the keys: exact,\n"
@@ -738,12 +740,12 @@ const cli_command cli_cmd_dedup = {
         "and on SIGINT/SIGTERM (exit 130/143 after saving; stderr then says\n"
         "how many lines were taken and the command that resumes).  The state\n"
         "also keeps how keys and times were cut from lines (--field,\n"
-        "--delimiter, --key-regex, --time-field, --time-format): a resumed run\n"
-        "that gives none of them takes the state's, one that gives others is\n"
-        "refused (exit 1).  Whether FILE can be written is checked before any\n"
-        "input is read (exit 3).  Lines are printed before the state that\n"
-        "includes them is saved.  On an error exit the file keeps its last\n"
-        "saved contents.\n"
+        "--delimiter, --key-regex, --ignore-case, --time-field, --time-format):\n"
+        "a resumed run that gives none of them takes the state's, one that\n"
+        "gives others is refused (exit 1).  Whether FILE can be written is\n"
+        "checked before any input is read (exit 3).  Lines are printed before\n"
+        "the state that includes them is saved.  On an error exit the file\n"
+        "keeps its last saved contents.\n"
         "\n"
         "Memory: a filter larger than --max-memory (default 4G) is refused\n"
         "before anything is read, with the size it would need (exit 2).\n"
@@ -759,5 +761,6 @@ const cli_command cli_cmd_dedup = {
         "newline gets one.  --count prints every line as '0<TAB>line' (new)\n"
         "or '1<TAB>line' (repeat): a filter knows whether, not how often.\n",
     .options = dedup_options,
+    .aliases = dedup_aliases,
     .run = run_dedup,
 };

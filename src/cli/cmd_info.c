@@ -56,6 +56,15 @@ static int format_wall_clock(char *buf, size_t size, uint64_t ns)
     return strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) > 0 ? 0 : -1;
 }
 
+/* A --field or --time-field list as an array of numbers. */
+static void json_fields(cli_json *j, const char *key, const dedup_fields *fields)
+{
+    cli_json_array_begin(j, key);
+    for (unsigned i = 0; i < fields->count; i++)
+        cli_json_u64(j, NULL, fields->index[i]);
+    cli_json_array_end(j);
+}
+
 static void json_keys(cli_json *j, const dedup_state *state)
 {
     if (!state->has_spec) {
@@ -73,10 +82,14 @@ static void json_keys(cli_json *j, const dedup_state *state)
         char delimiter[2] = {(char)spec->delimiter, '\0'};
         cli_json_string(j, "delimiter", delimiter);
     }
+    json_fields(j, "fields", &spec->key_fields);
     cli_json_string(j, "key_regex", spec->regex);
+    cli_json_bool(j, "ignore_case", spec->ignore_case);
     cli_json_u64(j, "time_field", spec->time_field);
+    json_fields(j, "time_fields", &spec->time_fields);
     cli_json_string(j, "time_format", spec->time_field != 0
                     ? dedup_time_format_name((dedup_time_format)spec->time_format) : NULL);
+    cli_json_string(j, "time_pattern", spec->time_pattern);
     cli_json_object_end(j);
 }
 

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NS_PER_S UINT64_C(1000000000)
-
 /* ======================================================================
  * Options
  * ====================================================================== */
@@ -29,6 +27,7 @@ enum {
     OPT_FIELD,
     OPT_DELIMITER,
     OPT_KEY_REGEX,
+    OPT_IGNORE_CASE,
     OPT_TIME_FIELD,
     OPT_TIME_FORMAT,
     OPT_SKIP_BAD,
@@ -54,16 +53,22 @@ const cli_option dedup_options[] = {
                                           "tlbf, clock, exact; apbf-line, apbf, ...)"},
     [OPT_CAPACITY]   = {"capacity", "N", "time windows: expected keys per window "
                                          "(a sizing hint; default: the input files' lines, or learn the rate)"},
-    [OPT_FIELD]      = {"field", "N", "key = field N (1-based) of the line; a line "
-                                      "with fewer fields is keyed by all of it"},
+    [OPT_FIELD]      = {"field", "LIST", "key = field N (1-based) of the line, or fields "
+                                         "2,5 or 1-3 joined; a line missing one, or "
+                                         "with one empty, is keyed by all of it"},
     [OPT_DELIMITER]  = {"delimiter", "C", "field separator, one byte or \\t "
                                           "(default: runs of blanks, like awk)"},
     [OPT_KEY_REGEX]  = {"key-regex", "RE", "key = first group of the POSIX extended "
-                                           "RE (or its match); no match: the line"},
-    [OPT_TIME_FIELD] = {"time-field", "N", "time of a line = field N, to replay logs "
-                                           "(default: the clock when read)"},
-    [OPT_TIME_FORMAT] = {"time-format", "F", "unix (s), unix_ms, unix_us, unix_ns or "
-                                             "iso8601 (default unix)"},
+                                           "RE (or its match); no match or an empty "
+                                           "one: the line"},
+    [OPT_IGNORE_CASE] = {"ignore-case", NULL, "keys that differ only in the case of "
+                                              "ASCII letters are the same key"},
+    [OPT_TIME_FIELD] = {"time-field", "LIST", "time of a line = field N, or fields "
+                                              "1,2 or 1-3 joined by a blank, to replay "
+                                              "logs (default: the clock when read)"},
+    [OPT_TIME_FORMAT] = {"time-format", "F", "unix (s), unix_ms, unix_us, unix_ns, "
+                                             "iso8601, or a pattern such as "
+                                             "'%b %e %H:%M:%S' (below; default unix)"},
     [OPT_SKIP_BAD]   = {"skip-bad", NULL, "drop lines whose time field is missing or "
                                           "bad (default: stop, exit 1)"},
     [OPT_SEED]       = {"seed", "N", "hash seed, for reproducible output (default "
@@ -85,33 +90,13 @@ const cli_option dedup_options[] = {
     {NULL, NULL, NULL}
 };
 
-static const char *const time_format_names[] = {
-    [DEDUP_TIME_ARRIVAL] = "arrival",
-    [DEDUP_TIME_UNIX]    = "unix",
-    [DEDUP_TIME_UNIX_MS] = "unix_ms",
-    [DEDUP_TIME_UNIX_US] = "unix_us",
-    [DEDUP_TIME_UNIX_NS] = "unix_ns",
-    [DEDUP_TIME_ISO8601] = "iso8601",
+/* The letters of grep and uniq for the same ideas. */
+const cli_alias dedup_aliases[] = {
+    {'i', OPT_IGNORE_CASE},
+    {'c', OPT_COUNT},
+    {'v', OPT_INVERT},
+    {0, 0}
 };
-
-#define TIME_FORMAT_COUNT (sizeof time_format_names / sizeof time_format_names[0])
-
-const char *dedup_time_format_name(dedup_time_format format)
-{
-    return (unsigned)format < TIME_FORMAT_COUNT ? time_format_names[format]
-                                                : "?";
-}
-
-static int parse_time_format(const char *text, dedup_time_format *out)
-{
-    /* "arrival" is the default, not a format one can ask for */
-    for (unsigned i = DEDUP_TIME_UNIX; i < TIME_FORMAT_COUNT; i++)
-        if (strcmp(text, time_format_names[i]) == 0) {
-            *out = (dedup_time_format)i;
-            return 0;
-        }
-    return -1;
-}
 
 /* One byte, or the escapes \t and \\ (a shell passes them literally). */
 static int parse_delimiter(const char *text, int *out)
@@ -131,14 +116,100 @@ static int parse_delimiter(const char *text, int *out)
     return -1;
 }
 
-static int parse_field_number(const char *opt, const char *value,
-                              unsigned *out)
+/* One field number of a list at *text, up to a ',' or '-' or the end. */
+static int scan_field_number(const char **text, unsigned *out)
 {
-    uint64_t number;
-    if (cli_parse_count("dedup", opt, value, 1, DEDUP_MAX_FIELD, &number) != 0)
+    unsigned long value = 0;
+    const char *p = *text;
+    if (*p < '0' || *p > '9')
         return -1;
-    *out = (unsigned)number;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        value = value * 10 + (unsigned long)(*p - '0');
+        if (value > DEDUP_MAX_FIELD)
+            return -1;
+    }
+    if (value == 0)
+        return -1;
+    *text = p;
+    *out = (unsigned)value;
     return 0;
+}
+
+/* Append field `index` to the list.  Returns NULL, or why not. */
+static const char *add_field(dedup_fields *fields, unsigned index)
+{
+    for (unsigned i = 0; i < fields->count; i++)
+        if (fields->index[i] == index)
+            return "lists a field twice";
+    if (fields->count == DEDUP_MAX_FIELDS)
+        return "lists more than 16 fields";
+    fields->index[fields->count++] = index;
+    return NULL;
+}
+
+/* "2", "2,5", "1-3", "1-3,7": the fields in that order.  Returns NULL, or
+ * why the text is not a list. */
+static const char *scan_field_list(const char *text, dedup_fields *out)
+{
+    const char *why = NULL;
+    out->count = 0;
+    do {
+        unsigned first, last;
+        if (scan_field_number(&text, &first) != 0)
+            return "is not a list of field numbers from 1 to 1000000 "
+                   "(2, 2,5 or 1-3)";
+        last = first;
+        if (*text == '-') {
+            text++;
+            if (scan_field_number(&text, &last) != 0 || last < first)
+                return "has a range that is not N-M with N <= M";
+        }
+        for (unsigned f = first; why == NULL && f <= last; f++)
+            why = add_field(out, f);
+        if (why != NULL)
+            return why;
+    } while (*text++ == ',');
+    return text[-1] == '\0' ? NULL : "is not a list of field numbers (2, 2,5 or 1-3)";
+}
+
+static int parse_field_list(const char *opt, const char *value,
+                            dedup_fields *fields, unsigned *first)
+{
+    const char *why = scan_field_list(value, fields);
+    if (why != NULL) {
+        cli_usage_error("dedup", "--%s: '%s' %s", opt, value, why);
+        return -1;
+    }
+    *first = fields->index[0];
+    return 0;
+}
+
+/* --time-format: a name, or a pattern (anything with a '%'). */
+static int parse_time_option(dedup_args *a, const char *value)
+{
+    a->time_format_given = 1;
+    if (strchr(value, '%') != NULL) {
+        const char *fault;
+        const char *why = dedup_check_time_pattern(value, &fault);
+        if (why != NULL && fault != NULL) {
+            cli_usage_error("dedup", "--time-format: '%s': %.2s %s", value, fault, why);
+            return -1;
+        }
+        if (why != NULL) {
+            cli_usage_error("dedup", "--time-format: '%s' %s", value, why);
+            return -1;
+        }
+        a->time_format = DEDUP_TIME_PATTERN;
+        a->time_pattern = value;
+        a->time_needs_year = !dedup_time_pattern_has_year(value);
+        return 0;
+    }
+    if (dedup_time_format_parse(value, &a->time_format) == 0)
+        return 0;
+    cli_usage_error("dedup", "--time-format: '%s' is not unix, unix_ms, "
+                    "unix_us, unix_ns, iso8601 or a pattern with %% "
+                    "conversions", value);
+    return -1;
 }
 
 /* Apply one option.  Returns 0, or -1 after a usage error. */
@@ -172,7 +243,7 @@ static int apply_option(dedup_args *a, int opt, const char *value,
         return cli_parse_count(cmd, "capacity", value, 1, UINT64_MAX,
                                &a->capacity);
     case OPT_FIELD:
-        return parse_field_number("field", value, &a->field);
+        return parse_field_list("field", value, &a->fields, &a->field);
     case OPT_DELIMITER:
         if (parse_delimiter(value, &a->delimiter) != 0) {
             cli_usage_error(cmd, "--delimiter: '%s' is not one byte (or \\t)",
@@ -184,16 +255,14 @@ static int apply_option(dedup_args *a, int opt, const char *value,
     case OPT_KEY_REGEX:
         *key_regex = value;
         return 0;
-    case OPT_TIME_FIELD:
-        return parse_field_number("time-field", value, &a->time_field);
-    case OPT_TIME_FORMAT:
-        if (parse_time_format(value, &a->time_format) != 0) {
-            cli_usage_error(cmd, "--time-format: '%s' is not unix, unix_ms, "
-                            "unix_us, unix_ns or iso8601", value);
-            return -1;
-        }
-        a->time_format_given = 1;
+    case OPT_IGNORE_CASE:
+        a->ignore_case = 1;
         return 0;
+    case OPT_TIME_FIELD:
+        return parse_field_list("time-field", value, &a->time_fields,
+                                &a->time_field);
+    case OPT_TIME_FORMAT:
+        return parse_time_option(a, value);
     case OPT_SKIP_BAD:
         a->skip_bad = 1;
         return 0;
@@ -290,6 +359,7 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv)
     cli_parser parser;
     cli_parser_init(&parser, "dedup", dedup_options, argc, argv);
     parser.operands = 1;
+    parser.aliases = dedup_aliases;
     const char *key_regex = NULL;
     const char *value;
     int opt;
@@ -324,29 +394,68 @@ void dedup_args_keyspec(const dedup_args *a, dedup_keyspec *out)
     out->window_items = a->window_items;
     out->window_ns = a->window_ns;
     out->field = a->field;
+    out->key_fields = a->fields;
     out->delimiter = a->delimiter;
     out->time_field = a->time_field;
+    out->time_fields = a->time_fields;
     out->time_format = a->time_field != 0 ? (unsigned)a->time_format : DEDUP_TIME_ARRIVAL;
+    out->time_pattern = a->time_field != 0 && a->time_format == DEDUP_TIME_PATTERN
+                        ? a->time_pattern : NULL;
+    out->ignore_case = a->ignore_case;
     out->regex = a->has_regex ? a->key_regex : NULL;
 }
 
 int dedup_args_name_keys(const dedup_args *a)
 {
-    return a->field != 0 || a->delimiter_given || a->has_regex || a->time_field != 0 ||
-           a->time_format_given;
+    return a->field != 0 || a->delimiter_given || a->has_regex || a->ignore_case ||
+           a->time_field != 0 || a->time_format_given;
+}
+
+/* Copies of the spec's regex and pattern in one allocation, *a's own (the
+ * spec's strings belong to a state that is released after the load). */
+static int adopt_strings(dedup_args *a, const dedup_keyspec *spec,
+                         const char **regex, const char **pattern)
+{
+    size_t regex_len = spec->regex != NULL ? strlen(spec->regex) + 1 : 0;
+    size_t pattern_len = spec->time_pattern != NULL ? strlen(spec->time_pattern) + 1 : 0;
+    free(a->adopted);
+    a->adopted = NULL;
+    *regex = *pattern = NULL;
+    if (regex_len + pattern_len == 0)
+        return 0;
+    a->adopted = malloc(regex_len + pattern_len);
+    if (a->adopted == NULL) {
+        cli_error("dedup", "out of memory");
+        return -1;
+    }
+    if (regex_len > 0)
+        *regex = memcpy(a->adopted, spec->regex, regex_len);
+    if (pattern_len > 0)
+        *pattern = memcpy(a->adopted + regex_len, spec->time_pattern, pattern_len);
+    return 0;
 }
 
 int dedup_args_adopt_keyspec(dedup_args *a, const dedup_keyspec *spec)
 {
+    const char *regex, *pattern;
     if (a->has_regex)
         regfree(&a->regex);
     a->has_regex = 0;
     a->key_regex = NULL;
+    if (adopt_strings(a, spec, &regex, &pattern) != 0)
+        return -1;
     a->field = spec->field;
+    a->fields = spec->key_fields;
     a->delimiter = spec->delimiter;
+    a->ignore_case = spec->ignore_case;
     a->time_field = spec->time_field;
+    a->time_fields = spec->time_fields;
     a->time_format = (dedup_time_format)spec->time_format;
-    return spec->regex != NULL ? compile_regex(a, spec->regex) : 0;
+    a->time_pattern = NULL;
+    a->time_needs_year = 0;
+    if (pattern != NULL && parse_time_option(a, pattern) != 0)
+        return -1;
+    return regex != NULL ? compile_regex(a, regex) : 0;
 }
 
 void dedup_args_free(dedup_args *a)
@@ -354,6 +463,8 @@ void dedup_args_free(dedup_args *a)
     if (a->has_regex)
         regfree(&a->regex);
     a->has_regex = 0;
+    free(a->adopted);
+    a->adopted = NULL;
     free(a->files);
     a->files = NULL;
     a->n_files = 0;
@@ -363,11 +474,6 @@ void dedup_args_free(dedup_args *a)
  * Fields and keys
  * ====================================================================== */
 
-static int is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
 int dedup_field(const char *line, size_t len, int delimiter, unsigned index,
                 const char **start, size_t *field_len)
 {
@@ -376,12 +482,12 @@ int dedup_field(const char *line, size_t len, int delimiter, unsigned index,
     if (delimiter == DEDUP_BLANKS) {
         size_t pos = 0;
         for (unsigned n = 1;; n++) {
-            while (pos < len && is_blank(line[pos]))
+            while (pos < len && dedup_is_blank(line[pos]))
                 pos++;
             if (pos == len)
                 return 0;
             size_t begin = pos;
-            while (pos < len && !is_blank(line[pos]))
+            while (pos < len && !dedup_is_blank(line[pos]))
                 pos++;
             if (n == index) {
                 *start = line + begin;
@@ -436,247 +542,168 @@ static int regex_key(const dedup_args *a, char *line, size_t len,
     return 1;
 }
 
-void dedup_line_key(const dedup_args *a, char *line, size_t len,
+/* The byte that joins fields: the delimiter, or a blank between fields
+ * split at blanks.  No field contains it, so two different lists of
+ * fields never join to the same bytes. */
+static char join_byte(int delimiter)
+{
+    return delimiter == DEDUP_BLANKS ? ' ' : (char)delimiter;
+}
+
+/* Fields `fields` of the line joined by `joiner` into out (at most
+ * `room` bytes).  Returns 0 and the length in *out_len, or -1 if a field
+ * is missing, or if one is empty and empty fields are refused (keys), or
+ * if the join does not fit. */
+static int join_fields(const dedup_fields *fields, int delimiter, char joiner,
+                       int allow_empty, const char *line, size_t len, char *out,
+                       size_t room, size_t *out_len)
+{
+    size_t used = 0;
+    for (unsigned i = 0; i < fields->count; i++) {
+        const char *field;
+        size_t field_len;
+        if (!dedup_field(line, len, delimiter, fields->index[i], &field, &field_len) ||
+            (field_len == 0 && !allow_empty) || used + (i > 0) + field_len > room)
+            return -1;
+        if (i > 0)
+            out[used++] = joiner;
+        memcpy(out + used, field, field_len);
+        used += field_len;
+    }
+    *out_len = used;
+    return 0;
+}
+
+/* The key the options cut from the line, or 0 when they cut none (no
+ * such field, an empty one, no match, an empty capture). */
+static int cut_key(const dedup_args *a, char *line, size_t len, char *scratch,
+                   const char **key, size_t *key_len)
+{
+    if (a->fields.count > 1) {
+        /* distinct fields and the bytes that separate them in the line:
+         * the join never outgrows the line, so scratch always has room */
+        *key = scratch;
+        return join_fields(&a->fields, a->delimiter, join_byte(a->delimiter), 0, line,
+                           len, scratch, len, key_len) == 0;
+    }
+    if (a->field != 0)
+        return dedup_field(line, len, a->delimiter, a->field, key, key_len) &&
+               *key_len > 0;
+    return a->has_regex && regex_key(a, line, len, key, key_len) && *key_len > 0;
+}
+
+void dedup_line_key(const dedup_args *a, char *line, size_t len, char *scratch,
                     const char **key, size_t *key_len)
 {
-    if (a->field != 0 &&
-        dedup_field(line, len, a->delimiter, a->field, key, key_len))
-        return;
-    if (a->has_regex && regex_key(a, line, len, key, key_len))
-        return;
-    *key = line;
-    *key_len = len;
+    if (!cut_key(a, line, len, scratch, key, key_len)) {
+        *key = line;
+        *key_len = len;
+    }
+    if (a->ignore_case) {
+        /* in place when the key is already the scratch copy */
+        for (size_t i = 0; i < *key_len; i++)
+            scratch[i] = dedup_ascii_lower((*key)[i]);   /* ASCII only: the same
+                                                            key on every machine */
+        *key = scratch;
+    }
 }
 
 /* ======================================================================
- * Times
+ * Times of lines (the formats themselves: dedup_time.c)
  * ====================================================================== */
 
-static int is_digit(char c)
+int dedup_time_needs_reference(const dedup_args *a)
 {
-    return c >= '0' && c <= '9';
+    return a->time_format == DEDUP_TIME_PATTERN && a->time_needs_year;
 }
 
-/* Read exactly `count` digits at text[*pos] into *value. */
-static int fixed_digits(const char *text, size_t len, size_t *pos,
-                        unsigned count, unsigned *value)
+/* The time text of a line: its time field, or its time fields joined by
+ * one blank into buf (DEDUP_TIME_TEXT_MAX bytes).  Returns 0, -1 if a
+ * field is missing, or -2 if the join is too long to be a time. */
+static int time_text(const dedup_args *a, const char *line, size_t len, char *buf,
+                     const char **text, size_t *text_len)
 {
-    unsigned v = 0;
-    for (unsigned i = 0; i < count; i++) {
-        if (*pos >= len || !is_digit(text[*pos]))
-            return -1;
-        v = v * 10 + (unsigned)(text[(*pos)++] - '0');
-    }
-    *value = v;
-    return 0;
-}
-
-/* Read a run of at least one digit into *value (-1 on overflow). */
-static int integer_digits(const char *text, size_t len, size_t *pos,
-                          uint64_t *value)
-{
-    uint64_t v = 0;
-    size_t start = *pos;
-    for (; *pos < len && is_digit(text[*pos]); (*pos)++) {
-        uint64_t digit = (uint64_t)(text[*pos] - '0');
-        if (v > (UINT64_MAX - digit) / 10)
-            return -1;
-        v = v * 10 + digit;
-    }
-    *value = v;
-    return *pos > start ? 0 : -1;
-}
-
-/* A fraction after the decimal point, as a count of units of 10^-places:
- * "5" with places 3 is 500.  Digits past `places` are read and dropped
- * (truncation).  At least one digit. */
-static int fraction_digits(const char *text, size_t len, size_t *pos,
-                           unsigned places, uint64_t *value)
-{
-    uint64_t v = 0;
-    unsigned used = 0;
-    size_t start = *pos;
-    for (; *pos < len && is_digit(text[*pos]); (*pos)++)
-        if (used < places) {
-            v = v * 10 + (uint64_t)(text[*pos] - '0');
-            used++;
-        }
-    for (; used < places; used++)
-        v *= 10;
-    *value = v;
-    return *pos > start ? 0 : -1;
-}
-
-/* value * unit + extra without wrapping past 2^64 - 1. */
-static int scale_add(uint64_t value, uint64_t unit, uint64_t extra,
-                     uint64_t *out)
-{
-    if (value > (UINT64_MAX - extra) / unit)
-        return -1;
-    *out = value * unit + extra;
-    return 0;
-}
-
-/* unix, unix_ms, unix_us: an integer with an optional fraction;
- * unix_ns: an integer. */
-static int parse_unix(const char *text, size_t len, uint64_t unit_ns,
-                      unsigned fraction_places, uint64_t *ns)
-{
-    size_t pos = 0;
-    uint64_t whole, fraction = 0;
-    if (integer_digits(text, len, &pos, &whole) != 0)
-        return -1;
-    if (pos < len && text[pos] == '.' && fraction_places > 0) {
-        pos++;
-        if (fraction_digits(text, len, &pos, fraction_places, &fraction) != 0)
+    if (a->time_fields.count <= 1)
+        return dedup_field(line, len, a->delimiter, a->time_field, text, text_len)
+               ? 0 : -1;
+    for (unsigned i = 0; i < a->time_fields.count; i++) {
+        const char *field;
+        size_t field_len;
+        if (!dedup_field(line, len, a->delimiter, a->time_fields.index[i], &field,
+                         &field_len))
             return -1;
     }
-    if (pos != len)
-        return -1;
-    return scale_add(whole, unit_ns, fraction, ns);
-}
-
-static int is_leap_year(unsigned year)
-{
-    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-}
-
-static unsigned days_in_month(unsigned year, unsigned month)
-{
-    static const unsigned char days[12] = {31, 28, 31, 30, 31, 30,
-                                           31, 31, 30, 31, 30, 31};
-    return month == 2 && is_leap_year(year) ? 29 : days[month - 1];
-}
-
-/* Days from 1970-01-01 to year-month-day (proleptic Gregorian), for a
- * year from 1 on; negative before 1970. */
-static int64_t days_since_epoch(unsigned year, unsigned month, unsigned day)
-{
-    static const unsigned short before_month[12] = {
-        0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-    /* leap days in the years before `year`, counted from year 1 */
-    int64_t prior = (int64_t)year - 1;
-    int64_t leaps = prior / 4 - prior / 100 + prior / 400;
-    int64_t leaps_before_1970 = 1969 / 4 - 1969 / 100 + 1969 / 400;
-    int64_t days = ((int64_t)year - 1970) * 365 + (leaps - leaps_before_1970) +
-                   before_month[month - 1] + (int64_t)day - 1;
-    if (month > 2 && is_leap_year(year))
-        days++;
-    return days;
-}
-
-/* A UTC offset after the time: Z, or +hh, +hhmm, +hh:mm (or -).
- * *seconds gets the offset east of UTC; none means UTC. */
-static int parse_zone(const char *text, size_t len, size_t *pos,
-                      int64_t *seconds)
-{
-    *seconds = 0;
-    if (*pos == len)
-        return 0;
-    char c = text[*pos];
-    if (c == 'Z' || c == 'z') {
-        (*pos)++;
-        return 0;
-    }
-    if (c != '+' && c != '-')
-        return -1;
-    (*pos)++;
-    unsigned hours, minutes = 0;
-    if (fixed_digits(text, len, pos, 2, &hours) != 0 || hours > 23)
-        return -1;
-    if (*pos < len) {
-        if (text[*pos] == ':')
-            (*pos)++;
-        if (fixed_digits(text, len, pos, 2, &minutes) != 0 || minutes > 59)
-            return -1;
-    }
-    int64_t offset = (int64_t)hours * 3600 + (int64_t)minutes * 60;
-    *seconds = c == '+' ? offset : -offset;
-    return 0;
-}
-
-/* YYYY-MM-DD[(T|t|space)hh:mm[:ss[(.|,)fraction]][zone]] */
-static int parse_iso8601(const char *text, size_t len, uint64_t *ns)
-{
-    size_t pos = 0;
-    unsigned year, month, day, hour = 0, minute = 0, second = 0;
-    uint64_t fraction = 0;
-    int64_t offset = 0;
-
-    if (fixed_digits(text, len, &pos, 4, &year) != 0 || pos >= len ||
-        text[pos++] != '-' ||
-        fixed_digits(text, len, &pos, 2, &month) != 0 || pos >= len ||
-        text[pos++] != '-' ||
-        fixed_digits(text, len, &pos, 2, &day) != 0)
-        return -1;
-    if (year < 1 || month < 1 || month > 12 || day < 1 ||
-        day > days_in_month(year, month))
-        return -1;
-    if (pos < len) {
-        char sep = text[pos++];
-        if (sep != 'T' && sep != 't' && sep != ' ')
-            return -1;
-        if (fixed_digits(text, len, &pos, 2, &hour) != 0 || hour > 23 ||
-            pos >= len || text[pos++] != ':' ||
-            fixed_digits(text, len, &pos, 2, &minute) != 0 || minute > 59)
-            return -1;
-        if (pos < len && text[pos] == ':') {
-            pos++;
-            /* 60: a leap second, read as the first second of the next
-             * minute (the filter clamps time, so order is kept) */
-            if (fixed_digits(text, len, &pos, 2, &second) != 0 || second > 60)
-                return -1;
-            if (pos < len && (text[pos] == '.' || text[pos] == ',')) {
-                pos++;
-                if (fraction_digits(text, len, &pos, 9, &fraction) != 0)
-                    return -1;
-            }
-        }
-        if (parse_zone(text, len, &pos, &offset) != 0)
-            return -1;
-    }
-    if (pos != len)
-        return -1;
-
-    int64_t seconds = days_since_epoch(year, month, day) * 86400 +
-                      (int64_t)hour * 3600 + (int64_t)minute * 60 +
-                      (int64_t)second - offset;
-    if (seconds < 0)
-        return -1;
-    return scale_add((uint64_t)seconds, NS_PER_S, fraction, ns);
-}
-
-int dedup_parse_time(dedup_time_format format, const char *text, size_t len,
-                     uint64_t *ns)
-{
-    /* trim blanks, and the CR of a CRLF line whose last field this is */
-    while (len > 0 && (is_blank(text[0]) || text[0] == '\r')) {
-        text++;
-        len--;
-    }
-    while (len > 0 && (is_blank(text[len - 1]) || text[len - 1] == '\r'))
-        len--;
-    if (len == 0)
-        return -1;
-    switch (format) {
-    case DEDUP_TIME_UNIX:    return parse_unix(text, len, NS_PER_S, 9, ns);
-    case DEDUP_TIME_UNIX_MS: return parse_unix(text, len, 1000000, 6, ns);
-    case DEDUP_TIME_UNIX_US: return parse_unix(text, len, 1000, 3, ns);
-    case DEDUP_TIME_UNIX_NS: return parse_unix(text, len, 1, 0, ns);
-    case DEDUP_TIME_ISO8601: return parse_iso8601(text, len, ns);
-    case DEDUP_TIME_ARRIVAL:
-    default:                 return -1;
-    }
+    *text = buf;
+    /* joined by a blank whatever the delimiter: "2025-06-24 10:11:12" */
+    return join_fields(&a->time_fields, a->delimiter, ' ', 1, line, len, buf,
+                       DEDUP_TIME_TEXT_MAX, text_len) == 0 ? 0 : -2;
 }
 
 int dedup_line_time(const dedup_args *a, const char *line, size_t len,
-                    uint64_t *ns)
+                    uint64_t reference_ns, uint64_t *ns)
 {
+    char buf[DEDUP_TIME_TEXT_MAX];
     const char *text;
     size_t text_len;
-    if (!dedup_field(line, len, a->delimiter, a->time_field, &text, &text_len))
-        return -1;
-    return dedup_parse_time(a->time_format, text, text_len, ns) == 0 ? 0 : -2;
+    int rc = time_text(a, line, len, buf, &text, &text_len);
+    if (rc != 0)
+        return rc;
+    if (a->time_format == DEDUP_TIME_PATTERN)
+        rc = dedup_parse_time_pattern(a->time_pattern, text, text_len, reference_ns, ns);
+    else
+        rc = dedup_parse_time(a->time_format, text, text_len, ns);
+    return rc == 0 ? 0 : -2;
+}
+
+void dedup_fields_format(const dedup_fields *fields, char *buf, size_t size)
+{
+    size_t used = 0;
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < fields->count && used < size; i++) {
+        int n = snprintf(buf + used, size - used, "%s%u", i > 0 ? "," : "",
+                         fields->index[i]);
+        if (n < 0)
+            return;
+        used += (size_t)n;
+    }
+}
+
+/* Up to 40 bytes of text for a message, unprintable bytes as '?'. */
+static void quote_for_message(char *dst, size_t size, const char *text, size_t len)
+{
+    size_t n = len < 40 ? len : 40;
+    if (n >= size)
+        n = size - 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        dst[i] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+    }
+    dst[n] = '\0';
+}
+
+void dedup_bad_time_message(const dedup_args *a, const char *line, size_t len,
+                            int why, char *buf, size_t size)
+{
+    char list[DEDUP_MAX_FIELDS * 8], joined[DEDUP_TIME_TEXT_MAX], shown[48];
+    const char *text = "";
+    size_t text_len = 0;
+    int several = a->time_fields.count > 1;
+    dedup_fields_format(&a->time_fields, list, sizeof list);
+    if (why == -1) {
+        snprintf(buf, size, "no field %s (the time)", list);
+        return;
+    }
+    if (time_text(a, line, len, joined, &text, &text_len) != 0)
+        text_len = 0;
+    quote_for_message(shown, sizeof shown, text, text_len);
+    if (a->time_format == DEDUP_TIME_PATTERN)
+        snprintf(buf, size, "time field%s %s '%s' %s not match '%s'", several ? "s" : "",
+                 list, shown, several ? "do" : "does", a->time_pattern);
+    else
+        snprintf(buf, size, "time field%s %s '%s' %s not %s", several ? "s" : "", list,
+                 shown, several ? "are" : "is", dedup_time_format_name(a->time_format));
 }
 
 /* ======================================================================

@@ -3,7 +3,8 @@
  * line becomes a key and a time.
  *
  * Nothing here reads files, clocks or signals, so the fuzz target
- * tests/fuzz/fuzz_cli.c links this file (and the common/ helpers it calls) and drives it with
+ * tests/fuzz/fuzz_cli.c links this file (with dedup_time.c, which reads
+ * the timestamps, and the common/ helpers it calls) and drives it with
  * arbitrary command lines and lines, without running the command.
  */
 #ifndef TDBF_CLI_DEDUP_PARSE_H
@@ -16,26 +17,31 @@
 #include <tdbf.h>
 
 #include "common/options.h"
+#include "dedup_time.h"
 
 /* ======================================================================
  * Options
  * ====================================================================== */
-
-/* Where a line's time comes from. */
-typedef enum dedup_time_format {
-    DEDUP_TIME_ARRIVAL = 0,  /* the clock when the line was read */
-    DEDUP_TIME_UNIX,         /* seconds since 1970, fraction allowed */
-    DEDUP_TIME_UNIX_MS,      /* milliseconds since 1970, fraction allowed */
-    DEDUP_TIME_UNIX_US,      /* microseconds since 1970, fraction allowed */
-    DEDUP_TIME_UNIX_NS,      /* nanoseconds since 1970, an integer */
-    DEDUP_TIME_ISO8601       /* 2024-05-01T12:00:00.5Z, offsets, UTC default */
-} dedup_time_format;
 
 /* A field delimiter meaning "runs of blanks (space, tab)", as awk does. */
 #define DEDUP_BLANKS (-1)
 
 /* Largest accepted --field / --time-field. */
 #define DEDUP_MAX_FIELD 1000000u
+
+/* Most fields in one --field or --time-field list. */
+#define DEDUP_MAX_FIELDS 16u
+
+/* Longest time text (fields joined) that is parsed; a longer one is a
+ * bad time (no timestamp is that long). */
+#define DEDUP_TIME_TEXT_MAX 256u
+
+/* A --field or --time-field list: "2", "2,5", "1-3".  Distinct fields, in
+ * the order given (a key or a time joins them in that order). */
+typedef struct dedup_fields {
+    unsigned count;                     /* 0: none given */
+    unsigned index[DEDUP_MAX_FIELDS];   /* 1-based */
+} dedup_fields;
 
 /* Everything the command line says.  A field of 0 means "not given". */
 typedef struct dedup_args {
@@ -49,14 +55,19 @@ typedef struct dedup_args {
     uint64_t     seed;           /* --seed, 0 = not given */
     const char  *seed_file;      /* --seed-file */
     /* the key */
-    unsigned     field;          /* --field, 1-based; 0 = the whole line */
+    unsigned     field;          /* the first of `fields`; 0 = the whole line */
+    dedup_fields fields;         /* --field list */
     int          delimiter;      /* --delimiter byte, or DEDUP_BLANKS */
     int          delimiter_given;
     int          has_regex;      /* --key-regex compiled into `regex` */
     regex_t      regex;
+    int          ignore_case;    /* --ignore-case: keys fold ASCII letters */
     /* the time */
-    unsigned     time_field;     /* --time-field, 1-based; 0 = arrival */
+    unsigned     time_field;     /* the first of `time_fields`; 0 = arrival */
+    dedup_fields time_fields;    /* --time-field list */
     dedup_time_format time_format;
+    const char  *time_pattern;   /* DEDUP_TIME_PATTERN: the pattern */
+    int          time_needs_year;/* the pattern has no %Y (nor %s) */
     int          time_format_given;
     int          skip_bad;       /* --skip-bad */
     /* the output */
@@ -65,6 +76,8 @@ typedef struct dedup_args {
     int          stats;          /* --stats */
     int          quiet;          /* --quiet: no progress line */
     const char  *key_regex;      /* --key-regex as given (argv), or NULL */
+    char        *adopted;        /* the regex and pattern taken from a state
+                                    (dedup_args_adopt_keyspec), owned */
     uint64_t     max_memory;     /* --max-memory, bytes; 0 = the library's 4 GiB */
     /* persistence */
     const char  *state_path;     /* --state */
@@ -75,19 +88,26 @@ typedef struct dedup_args {
 } dedup_args;
 
 /* What a run asked for: the key and time of a line, and the window (a
- * state file keeps it: dedup_state.h). */
+ * state file keeps it: dedup_state.h).  Strings are owned by whoever
+ * filled the spec. */
 typedef struct dedup_keyspec {
-    uint64_t    window_items;  /* --last */
-    uint64_t    window_ns;     /* --window */
-    unsigned    field;
-    int         delimiter;     /* a byte, or DEDUP_BLANKS */
-    unsigned    time_field;
-    unsigned    time_format;   /* dedup_time_format */
-    const char *regex;         /* NULL: none; owned by whoever filled it */
+    uint64_t     window_items;  /* --last */
+    uint64_t     window_ns;     /* --window */
+    unsigned     field;         /* the first of key_fields (0: none) */
+    dedup_fields key_fields;
+    int          delimiter;     /* a byte, or DEDUP_BLANKS */
+    unsigned     time_field;    /* the first of time_fields (0: arrival) */
+    dedup_fields time_fields;
+    unsigned     time_format;   /* dedup_time_format */
+    const char  *time_pattern;  /* DEDUP_TIME_PATTERN: the pattern, else NULL */
+    int          ignore_case;   /* --ignore-case */
+    const char  *regex;         /* NULL: none */
 } dedup_keyspec;
 
-/* The option table of `tdbf dedup` (NULL-terminated). */
+/* The option table of `tdbf dedup` (NULL-terminated), and its one-letter
+ * aliases: -i --ignore-case, -c --count, -v --invert. */
 extern const cli_option dedup_options[];
+extern const cli_alias dedup_aliases[];
 
 /* Parse `tdbf dedup` arguments (argv[0] is "dedup").  Returns 0 on
  * success, CLI_OPT_HELP if --help was asked, or CLI_OPT_ERROR after
@@ -105,16 +125,24 @@ void dedup_args_free(dedup_args *a);
 void dedup_args_keyspec(const dedup_args *a, dedup_keyspec *out);
 
 /* 1 if the command line says anything about keys or times (--field,
- * --delimiter, --key-regex, --time-field, --time-format), else 0. */
+ * --delimiter, --key-regex, --ignore-case, --time-field, --time-format),
+ * else 0. */
 int dedup_args_name_keys(const dedup_args *a);
 
 /* Take the key and time options of `spec` (a resumed state's) in place
- * of *a's, compiling its regex.  Returns 0, or -1 after an error message
- * (a pattern this regex library refuses). */
+ * of *a's, compiling its regex; *a keeps copies of its strings.  Returns
+ * 0, or -1 after an error message (a regex this regex library refuses, a
+ * time pattern this tdbf does not read, no memory). */
 int dedup_args_adopt_keyspec(dedup_args *a, const dedup_keyspec *spec);
 
-/* Name of a time format as --time-format spells it ("unix_ms"). */
-const char *dedup_time_format_name(dedup_time_format format);
+
+/* A field list as --field takes it ("2,5"), into buf. */
+void dedup_fields_format(const dedup_fields *fields, char *buf, size_t size);
+
+
+/* 1 if the times of *a need a reference time to be read (a pattern
+ * without a year: dedup_line_time), else 0. */
+int dedup_time_needs_reference(const dedup_args *a);
 
 /* ======================================================================
  * Lines
@@ -128,27 +156,37 @@ const char *dedup_time_format_name(dedup_time_format format);
 int dedup_field(const char *line, size_t len, int delimiter, unsigned index,
                 const char **start, size_t *field_len);
 
-/* The key of a line (its bytes without the newline): field a->field, or
- * the first capture group of a->regex (the whole match if the regex has
- * no group or the group did not take part), or else the whole line -- a
- * line without that field, or that the regex does not match, is keyed by
- * all of it.  line[len] must be writable: the regex matcher puts a NUL
- * there for a moment and restores it.  The key points into the line. */
-void dedup_line_key(const dedup_args *a, char *line, size_t len,
+/* The key of a line (its bytes without the newline): field a->field, the
+ * fields of a->fields joined by the delimiter (a blank for DEDUP_BLANKS:
+ * no field contains it, so the join is unambiguous), or the first capture
+ * group of a->regex (the whole match if the regex has no group or the
+ * group did not take part), or else the whole line: a line without one
+ * of those fields, with an empty one, that the regex does not match or
+ * where it captures nothing, is keyed by all of it (an empty key would
+ * make all such lines one).  With a->ignore_case the key's ASCII letters
+ * are folded to lower case.  line[len] must be writable: the regex
+ * matcher puts a NUL there for a moment and restores it.  scratch holds
+ * at least len bytes; a key is either in the line or at the start of
+ * scratch, so a caller that keeps several keys at once gives each line
+ * its own scratch (e.g. at the line's offset in a buffer as big as the
+ * one it reads into).  Allocates nothing. */
+void dedup_line_key(const dedup_args *a, char *line, size_t len, char *scratch,
                     const char **key, size_t *key_len);
 
-/* The time of a line from field a->time_field in a->time_format, in ns
- * since 1970-01-01 UTC.  Returns 0, or -1 if the field is missing and -2
- * if it does not parse (nothing is stored). */
+/* The time of a line from the fields a->time_fields (joined by one
+ * blank) in a->time_format, in ns since 1970-01-01 UTC.  reference_ns
+ * (the wall clock, in ns since 1970) dates a pattern without a year:
+ * dedup_parse_time_pattern.  Returns 0, or -1 if a field is missing and
+ * -2 if the time does not parse (nothing is stored). */
 int dedup_line_time(const dedup_args *a, const char *line, size_t len,
-                    uint64_t *ns);
+                    uint64_t reference_ns, uint64_t *ns);
 
-/* Parse one timestamp text[0 .. len) in `format` (not ARRIVAL).  Blanks
- * and a carriage return around it are ignored.  Returns 0 and sets *ns,
- * or -1 (malformed, before 1970, or past the year 2554 where uint64 ns
- * end). */
-int dedup_parse_time(dedup_time_format format, const char *text, size_t len,
-                     uint64_t *ns);
+/* Why dedup_line_time returned `why` (-1 or -2) for this line, for a
+ * message: "no field 3 (the time)", "time field 1 '2025-06-24' is not
+ * iso8601" (the text quoted, unprintable bytes as '?'). */
+void dedup_bad_time_message(const dedup_args *a, const char *line, size_t len,
+                            int why, char *buf, size_t size);
+
 
 /* The contents of a --seed-file: a number (as --seed reads it, surrounding
  * blanks and newlines ignored), or exactly 8 raw bytes read as a

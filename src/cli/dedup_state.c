@@ -24,9 +24,12 @@
 static const char section_magic[8] = {'T', 'D', 'B', 'F', 'K', 'E', 'Y', 'S'};
 
 enum {
-    SECTION_VERSION = 1,
-    BODY_FIXED = 8 + 8 + 4 * 5,   /* the body before the regex bytes */
-    REGEX_MAX = 1 << 16           /* a longer pattern is not a real one */
+    SECTION_VERSION = 2,          /* written; 1 is still read */
+    BODY_V1_FIXED = 8 + 8 + 4 * 5,/* a version 1 body before the regex */
+    BODY_V2_LEAST = 8 + 8 + 4 * 7,/* a version 2 body with no field, no text */
+    FLAG_IGNORE_CASE = 1,         /* the flags word of version 2 */
+    REGEX_MAX = 1 << 16,          /* a longer pattern is not a real one */
+    BODY_MAX = BODY_V2_LEAST + 2 * 4 * DEDUP_MAX_FIELDS + 2 * REGEX_MAX
 };
 
 /* ---- little-endian fields and the body's checksum ------------------------ */
@@ -75,6 +78,124 @@ static int read_stdio(void *ctx, void *buf, size_t len)
     return fread(buf, 1, len, ctx) == len ? 0 : -1;
 }
 
+/* A cursor over a section body: reads fail once past its end. */
+typedef struct body_reader {
+    const unsigned char *at;
+    size_t               left;
+    int                  failed;
+} body_reader;
+
+static const unsigned char *take(body_reader *r, size_t len)
+{
+    if (r->failed || r->left < len) {
+        r->failed = 1;
+        return NULL;
+    }
+    const unsigned char *p = r->at;
+    r->at += len;
+    r->left -= len;
+    return p;
+}
+
+static uint32_t take_u32(body_reader *r)
+{
+    const unsigned char *p = take(r, 4);
+    return p != NULL ? get_u32(p) : 0;
+}
+
+static uint64_t take_u64(body_reader *r)
+{
+    const unsigned char *p = take(r, 8);
+    return p != NULL ? get_u64(p) : 0;
+}
+
+/* A count-prefixed field list of version 2: distinct fields from 1. */
+static void take_fields(body_reader *r, dedup_fields *fields)
+{
+    uint32_t count = take_u32(r);
+    fields->count = 0;
+    if (count > DEDUP_MAX_FIELDS) {
+        r->failed = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < count && !r->failed; i++) {
+        uint32_t index = take_u32(r);
+        for (uint32_t j = 0; j < i; j++)
+            r->failed |= fields->index[j] == index;
+        r->failed |= index == 0 || index > DEDUP_MAX_FIELD;
+        fields->index[fields->count++] = index;
+    }
+}
+
+/* A length-prefixed string: a NUL-terminated copy at *dst (advanced), or
+ * NULL for length 0. */
+static const char *take_text(body_reader *r, char **dst)
+{
+    uint32_t len = take_u32(r);
+    const unsigned char *text = take(r, len);
+    if (text == NULL || len > REGEX_MAX || memchr(text, '\0', len) != NULL) {
+        r->failed = 1;
+        return NULL;
+    }
+    if (len == 0)
+        return NULL;
+    char *copy = *dst;
+    memcpy(copy, text, len);
+    copy[len] = '\0';
+    *dst += len + 1;
+    return copy;
+}
+
+/* The one field of a version 1 body as a list. */
+static void single_field(unsigned field, dedup_fields *fields)
+{
+    fields->count = field != 0;
+    fields->index[0] = field;
+}
+
+/* Version 1: window, field, delimiter, time field, format, regex. */
+static void decode_v1(body_reader *r, dedup_keyspec *spec, char **strings)
+{
+    spec->window_items = take_u64(r);
+    spec->window_ns = take_u64(r);
+    spec->field = take_u32(r);
+    uint32_t delimiter = take_u32(r);
+    spec->delimiter = delimiter == UINT32_MAX ? DEDUP_BLANKS : (int)delimiter;
+    spec->time_field = take_u32(r);
+    spec->time_format = take_u32(r);
+    spec->regex = take_text(r, strings);
+    r->failed |= (delimiter > 255 && delimiter != UINT32_MAX) ||
+                 spec->field > DEDUP_MAX_FIELD || spec->time_field > DEDUP_MAX_FIELD ||
+                 spec->time_format > DEDUP_TIME_ISO8601;
+    single_field(spec->field, &spec->key_fields);
+    single_field(spec->time_field, &spec->time_fields);
+}
+
+/* Version 2: window, delimiter, format, flags, field lists, regex, time
+ * pattern. */
+static void decode_v2(body_reader *r, dedup_keyspec *spec, char **strings)
+{
+    spec->window_items = take_u64(r);
+    spec->window_ns = take_u64(r);
+    uint32_t delimiter = take_u32(r);
+    spec->delimiter = delimiter == UINT32_MAX ? DEDUP_BLANKS : (int)delimiter;
+    spec->time_format = take_u32(r);
+    uint32_t flags = take_u32(r);
+    spec->ignore_case = (flags & FLAG_IGNORE_CASE) != 0;
+    take_fields(r, &spec->key_fields);
+    take_fields(r, &spec->time_fields);
+    spec->regex = take_text(r, strings);
+    spec->time_pattern = take_text(r, strings);
+    spec->field = spec->key_fields.count > 0 ? spec->key_fields.index[0] : 0;
+    spec->time_field = spec->time_fields.count > 0 ? spec->time_fields.index[0] : 0;
+    int pattern = spec->time_format == DEDUP_TIME_PATTERN;
+    r->failed |= (delimiter > 255 && delimiter != UINT32_MAX) ||
+                 (flags & ~(uint32_t)FLAG_IGNORE_CASE) != 0 ||
+                 spec->time_format > DEDUP_TIME_PATTERN ||
+                 pattern != (spec->time_pattern != NULL) ||
+                 (pattern && dedup_check_time_pattern(spec->time_pattern, NULL) != NULL);
+}
+
 /* The key section after the filter, if any.  Returns DEDUP_STATE_OK,
  * DEDUP_STATE_CORRUPT (*why) or DEDUP_STATE_NOMEM. */
 static int read_section(FILE *file, dedup_state *state, const char **why)
@@ -86,15 +207,17 @@ static int read_section(FILE *file, dedup_state *state, const char **why)
     *why = "bytes after the filter are not a tdbf dedup key section";
     if (got != sizeof head || memcmp(head, section_magic, sizeof section_magic) != 0)
         return DEDUP_STATE_CORRUPT;
-    if (get_u32(head + 8) != SECTION_VERSION) {
+    uint32_t version = get_u32(head + 8);
+    if (version != 1 && version != SECTION_VERSION) {
         *why = "its key section has a version this tdbf does not read";
         return DEDUP_STATE_CORRUPT;
     }
     uint32_t size = get_u32(head + 12);
-    if (size < BODY_FIXED || size > BODY_FIXED + REGEX_MAX) {
+    if (size < (version == 1 ? BODY_V1_FIXED : BODY_V2_LEAST) || size > BODY_MAX) {
         *why = "its key section has an impossible length";
         return DEDUP_STATE_CORRUPT;
     }
+    /* the body and its checksum */
     unsigned char *body = malloc((size_t)size + 8);
     if (body == NULL)
         return DEDUP_STATE_NOMEM;
@@ -103,29 +226,20 @@ static int read_section(FILE *file, dedup_state *state, const char **why)
     if (fread(body, 1, (size_t)size + 8, file) != (size_t)size + 8 ||
         fgetc(file) != EOF || get_u64(body + size) != fnv1a(body, size))
         goto done;
-    uint32_t delimiter = get_u32(body + 20);
-    uint32_t regex_len = get_u32(body + 32);
-    if (regex_len != size - BODY_FIXED || (delimiter > 255 && delimiter != UINT32_MAX) ||
-        memchr(body + BODY_FIXED, '\0', regex_len) != NULL)
+    state->strings = malloc(size);   /* the strings are shorter than the body */
+    if (state->strings == NULL) {
+        rc = DEDUP_STATE_NOMEM;
         goto done;
-    dedup_keyspec *spec = &state->spec;
-    spec->window_items = get_u64(body);
-    spec->window_ns = get_u64(body + 8);
-    spec->field = get_u32(body + 16);
-    spec->delimiter = delimiter == UINT32_MAX ? DEDUP_BLANKS : (int)delimiter;
-    spec->time_field = get_u32(body + 24);
-    spec->time_format = get_u32(body + 28);
-    spec->regex = NULL;
-    if (regex_len > 0) {
-        state->regex_buf = malloc(regex_len + 1);
-        if (state->regex_buf == NULL) {
-            rc = DEDUP_STATE_NOMEM;
-            goto done;
-        }
-        memcpy(state->regex_buf, body + BODY_FIXED, regex_len);
-        state->regex_buf[regex_len] = '\0';
-        spec->regex = state->regex_buf;
     }
+    body_reader reader = {body, size, 0};
+    char *strings = state->strings;
+    memset(&state->spec, 0, sizeof state->spec);
+    if (version == 1)
+        decode_v1(&reader, &state->spec, &strings);
+    else
+        decode_v2(&reader, &state->spec, &strings);
+    if (reader.failed || reader.left != 0)
+        goto done;
     state->has_spec = 1;
     rc = DEDUP_STATE_OK;
 done:
@@ -167,7 +281,7 @@ int dedup_state_load(const char *path, const tdbf_load_options *opts,
 void dedup_state_free(dedup_state *state)
 {
     tdbf_close(state->filter);
-    free(state->regex_buf);
+    free(state->strings);
     memset(state, 0, sizeof *state);
 }
 
@@ -178,30 +292,71 @@ static int write_stdio(void *ctx, const void *buf, size_t len)
     return fwrite(buf, 1, len, ctx) == len ? 0 : -1;
 }
 
+/* A cursor writing a section body. */
+typedef struct body_writer {
+    unsigned char *at;
+} body_writer;
+
+static void give_u32(body_writer *w, uint32_t v)
+{
+    put_u32(w->at, v);
+    w->at += 4;
+}
+
+static void give_u64(body_writer *w, uint64_t v)
+{
+    put_u64(w->at, v);
+    w->at += 8;
+}
+
+static void give_fields(body_writer *w, const dedup_fields *fields)
+{
+    give_u32(w, fields->count);
+    for (unsigned i = 0; i < fields->count; i++)
+        give_u32(w, fields->index[i]);
+}
+
+static void give_text(body_writer *w, const char *text, size_t len)
+{
+    give_u32(w, (uint32_t)len);
+    if (len > 0)
+        memcpy(w->at, text, len);
+    w->at += len;
+}
+
+/* Length of a string kept in the section (the parser never lets a longer
+ * one by). */
+static size_t kept_len(const char *text)
+{
+    size_t len = text != NULL ? strlen(text) : 0;
+    return len > REGEX_MAX ? REGEX_MAX : len;
+}
+
 /* The section of `spec`, in a new buffer of *len bytes (NULL: no memory). */
 static unsigned char *encode_section(const dedup_keyspec *spec, size_t *len)
 {
-    size_t regex_len = spec->regex != NULL ? strlen(spec->regex) : 0;
-    if (regex_len > REGEX_MAX)
-        regex_len = REGEX_MAX;   /* the parser never lets one this long by */
-    size_t body = BODY_FIXED + regex_len;
+    size_t regex_len = kept_len(spec->regex);
+    size_t pattern_len = kept_len(spec->time_pattern);
+    size_t body = BODY_V2_LEAST + 4 * (size_t)(spec->key_fields.count +
+                                               spec->time_fields.count) +
+                  regex_len + pattern_len;
     unsigned char *out = malloc(16 + body + 8);
     if (out == NULL)
         return NULL;
-    unsigned char *p = out + 16;
     memcpy(out, section_magic, sizeof section_magic);
     put_u32(out + 8, SECTION_VERSION);
     put_u32(out + 12, (uint32_t)body);
-    put_u64(p, spec->window_items);
-    put_u64(p + 8, spec->window_ns);
-    put_u32(p + 16, spec->field);
-    put_u32(p + 20, spec->delimiter == DEDUP_BLANKS ? UINT32_MAX : (uint32_t)spec->delimiter);
-    put_u32(p + 24, spec->time_field);
-    put_u32(p + 28, spec->time_format);
-    put_u32(p + 32, (uint32_t)regex_len);
-    if (regex_len > 0)
-        memcpy(p + BODY_FIXED, spec->regex, regex_len);
-    put_u64(p + body, fnv1a(p, body));
+    body_writer w = {out + 16};
+    give_u64(&w, spec->window_items);
+    give_u64(&w, spec->window_ns);
+    give_u32(&w, spec->delimiter == DEDUP_BLANKS ? UINT32_MAX : (uint32_t)spec->delimiter);
+    give_u32(&w, spec->time_format);
+    give_u32(&w, spec->ignore_case ? FLAG_IGNORE_CASE : 0);
+    give_fields(&w, &spec->key_fields);
+    give_fields(&w, &spec->time_fields);
+    give_text(&w, spec->regex, regex_len);
+    give_text(&w, spec->time_pattern, pattern_len);
+    put_u64(w.at, fnv1a(out + 16, body));
     *len = 16 + body + 8;
     return out;
 }
@@ -299,19 +454,32 @@ int dedup_state_writable(const char *path)
 
 /* ---- comparing and describing ---------------------------------------------- */
 
-static int same_regex(const char *a, const char *b)
+static int same_text(const char *a, const char *b)
 {
     if (a == NULL || b == NULL)
         return a == b;
     return strcmp(a, b) == 0;
 }
 
+static int same_fields(const dedup_fields *a, const dedup_fields *b)
+{
+    if (a->count != b->count)
+        return 0;
+    for (unsigned i = 0; i < a->count; i++)
+        if (a->index[i] != b->index[i])
+            return 0;
+    return 1;
+}
+
 int dedup_keyspec_equal(const dedup_keyspec *a, const dedup_keyspec *b)
 {
     /* the delimiter matters only where a field is cut out */
-    int cuts = a->field != 0 || a->time_field != 0;
-    return a->field == b->field && a->time_field == b->time_field &&
-           a->time_format == b->time_format && same_regex(a->regex, b->regex) &&
+    int cuts = a->key_fields.count != 0 || a->time_fields.count != 0;
+    return same_fields(&a->key_fields, &b->key_fields) &&
+           same_fields(&a->time_fields, &b->time_fields) &&
+           a->time_format == b->time_format &&
+           same_text(a->time_pattern, b->time_pattern) &&
+           !a->ignore_case == !b->ignore_case && same_text(a->regex, b->regex) &&
            (!cuts || a->delimiter == b->delimiter);
 }
 
@@ -336,21 +504,33 @@ void dedup_keyspec_describe(const dedup_keyspec *spec, char *buf, size_t size)
 {
     if (size == 0)
         return;
+    char list[DEDUP_MAX_FIELDS * 8];
     buf[0] = '\0';
-    if (spec->field != 0)
-        append(buf, size, "--field %u", spec->field);
+    if (spec->key_fields.count != 0) {
+        dedup_fields_format(&spec->key_fields, list, sizeof list);
+        append(buf, size, "--field %s", list);
+    }
     if (spec->regex != NULL)
         append(buf, size, "--key-regex '%s'", spec->regex);
-    if (spec->time_field != 0)
-        append(buf, size, "--time-field %u --time-format %s", spec->time_field,
-               dedup_time_format_name((dedup_time_format)spec->time_format));
-    if ((spec->field != 0 || spec->time_field != 0) && spec->delimiter != DEDUP_BLANKS) {
+    if (spec->ignore_case)
+        append(buf, size, "--ignore-case");
+    if (spec->time_fields.count != 0) {
+        dedup_fields_format(&spec->time_fields, list, sizeof list);
+        if (spec->time_pattern != NULL)
+            append(buf, size, "--time-field %s --time-format '%s'", list,
+                   spec->time_pattern);
+        else
+            append(buf, size, "--time-field %s --time-format %s", list,
+                   dedup_time_format_name((dedup_time_format)spec->time_format));
+    }
+    if ((spec->key_fields.count != 0 || spec->time_fields.count != 0) &&
+        spec->delimiter != DEDUP_BLANKS) {
         if (spec->delimiter == '\t')
             append(buf, size, "--delimiter '\\t'");
         else
             append(buf, size, "--delimiter '%c'", spec->delimiter);
     }
-    if (spec->field == 0 && spec->regex == NULL)
-        append(buf, size, "%s", spec->time_field != 0 ? "(key: the whole line)"
+    if (spec->key_fields.count == 0 && spec->regex == NULL)
+        append(buf, size, "%s", spec->time_fields.count != 0 ? "(key: the whole line)"
                                                       : "(key: the whole line; time: arrival)");
 }

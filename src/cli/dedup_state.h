@@ -3,8 +3,8 @@
  *
  * A state file is a saved filter in the library's format (docs/format.md),
  * followed by a small section of the command's own: how lines become keys
- * (--field, --delimiter, --key-regex, --time-field, --time-format) and the
- * window the run asked for.  A resumed run compares its options with it,
+ * and times (--field, --delimiter, --key-regex, --ignore-case,
+ * --time-field, --time-format) and the window the run asked for.  A resumed run compares its options with it,
  * so keys of another shape never meet the filter's old ones.  The section
  * is versioned; a file without one (saved by an older tdbf, or by
  * tdbf_save_file) still loads, and gets one at its next save.
@@ -13,16 +13,24 @@
  * state files"):
  *
  *   8  magic "TDBFKEYS"
- *   4  version (1)
+ *   4  version (2 is written; 1 is read too)
  *   4  n, bytes of the body
- *   n  body, version 1:
+ *   n  body, version 2:
  *        8 window_items   --last as given (0: none)
  *        8 window_ns      --window as given (0: none)
- *        4 field          --field (0: the whole line)
  *        4 delimiter      the byte, or 0xffffffff for runs of blanks
- *        4 time_field     --time-field (0: arrival time)
- *        4 time_format    dedup_time_format (0: arrival)
+ *        4 time_format    dedup_time_format (0: arrival, 6: a pattern)
+ *        4 flags          bit 0: --ignore-case; the others 0
+ *        4 key fields     count c <= 16 (0: the whole line), then c x 4:
+ *                         the --field list, 1-based, distinct, in order
+ *        4 time fields    count t <= 16 (0: arrival time), then t x 4
  *        4 regex_len      then the --key-regex pattern, no NUL (0: none)
+ *        4 pattern_len    then the --time-format pattern, no NUL (0: none;
+ *                         present exactly when time_format is 6)
+ *      body, version 1 (read only):
+ *        8 window_items, 8 window_ns, 4 field (0: the whole line),
+ *        4 delimiter, 4 time_field (0: arrival), 4 time_format (0..5),
+ *        4 regex_len, then the regex
  *   8  FNV-1a 64 of the body
  */
 #ifndef TDBF_CLI_DEDUP_STATE_H
@@ -44,12 +52,12 @@ enum {
 };
 
 /* A loaded state: the filter and, if the file had one, its key spec
- * (regex points into `regex_buf`). */
+ * (its regex and time pattern point into `strings`). */
 typedef struct dedup_state {
     tdbf          *filter;
     int            has_spec;
     dedup_keyspec  spec;
-    char          *regex_buf;
+    char          *strings;
 } dedup_state;
 
 /* Load `path`.  On DEDUP_STATE_OK *state holds the filter (release with

@@ -89,7 +89,7 @@ void cli_command_help(const cli_command *cmd, FILE *out)
     if (cmd->details != NULL)
         fprintf(out, "\n%s", cmd->details);
     fputs("\nOptions:\n", out);
-    cli_print_options(out, cmd->options);
+    cli_print_options(out, cmd->options, cmd->aliases);
     fputs("\n" CLI_EXIT_STATUS_TEXT, out);
 }
 

@@ -8,10 +8,14 @@
  * is replaced by one of a fixed set of patterns (the C library's regex
  * compiler is not what is under test, and some patterns take it
  * exponential time).  When the options do not parse, the lines are
- * still cut with options derived from the input bytes.  Checked: no
- * crash, leak or out-of-bounds read (each line sits in its own exact
- * allocation), keys inside their line, times that parse re-parse the
- * same, and the seed-file reader never accepts 0.
+ * still cut with options derived from the input bytes (field lists,
+ * --ignore-case and time patterns included).  Checked: no crash, leak or
+ * out-of-bounds read (each line and its key scratch sit in their own
+ * exact allocations), keys inside their line or the scratch and never
+ * empty unless the line is, folded keys free of upper-case ASCII, times
+ * that parse re-parse the same (with every named format and every time
+ * pattern below), the bad-time message always terminated, and the
+ * seed-file reader never accepts 0.
  *
  * Seeds: tests/fuzz/corpus/cli/.
  */
@@ -32,6 +36,14 @@ static const char *const patterns[] = {
     "(a|b)*c", "^$", "()", "x{0,3}(y?)",
 };
 
+/* Time patterns tried on every line; the fixed reference dates those
+ * without a year (2026-01-02, so the year before is taken for most). */
+static const char *const time_patterns[] = {
+    "%Y-%m-%d %H:%M:%S", "%b %e %H:%M:%S", "[%d/%b/%Y:%H:%M:%S %z]",
+    "%s.%f", "%Y%m%dT%H%M%S%z", "%d %B %Y %T.%f", "%%%s",
+};
+#define REFERENCE_NS UINT64_C(1767312000000000000)
+
 static void fail(const char *what)
 {
     fprintf(stderr, "fuzz_cli: %s\n", what);
@@ -44,38 +56,85 @@ static void derived_args(dedup_args *a, const uint8_t *data, size_t size)
     static const int delimiters[] = {DEDUP_BLANKS, ',', '\t', ':', ' '};
     memset(a, 0, sizeof *a);
     uint8_t b0 = size > 0 ? data[0] : 0, b1 = size > 1 ? data[1] : 0;
+    uint8_t b2 = size > 2 ? data[2] : 0;
     a->delimiter = delimiters[b0 % 5];
-    a->field = b0 / 5 % 4;             /* 0: whole line */
-    a->time_field = 1 + b1 % 3;
-    a->time_format = (dedup_time_format)(DEDUP_TIME_UNIX + b1 / 3 % 5);
+    /* 0: the whole line; 1..3: that field; 4, 5: two or three fields
+     * from field 2 on, 1 to 3 apart */
+    unsigned shape = b0 / 5 % 6;
+    a->fields.count = shape == 0 ? 0 : shape <= 3 ? 1 : shape - 2;
+    for (unsigned i = 0; i < a->fields.count; i++)
+        a->fields.index[i] = shape <= 3 ? shape : 2 + i * (b2 % 3 + 1);
+    a->field = a->fields.count > 0 ? a->fields.index[0] : 0;
+    a->ignore_case = b2 >> 7;
+    a->time_fields.count = 1 + b1 % 3;
+    for (unsigned i = 0; i < a->time_fields.count; i++)
+        a->time_fields.index[i] = 1 + i;
+    a->time_field = 1;
+    a->time_format = (dedup_time_format)(DEDUP_TIME_UNIX + b1 / 3 % 6);
+    if (a->time_format == DEDUP_TIME_PATTERN) {
+        a->time_pattern = time_patterns[b2 % (sizeof time_patterns / sizeof time_patterns[0])];
+        a->time_needs_year = strstr(a->time_pattern, "%Y") == NULL &&
+                             strstr(a->time_pattern, "%s") == NULL;
+    }
+}
+
+static void check_folded(const char *key, size_t key_len)
+{
+    for (size_t i = 0; i < key_len; i++)
+        if (key[i] >= 'A' && key[i] <= 'Z')
+            fail("--ignore-case left an upper-case letter");
+}
+
+/* A time that parses must parse the same again. */
+static void check_stable(int parsed, uint64_t ns, int again_parsed, uint64_t again)
+{
+    if (parsed == 0 && (again_parsed != 0 || again != ns))
+        fail("a time parses differently twice");
 }
 
 static void check_line(const dedup_args *a, const char *text, size_t len)
 {
     char *line = malloc(len + 1);   /* exact: line[len] is the spare byte */
-    if (line == NULL)
+    char *scratch = malloc(len > 0 ? len : 1);   /* exact: len bytes */
+    if (line == NULL || scratch == NULL) {
+        free(line);
+        free(scratch);
         return;
+    }
     memcpy(line, text, len);
     line[len] = '\n';
     const char *key;
     size_t key_len;
-    dedup_line_key(a, line, len, &key, &key_len);
-    if (key < line || key_len > len || (size_t)(key - line) > len - key_len)
-        fail("key outside its line");
+    dedup_line_key(a, line, len, scratch, &key, &key_len);
+    int in_line = key >= line && key_len <= len && (size_t)(key - line) <= len - key_len;
+    if (!in_line && !(key == scratch && key_len <= len))
+        fail("key outside its line and its scratch");
+    if (key_len == 0 && len != 0)
+        fail("an empty key for a line that is not empty");
+    if (a->ignore_case)
+        check_folded(key, key_len);
     if (line[len] != '\n')
         fail("the byte after the line was not restored");
-    uint64_t ns;
-    if (a->time_field != 0 && a->time_format != DEDUP_TIME_ARRIVAL)
-        (void)dedup_line_time(a, line, len, &ns);
-    /* every format on the whole line; what parses must be stable */
-    for (int f = DEDUP_TIME_UNIX; f <= DEDUP_TIME_ISO8601; f++) {
-        uint64_t again;
-        if (dedup_parse_time((dedup_time_format)f, line, len, &ns) == 0 &&
-            (dedup_parse_time((dedup_time_format)f, line, len, &again) != 0 ||
-             again != ns))
-            fail("a time parses differently twice");
+    uint64_t ns = 0, again = 0;
+    if (a->time_field != 0 && a->time_format != DEDUP_TIME_ARRIVAL) {
+        int why = dedup_line_time(a, line, len, REFERENCE_NS, &ns);
+        char message[96];
+        if (why != 0) {
+            dedup_bad_time_message(a, line, len, why, message, sizeof message);
+            if (memchr(message, '\0', sizeof message) == NULL)
+                fail("a bad-time message without its terminator");
+        }
     }
+    /* every format on the whole line; what parses must be stable */
+    for (int f = DEDUP_TIME_UNIX; f <= DEDUP_TIME_ISO8601; f++)
+        check_stable(dedup_parse_time((dedup_time_format)f, line, len, &ns), ns,
+                     dedup_parse_time((dedup_time_format)f, line, len, &again), again);
+    for (size_t p = 0; p < sizeof time_patterns / sizeof time_patterns[0]; p++)
+        check_stable(dedup_parse_time_pattern(time_patterns[p], line, len, REFERENCE_NS, &ns),
+                     ns, dedup_parse_time_pattern(time_patterns[p], line, len,
+                                                  REFERENCE_NS, &again), again);
     free(line);
+    free(scratch);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
