@@ -34,6 +34,15 @@ typedef enum dedup_time_format {
 /* A field delimiter meaning "runs of blanks (space, tab)", as awk does. */
 #define DEDUP_BLANKS (-1)
 
+/* --max-skew by default: one day.  Wider than any honest skew between
+ * the clock that stamped a log and this machine's (a local time written
+ * without its offset is at most 14 h off), so a good line is not
+ * refused; narrow enough to refuse a garbage stamp (2099-01-01) before it
+ * moves the filter's clock: time never goes back (the library clamps it),
+ * so every later line would be taken at 2099, the window would stop
+ * moving, and a key would be dropped forever after its first line. */
+#define DEDUP_DEFAULT_MAX_SKEW_NS (UINT64_C(86400) * UINT64_C(1000000000))
+
 /* Largest accepted --field / --time-field. */
 #define DEDUP_MAX_FIELD 1000000u
 
@@ -58,12 +67,17 @@ typedef struct dedup_args {
     unsigned     time_field;     /* --time-field, 1-based; 0 = arrival */
     dedup_time_format time_format;
     int          time_format_given;
-    int          skip_bad;       /* --skip-bad */
+    int          skip_bad;       /* --skip-bad: pass bad lines through */
+    int          drop_bad;       /* --drop-bad: drop bad lines */
+    uint64_t     max_skew_ns;    /* --max-skew; 0 = off ("off") */
+    int          max_skew_given;
     /* the output */
     int          invert;         /* --invert: print the repeats only */
     int          count;          /* --count: print all, prefixed 0/1 */
     int          stats;          /* --stats */
     int          quiet;          /* --quiet: no progress line */
+    int          line_buffered;  /* --line-buffered: flush after each line */
+    char         terminator;     /* '\n', or '\0' with --null-data */
     const char  *key_regex;      /* --key-regex as given (argv), or NULL */
     uint64_t     max_memory;     /* --max-memory, bytes; 0 = the library's 4 GiB */
     /* persistence */
