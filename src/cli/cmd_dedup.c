@@ -64,8 +64,8 @@
  * State and the invariant.  --state FILE loads the filter saved there if
  * the file exists (the options, when given, must agree with it), and
  * saves it atomically (tdbf_save_file: temporary file, fsync, rename) at
- * the end of the input, every --checkpoint, at a capacity stop, and on
- * SIGINT, SIGTERM or SIGHUP.  Every line read is either written to the
+ * the end of the input, every --checkpoint, at a capacity stop or a bad
+ * line, and on SIGINT, SIGTERM or SIGHUP.  Every line read is either written to the
  * output or read again by the resumed run: the output is flushed before
  * each save, and once a write has failed (a full disk, EPIPE from a closed
  * pipe) no save follows, since the filter then holds keys whose lines
@@ -118,7 +118,8 @@
 /* How read_source and flush_batch end a run early without an error. */
 enum {
     STOP_SIGNAL   = -1,   /* SIGINT, SIGTERM or SIGHUP: stop_signal says */
-    STOP_CAPACITY = -2    /* the filter is past its error bound */
+    STOP_CAPACITY = -2,   /* the filter is past its error bound */
+    STOP_BAD_LINE = -3    /* a bad time, without --skip-bad/--drop-bad */
 };
 
 /* Set by the stop-signal handler; 0 while running. */
@@ -262,6 +263,7 @@ typedef struct dedup_run {
     uint64_t    line_no;     /* in the current source */
     input_position saved;    /* what the last good save covers */
     int         saves;       /* successful saves in this run */
+    int         save_failed; /* a save failed (reported) */
     int         argc;        /* the command line, to print how to resume */
     char      **argv;
 
@@ -418,9 +420,10 @@ static int bad_time(dedup_run *run, const char *line, size_t len, int why)
     if (!a->skip_bad && !a->drop_bad) {
         run->line_no--;   /* not taken: a resumed run starts at it */
         run->lines_in--;
-        return cli_error("dedup", "%s:%llu: %s (--skip-bad passes such lines "
-                         "through, --drop-bad drops them)", run->source,
-                         (unsigned long long)run->line_no + 1, message);
+        cli_error("dedup", "%s:%llu: %s (--skip-bad passes such lines "
+                  "through, --drop-bad drops them)", run->source,
+                  (unsigned long long)run->line_no + 1, message);
+        return STOP_BAD_LINE;
     }
     run->lines_ahead += why == BAD_AHEAD;
     if (run->lines_bad++ == 0)
@@ -498,6 +501,7 @@ static int save_state(dedup_run *run)
     dedup_keyspec spec;
     dedup_args_keyspec(run->args, &spec);
     rc = dedup_state_save(run->args->state_path, run->filter, &spec);
+    run->save_failed = rc != DEDUP_STATE_OK;
     if (rc == DEDUP_STATE_NOMEM)
         return cli_error("dedup", "%s: cannot save the state: out of memory; "
                          "the file keeps its previous contents",
@@ -742,7 +746,7 @@ static void print_stats(const dedup_run *run)
 static void print_summary(const dedup_run *run)
 {
     const dedup_args *a = run->args;
-    if (run->lines_bad > 0)
+    if (run->lines_bad > 0)   /* passed through or dropped */
         cli_error("dedup", "%s %llu line%s with a bad time (%llu ahead of the "
                   "clock); the first: %s",
                   a->skip_bad ? "passed through, unfiltered," : "dropped",
@@ -928,13 +932,15 @@ static int finish_error(dedup_run *run, int status)
         return status;
     const char *why = run->out.error == EPIPE ? "the output was closed (EPIPE)"
                     : run->out.error != 0 ? "the output could not be written"
+                    : run->save_failed ? "the state could not be saved"
                     : "stopped by an error";
     print_resume(run, why, 0);
     return status;
 }
 
-/* The end of the input, a stop signal or a capacity stop: write the
- * output, save, and say how to go on.  Returns the exit status. */
+/* The end of the input, a stop signal, a capacity stop or a bad line:
+ * everything before it is decided, so write the output, save, and say
+ * how to go on.  Returns the exit status. */
 static int finish_stop(dedup_run *run, int status)
 {
     int saved = output_flush(&run->out);
@@ -945,6 +951,11 @@ static int finish_stop(dedup_run *run, int status)
     if (status == STOP_CAPACITY) {
         report_capacity(run);
         print_resume(run, "stopped at the filter's capacity", 0);
+        return CLI_EXIT_DATA;
+    }
+    if (status == STOP_BAD_LINE) {
+        if (run->args->state_path != NULL)
+            print_resume(run, "stopped at a bad line", 0);
         return CLI_EXIT_DATA;
     }
     if (stop_signal) {   /* even if the input ended meanwhile */
@@ -1021,7 +1032,8 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
     if (status == 0) {
         status = read_inputs(run);
         progress_clear(run);
-        if (status == 0 || status == STOP_SIGNAL || status == STOP_CAPACITY)
+        if (status == 0 || status == STOP_SIGNAL || status == STOP_CAPACITY ||
+            status == STOP_BAD_LINE)
             status = finish_stop(run, status);
         else
             status = finish_error(run, status);
@@ -1107,7 +1119,8 @@ const cli_command cli_cmd_dedup = {
         "whose lines were lost: FILE keeps its last good save, and stderr says\n"
         "from which input line to resume it.  When saving fails (a full disk)\n"
         "FILE keeps its previous contents, and stderr says the same.  A bad\n"
-        "time or an unreadable input stops without saving, likewise.\n"
+        "time stops after saving the lines before it (resume from it once it\n"
+        "is mended); an unreadable input stops without saving.\n"
         "\n"
         "Memory: a filter larger than --max-memory (default 4G) is refused\n"
         "before anything is read, with the size it would need (exit 2).\n"
