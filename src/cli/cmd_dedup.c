@@ -91,6 +91,7 @@
 #include "cli.h"
 #include "dedup_open.h"
 #include "dedup_parse.h"
+#include "dedup_resume.h"
 #include "dedup_state.h"
 
 #include <errno.h>
@@ -215,13 +216,6 @@ static int input_ready(int fd)
  * The run
  * ====================================================================== */
 
-/* A point in the input: the lines taken before it. */
-typedef struct input_position {
-    size_t   source_index;   /* in args->files (0 for standard input) */
-    uint64_t line_no;        /* lines of that source taken */
-    uint64_t lines_in;       /* lines of all sources taken */
-} input_position;
-
 /* Lines with a bad time: why each was refused. */
 enum {
     BAD_NO_FIELD = -1,       /* dedup_line_time's codes */
@@ -261,7 +255,7 @@ typedef struct dedup_run {
     const char *source;      /* file name for messages */
     size_t      source_index;/* in args->files (0 for standard input) */
     uint64_t    line_no;     /* in the current source */
-    input_position saved;    /* what the last good save covers */
+    dedup_position saved;    /* what the last good save covers */
     int         saves;       /* successful saves in this run */
     int         save_failed; /* a save failed (reported) */
     int         argc;        /* the command line, to print how to resume */
@@ -295,9 +289,9 @@ static uint64_t wall_minus_monotonic(void)
     return wall > mono ? wall - mono : 0;
 }
 
-static input_position current_position(const dedup_run *run)
+static dedup_position current_position(const dedup_run *run)
 {
-    input_position at = {run->source_index, run->line_no, run->lines_in};
+    dedup_position at = {run->source_index, run->line_no, run->lines_in};
     return at;
 }
 
@@ -791,114 +785,15 @@ static void restore_handlers(const struct sigaction old[STOP_SIGNAL_COUNT + 1])
 }
 
 /* ======================================================================
- * After a stop: what was taken, and how to go on
+ * After a stop
  * ====================================================================== */
 
-/* One shell word: as is when plain, else in single quotes. */
-static void print_word(FILE *out, const char *word)
-{
-    if (*word != '\0' && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                       "0123456789_@%+=:,./-") == strlen(word)) {
-        fprintf(out, " %s", word);
-        return;
-    }
-    fputs(" '", out);
-    for (; *word != '\0'; word++)
-        if (*word == '\'')
-            fputs("'\\''", out);
-        else
-            fputc(*word, out);
-    fputc('\'', out);
-}
-
-static int is_operand(const dedup_args *a, const char *arg)
-{
-    for (size_t i = 0; i < a->n_files; i++)
-        if (a->files[i] == arg)
-            return 1;
-    return 0;
-}
-
-/* "tdbf dedup OPTIONS [- FILES]": this run's options, then standard
- * input (which carries the unfinished source), then the inputs after
- * `source_index`. */
-static void print_resume_command(const dedup_run *run, size_t source_index)
-{
-    const dedup_args *a = run->args;
-    fputs(" tdbf dedup", stderr);
-    for (int i = 1; i < run->argc; i++)
-        if (!is_operand(a, run->argv[i]) && strcmp(run->argv[i], "--") != 0)
-            print_word(stderr, run->argv[i]);
-    int dashes = 0;
-    for (size_t i = source_index + 1; i < a->n_files; i++)
-        dashes |= a->files[i][0] == '-' && a->files[i][1] != '\0';
-    if (dashes)
-        fputs(" --", stderr);
-    if (source_index + 1 < a->n_files)
-        fputs(" -", stderr);
-    for (size_t i = source_index + 1; i < a->n_files; i++)
-        print_word(stderr, a->files[i]);
-    fputc('\n', stderr);
-}
-
-/* What the state file holds after a stop, as the end of the sentence
- * "... after N input lines". */
-static void print_what_is_saved(const dedup_run *run, const input_position *at)
-{
-    char count[32];
-    const char *path = run->args->state_path;
-    if (run->saves == 0)
-        fprintf(stderr, "; nothing was saved in this run, so %s is as the "
-                "run found it: read all of them again.\n", path);
-    else if (at->lines_in == run->lines_in)
-        fprintf(stderr, "; the state in %s holds them.\n", path);
-    else
-        fprintf(stderr, "; the state in %s holds the first %s of them (its "
-                "last good save).\n", path,
-                cli_format_count(count, sizeof count, at->lines_in));
-}
-
-/* How to feed the input from `at` on to a resumed run. */
-static void print_resume_from(const dedup_run *run, const input_position *at)
-{
-    const dedup_args *a = run->args;
-    char count[32], next[32];
-    const char *name = a->n_files > 0 ? a->files[at->source_index] : "-";
-    snprintf(next, sizeof next, "%llu", (unsigned long long)at->line_no + 1);
-    if (strcmp(name, "-") == 0) {
-        fprintf(stderr, "tdbf dedup: %s lines of standard input were taken; to resume, "
-                "feed it from line %s on to:\n ",
-                cli_format_count(count, sizeof count, at->line_no), next);
-        print_resume_command(run, at->source_index);
-        return;
-    }
-    fprintf(stderr, "tdbf dedup: %s lines of %s were taken; to resume:\n  tail%s -n +%s",
-            cli_format_count(count, sizeof count, at->line_no), name,
-            a->terminator == '\0' ? " -z" : "", next);
-    print_word(stderr, name);
-    fputs(" |", stderr);
-    print_resume_command(run, at->source_index);
-}
-
-/* After a stop (`why`: "stopped by SIGINT", "the output failed", ...):
- * what the state holds and the command that goes on from there.
- * `finished`: all the input was read and saved. */
+/* What dedup_print_resume needs of the run. */
 static void print_resume(const dedup_run *run, const char *why, int finished)
 {
-    char count[32];
-    fprintf(stderr, "tdbf dedup: %s after %s input lines", why,
-            cli_format_count(count, sizeof count, run->lines_in));
-    if (run->args->state_path == NULL) {
-        fputs("; without --state nothing was saved, so a rerun starts afresh\n", stderr);
-        return;
-    }
-    input_position at = run->saved;
-    print_what_is_saved(run, &at);
-    if (finished) {
-        fputs("tdbf dedup: all the input had been read: nothing is left to resume\n", stderr);
-        return;
-    }
-    print_resume_from(run, &at);
+    dedup_resume resume = {run->args, run->argc, run->argv, run->lines_in,
+                           run->saved, run->saves};
+    dedup_print_resume(&resume, why, finished);
 }
 
 /* The capacity stop: what is full, and which option fixes it. */
