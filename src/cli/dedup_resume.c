@@ -10,6 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* "line" or "lines", "was" or "were": the word for a count of n. */
+static const char *for_count(uint64_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
 /* One shell word: as is when plain, else in single quotes. */
 static void print_word(FILE *out, const char *word)
 {
@@ -82,14 +88,18 @@ static void print_resume_from(const dedup_resume *r, const dedup_position *at)
     const char *name = a->n_files > 0 ? a->files[at->source_index] : "-";
     snprintf(next, sizeof next, "%llu", (unsigned long long)at->line_no + 1);
     if (strcmp(name, "-") == 0) {
-        fprintf(stderr, "tdbf dedup: %s lines of standard input were taken; to resume, "
+        fprintf(stderr, "tdbf dedup: %s %s of standard input %s taken; to resume, "
                 "feed it from line %s on to:\n ",
-                cli_format_count(count, sizeof count, at->line_no), next);
+                cli_format_count(count, sizeof count, at->line_no),
+                for_count(at->line_no, "line", "lines"), for_count(at->line_no, "was", "were"),
+                next);
         print_resume_command(r, at->source_index);
         return;
     }
-    fprintf(stderr, "tdbf dedup: %s lines of %s were taken; to resume:\n  tail%s -n +%s",
-            cli_format_count(count, sizeof count, at->line_no), name,
+    fprintf(stderr, "tdbf dedup: %s %s of %s %s taken; to resume:\n  tail%s -n +%s",
+            cli_format_count(count, sizeof count, at->line_no),
+            for_count(at->line_no, "line", "lines"), name,
+            for_count(at->line_no, "was", "were"),
             a->terminator == '\0' ? " -z" : "", next);
     print_word(stderr, name);
     fputs(" |", stderr);
@@ -99,8 +109,9 @@ static void print_resume_from(const dedup_resume *r, const dedup_position *at)
 void dedup_print_resume(const dedup_resume *r, const char *why, int finished)
 {
     char count[32];
-    fprintf(stderr, "tdbf dedup: %s after %s input lines", why,
-            cli_format_count(count, sizeof count, r->lines_in));
+    fprintf(stderr, "tdbf dedup: %s after %s input %s", why,
+            cli_format_count(count, sizeof count, r->lines_in),
+            for_count(r->lines_in, "line", "lines"));
     if (r->args->state_path == NULL) {
         fputs("; without --state nothing was saved, so a rerun starts afresh\n", stderr);
         return;
