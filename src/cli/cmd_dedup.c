@@ -76,7 +76,9 @@
  *
  * Signals.  The handlers only set a flag; the main loop sees it after
  * the current block (a blocked read returns EINTR), flushes the output,
- * saves and exits 128 + signal.  SIGPIPE is ignored: a closed output
+ * saves and exits 128 + signal.  A blocked write goes on after one signal
+ * (its lines are in the filter); a second gives the output up like a
+ * failed write (no save) and exits 128 + signal.  SIGPIPE is ignored: a closed output
  * shows up as EPIPE from write(2), and is the same stop without the save.
  *
  * Exit status (common/diag.h): 0 done, 1 bad input (a bad time field, a
@@ -123,12 +125,16 @@ enum {
     STOP_BAD_LINE = -3    /* a bad time, without --skip-bad/--drop-bad */
 };
 
-/* Set by the stop-signal handler; 0 while running. */
+/* Set by the stop-signal handler: the latest signal, and how many came;
+ * 0 while running. */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_count;
 
 static void on_stop_signal(int sig)
 {
     stop_signal = sig;
+    if (stop_count < 2)
+        stop_count++;
 }
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
@@ -155,22 +161,32 @@ typedef struct output {
 } output;
 
 /* The exit status once the output has failed: a closed pipe is the stop
- * SIGPIPE would have been (141), anything else an I/O error. */
+ * SIGPIPE would have been (141), a write given up on a second stop
+ * signal that signal's, anything else an I/O error. */
 static int output_status(const output *out)
 {
-    return out->error == EPIPE ? CLI_EXIT_SIGNAL + SIGPIPE : CLI_EXIT_IO;
+    if (out->error == EPIPE)
+        return CLI_EXIT_SIGNAL + SIGPIPE;
+    return out->error == EINTR ? CLI_EXIT_SIGNAL + stop_signal : CLI_EXIT_IO;
 }
 
-/* Write all of data to stdout, retrying after signals (the state must
- * never get ahead of the output).  A closed pipe is not reported: it is
- * how `| head` says it has enough. */
+/* Write all of data to stdout.  A stop signal does not interrupt it: the
+ * lines it holds are in the filter, and a save must not get ahead of
+ * them.  But a reader that has stalled would keep the run from ever
+ * stopping, so a second stop signal during a blocked write gives the
+ * output up (no save follows; the last good one stays).  A closed pipe
+ * is not reported: it is how `| head` says it has enough. */
 static int write_all(output *out, const char *data, size_t len)
 {
     while (len > 0 && out->error == 0) {
         ssize_t n = write(STDOUT_FILENO, data, len);
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && errno == EINTR && stop_count < 2)
             continue;
-        if (n <= 0) {
+        if (n < 0 && errno == EINTR) {
+            out->error = EINTR;
+            cli_error("dedup", "a second %s while the output was blocked: "
+                      "gave up writing it", signal_name(stop_signal));
+        } else if (n <= 0) {
             out->error = n < 0 ? errno : EIO;
             if (out->error != EPIPE)
                 cli_error("dedup", "cannot write the output: %s",
@@ -768,6 +784,7 @@ static int install_handlers(struct sigaction old[STOP_SIGNAL_COUNT + 1])
     ignore = sa;
     ignore.sa_handler = SIG_IGN;
     stop_signal = 0;
+    stop_count = 0;
     for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++)
         if (sigaction(stop_signals[i], &sa, &old[i]) != 0)
             return cli_error("dedup", "cannot install signal handlers: %s",
@@ -825,7 +842,11 @@ static int finish_error(dedup_run *run, int status)
         status = output_status(&run->out);
     if (run->args->state_path == NULL)
         return status;
+    char stopped[64];
+    snprintf(stopped, sizeof stopped, "stopped by %s with the output blocked",
+             signal_name(stop_signal));
     const char *why = run->out.error == EPIPE ? "the output was closed (EPIPE)"
+                    : run->out.error == EINTR ? stopped
                     : run->out.error != 0 ? "the output could not be written"
                     : run->save_failed ? "the state could not be saved"
                     : "stopped by an error";
@@ -1015,7 +1036,9 @@ const cli_command cli_cmd_dedup = {
         "from which input line to resume it.  When saving fails (a full disk)\n"
         "FILE keeps its previous contents, and stderr says the same.  A bad\n"
         "time stops after saving the lines before it (resume from it once it\n"
-        "is mended); an unreadable input stops without saving.\n"
+        "is mended); an unreadable input stops without saving.  A stop signal\n"
+        "waits for a blocked write (a reader that stopped reading); a second\n"
+        "one gives the output up, saving nothing more, as above.\n"
         "\n"
         "Memory: a filter larger than --max-memory (default 4G) is refused\n"
         "before anything is read, with the size it would need (exit 2).\n"

@@ -28,8 +28,8 @@ import sys
 import tempfile
 import time
 
-from test_dedup import (SEED, TDBF, Failure, check, joined, lines_of, main,
-                        run, send_when_caught, tmp)
+from test_dedup import (SEED, TDBF, Failure, check, handles_signal, joined,
+                        lines_of, main, run, send_when_caught, tmp)
 
 STOP_STATUS = {signal.SIGHUP: 129, signal.SIGINT: 130, signal.SIGTERM: 143}
 
@@ -183,6 +183,43 @@ def test_sigint_saves_and_resumes():
 
 def test_sigterm_saves_and_resumes():
     signal_stop_resumes(signal.SIGTERM)
+
+
+def test_second_signal_gives_up_a_stalled_output():
+    # the reader stops reading: dedup blocks in write(2).  One SIGTERM
+    # leaves it writing (those lines are in the filter); a second gives
+    # the output up without saving, exit 143, and the resume command reads
+    # again every line whose output was not written
+    state = fresh_state("stream-stalled.tdbf")
+    lines = ["stalled-%d" % i for i in range(200000)]   # far beyond a pipe's 64 KiB
+    path = write_lines("stalled.txt", lines)
+    proc = subprocess.Popen([TDBF, "dedup"] + WINDOW + ["--state", state, path],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        send_when_caught_twice(proc, signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        kill(proc)
+    check(proc.returncode == 143, "exit %d: %r" % (proc.returncode, err))
+    check(b"a second SIGTERM while the output was blocked" in err and
+          b"stopped by SIGTERM with the output blocked" in err, "message %r" % err)
+    check(not os.path.exists(state), "a state was saved past unwritten lines")
+    check_nothing_lost(lines, [out, resume(err, lines)], state)
+
+
+def send_when_caught_twice(proc, sig):
+    """Send `sig` once proc catches it and has had time to fill its output
+    pipe (were it still reading, it would block at its last write all the
+    same), then again; the process must then end (bounded wait)."""
+    deadline = time.time() + 20
+    while not handles_signal(proc.pid, sig) and time.time() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.5)
+    os.kill(proc.pid, sig)
+    time.sleep(0.3)
+    check(proc.poll() is None, "one signal ended a run whose output was blocked")
+    os.kill(proc.pid, sig)
+    proc.wait(timeout=30)
 
 
 # ---- no line lost: a closed pipe ----------------------------------------------
