@@ -271,6 +271,7 @@ test-cli: $(CLI) check-man ## run the end-to-end tests of tdbf dedup (and its in
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_input.py $(CLI) || s=1; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_stream.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
 
 check-man: $(CLI) ## check that tdbf(1) lists every option the CLI parses and libtdbf(3) every exported function

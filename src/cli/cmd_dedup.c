@@ -8,62 +8,97 @@
  *                --state seen.tdbf events.log
  *
  * It is `awk '!seen[$0]++'` with a memory that forgets: a time window
- * (--window T, design TLBF by default) or a count window (--last N, APBF_LINE)
- * held in a filter of a few bits per key instead of the keys themselves.
- * Every line is one tdbf_add (test-and-insert); a line is printed when the
- * filter says its key is new.  So a repeat inside the window is always
- * dropped (no false negatives), and a new key is wrongly dropped with
- * probability --error at most (a false positive).  A key seen a little
- * longer ago than the window may still be dropped: every design has a
- * slack (APBF about (k+1)/l of the window, TLBF (k+1)/l of T); see `tdbf
- * info` for the parameters of a saved filter.  Re-adding refreshes, so a
- * key that keeps coming at intervals shorter than the window is printed
- * once.
+ * (--window T, design tlbf-line by default) or a count window (--last N,
+ * apbf-line) held in a filter of a few bits per key instead of the keys
+ * themselves.  Every line is one tdbf_add (test-and-insert); a line is
+ * printed when the filter says its key is new.  So a repeat inside the
+ * window is always dropped (no false negatives), and a new key is
+ * wrongly dropped with probability --error at most (a false positive).
+ * A key seen a little longer ago than the window may still be dropped:
+ * every design has a slack (APBF about (k+1)/l of the window, TLBF
+ * (k+1)/l of T); see `tdbf info` for the parameters of a saved filter.
+ * Re-adding refreshes, so a key that keeps coming at intervals shorter
+ * than the window is printed once.
  *
  * The pipeline of one input block:
  *
- *   read(2) into a 1 MiB buffer ──> split at '\n' ──> key (field, regex or
- *   line) and time (clock at the read, or a field) ──> batches of up to
- *   256 keys with one time ──> tdbf_add_batch (same answers as single
- *   adds, with prefetching) ──> print by the answers into a 1 MiB output
- *   buffer ──> write(2)
+ *   read(2) into a 1 MiB buffer ──> split at '\n' (or NUL, --null-data)
+ *   ──> key (field, regex or line) and time (clock at the read, or a
+ *   field) ──> batches of up to 256 keys with one time ──> capacity check
+ *   (tdbf_current_error) ──> tdbf_add_batch (same answers as single adds,
+ *   with prefetching) ──> print by the answers into a 1 MiB output buffer
+ *   ──> write(2)
  *
  * Lines point into the read buffer; nothing is allocated per line.  A
  * line longer than the buffer grows it.  A last line without a newline
  * is printed with one.
  *
+ * Output that flows.  The output buffer is written out when it is full,
+ * and also whenever the next read would wait (poll(2) with a zero
+ * timeout finds no input: a pipe, terminal or socket that has gone
+ * quiet).  So `tail -F log | tdbf dedup ... | grep` shows each line as
+ * soon as it is decided, while a file or a fast pipe keeps the big
+ * buffer and its throughput.  --line-buffered writes after every line.
+ *
  * Time.  With --time-field the time of a line is its timestamp, so a
- * recorded log replays to the same output every time (with --seed).
- * Otherwise it is the moment the block was read: CLOCK_MONOTONIC, offset
- * so that it reads the wall clock (ns since 1970) at start.  Resuming a
- * --state later then continues the filter's clock instead of restarting
- * it (the library clamps time, so a clock that steps back only pauses
- * expiry).
+ * recorded log replays to the same output every time (with --seed).  A
+ * stamp more than --max-skew (1 day) ahead of the wall clock when the
+ * line is read is bad: the library never rewinds time, so one garbage
+ * stamp would otherwise freeze the window at it for the rest of the run.
+ * A stamp behind the latest one taken is taken at the latest (as the
+ * library would clamp it) and counted ("clamped back").  Bad lines stop
+ * the run (exit 1), pass through unfiltered (--skip-bad) or are dropped
+ * (--drop-bad).  Without --time-field the time is the moment the block
+ * was read: CLOCK_MONOTONIC, offset so that it reads the wall clock (ns
+ * since 1970) at start, so a resumed --state continues its clock.
  *
- * State.  --state FILE loads the filter saved there if the file exists
- * (the options, when given, must agree with it), and saves it atomically
- * (tdbf_save_file: temporary file, fsync, rename) at the end of the
- * input, every --checkpoint, and on SIGINT/SIGTERM.  The handlers only
- * set a flag; the main loop sees it after the current block (a blocked
- * read returns EINTR), flushes the output, saves and exits 128 + signal.
- * The output is always flushed before the state is saved, so the saved
- * filter never holds a line whose output was lost.  An error exit (bad
- * input, write failure) leaves the file as it was at the last save.
+ * Capacity.  Before each batch the filter's error estimate
+ * (tdbf_current_error) is compared with OVERLOAD_FACTOR times --error.
+ * A design of fixed size fed past its capacity (bloom over --last N adds,
+ * clock or rotating over --capacity keys per window) would otherwise drop
+ * nearly every new line as a repeat, silently; dedup stops instead, names
+ * the option that fixes it, saves the state and says where to resume.
+ * The growing and count-window defaults (tlbf-line, apbf-line) stay
+ * inside the bound, bursts included.
  *
- * Exit status (common/diag.h): 0 done, 1 bad input (a bad time field, a corrupt
- * or mismatched state file), 2 bad options, 3 I/O error, 130/143
- * interrupted (state saved; stderr says how many lines were taken and
- * how to resume).
+ * State and the invariant.  --state FILE loads the filter saved there if
+ * the file exists (the options, when given, must agree with it), and
+ * saves it atomically (tdbf_save_file: temporary file, fsync, rename) at
+ * the end of the input, every --checkpoint, at a capacity stop or a bad
+ * line, and on SIGINT, SIGTERM or SIGHUP.  Every line read is either written to the
+ * output or read again by the resumed run: the output is flushed before
+ * each save, and once a write has failed (a full disk, EPIPE from a closed
+ * pipe) no save follows, since the filter then holds keys whose lines
+ * were lost.  The file keeps its last good save, and stderr says from
+ * which input line that save resumes (each save records the input
+ * position it covers).  A failed save (a full disk) leaves the previous
+ * file in place, the same way.
+ *
+ * Signals.  The handlers only set a flag; the main loop sees it after
+ * the current block (a blocked read returns EINTR), flushes the output,
+ * saves and exits 128 + signal.  A blocked write goes on after one signal
+ * (its lines are in the filter); a second gives the output up like a
+ * failed write (no save) and exits 128 + signal.  SIGPIPE is ignored: a closed output
+ * shows up as EPIPE from write(2), and is the same stop without the save.
+ *
+ * Exit status (common/diag.h): 0 done, 1 bad input (a bad time field, a
+ * corrupt or mismatched state file) or a capacity stop, 2 bad options, 3
+ * I/O error (unreadable input, unwritable output, a state that cannot be
+ * saved), 129/130/143 stopped by SIGHUP/SIGINT/SIGTERM (state saved;
+ * stderr says how many lines were taken and how to resume), 141 the
+ * output was closed (EPIPE).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
 #include "dedup_open.h"
 #include "dedup_parse.h"
+#include "dedup_resume.h"
 #include "dedup_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,12 +111,43 @@
 #define WRITE_BUFFER_BYTES ((size_t)1 << 20)
 #define BATCH_KEYS         256
 
-/* Set by the SIGINT/SIGTERM handler; 0 while running. */
+/* A filter whose estimated false-positive rate is above this many times
+ * its target (--error) is past its capacity.  The same rule as the Redis
+ * module's refusal (max-error-ratio 1.5 there), with more room: a time
+ * window's estimate is a model of the live generations' fill, and the
+ * default tlbf-line peaks near 1.45x the target in a burst. */
+#define OVERLOAD_FACTOR 2.0
+
+/* How read_source and flush_batch end a run early without an error. */
+enum {
+    STOP_SIGNAL   = -1,   /* SIGINT, SIGTERM or SIGHUP: stop_signal says */
+    STOP_CAPACITY = -2,   /* the filter is past its error bound */
+    STOP_BAD_LINE = -3    /* a bad time, without --skip-bad/--drop-bad */
+};
+
+/* Set by the stop-signal handler: the latest signal, and how many came;
+ * 0 while running. */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_count;
 
 static void on_stop_signal(int sig)
 {
     stop_signal = sig;
+    if (stop_count < 2)
+        stop_count++;
+}
+
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define STOP_SIGNAL_COUNT (sizeof stop_signals / sizeof stop_signals[0])
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT:  return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP:  return "SIGHUP";
+    default:      return "a signal";
+    }
 }
 
 /* ======================================================================
@@ -91,27 +157,46 @@ static void on_stop_signal(int sig)
 typedef struct output {
     char  *buf;
     size_t used;
-    int    failed;    /* a write failed: errno was reported */
+    int    error;     /* errno of the write that failed (reported); 0 */
 } output;
 
-/* Write all of data to stdout, retrying after signals (the state must
- * never get ahead of the output). */
+/* The exit status once the output has failed: a closed pipe is the stop
+ * SIGPIPE would have been (141), a write given up on a second stop
+ * signal that signal's, anything else an I/O error. */
+static int output_status(const output *out)
+{
+    if (out->error == EPIPE)
+        return CLI_EXIT_SIGNAL + SIGPIPE;
+    return out->error == EINTR ? CLI_EXIT_SIGNAL + stop_signal : CLI_EXIT_IO;
+}
+
+/* Write all of data to stdout.  A stop signal does not interrupt it: the
+ * lines it holds are in the filter, and a save must not get ahead of
+ * them.  But a reader that has stalled would keep the run from ever
+ * stopping, so a second stop signal during a blocked write gives the
+ * output up (no save follows; the last good one stays).  A closed pipe
+ * is not reported: it is how `| head` says it has enough. */
 static int write_all(output *out, const char *data, size_t len)
 {
-    while (len > 0 && !out->failed) {
+    while (len > 0 && out->error == 0) {
         ssize_t n = write(STDOUT_FILENO, data, len);
-        if (n < 0 && errno == EINTR)
+        if (n < 0 && errno == EINTR && stop_count < 2)
             continue;
-        if (n <= 0) {
-            cli_error("dedup", "cannot write the output: %s",
-                      n < 0 ? strerror(errno) : "nothing written");
-            out->failed = 1;
+        if (n < 0 && errno == EINTR) {
+            out->error = EINTR;
+            cli_error("dedup", "a second %s while the output was blocked: "
+                      "gave up writing it", signal_name(stop_signal));
+        } else if (n <= 0) {
+            out->error = n < 0 ? errno : EIO;
+            if (out->error != EPIPE)
+                cli_error("dedup", "cannot write the output: %s",
+                          strerror(out->error));
         } else {
             data += n;
             len -= (size_t)n;
         }
     }
-    return out->failed ? -1 : 0;
+    return out->error != 0 ? output_status(out) : 0;
 }
 
 static int output_flush(output *out)
@@ -124,8 +209,9 @@ static int output_flush(output *out)
 static int output_bytes(output *out, const char *data, size_t len)
 {
     if (out->used + len > WRITE_BUFFER_BYTES) {
-        if (output_flush(out) != 0)
-            return -1;
+        int rc = output_flush(out);
+        if (rc != 0)
+            return rc;
         if (len > WRITE_BUFFER_BYTES)   /* a huge line: straight out */
             return write_all(out, data, len);
     }
@@ -134,22 +220,40 @@ static int output_bytes(output *out, const char *data, size_t len)
     return 0;
 }
 
+/* 1 if a read of fd would return at once (data, EOF or an error), 0 if it
+ * would wait.  A regular file is always ready. */
+static int input_ready(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN, .revents = 0};
+    return poll(&p, 1, 0) > 0;
+}
+
 /* ======================================================================
  * The run
  * ====================================================================== */
+
+/* Lines with a bad time: why each was refused. */
+enum {
+    BAD_NO_FIELD = -1,       /* dedup_line_time's codes */
+    BAD_FORMAT   = -2,
+    BAD_AHEAD    = DEDUP_TIME_AHEAD   /* more than --max-skew ahead */
+};
 
 typedef struct dedup_run {
     const dedup_args *args;
     tdbf    *filter;
     output   out;
+    double   error_target;   /* the filter's configured error */
 
     /* the batch: keys of consecutive lines that share one time */
+    size_t       batch_limit;       /* keys per batch (see batch_keys) */
     size_t       batch_n;
     uint64_t     batch_ns;
+    uint64_t     batch_first_line;  /* line_no of its first line */
     const void  *keys[BATCH_KEYS];
     size_t       key_lens[BATCH_KEYS];
     const char  *lines[BATCH_KEYS];
-    size_t       line_lens[BATCH_KEYS];   /* without the newline */
+    size_t       line_lens[BATCH_KEYS];   /* without the terminator */
     uint8_t      repeats[BATCH_KEYS];
 
     /* the read buffer */
@@ -162,18 +266,26 @@ typedef struct dedup_run {
                                 overlap */
 
     /* counters */
-    uint64_t lines_in, lines_out, lines_repeat, lines_bad;
-    char     first_bad[160]; /* "file:line: why" of the first skipped line */
+    uint64_t lines_in, lines_out, lines_repeat;
+    uint64_t lines_bad, lines_ahead, lines_clamped;
+    char     first_bad[240]; /* "file:line: why" of the first bad line */
+    double   error_peak;     /* largest tdbf_current_error seen */
+    double   error_at_stop;  /* the estimate that stopped the run, or 0 */
 
     /* where we are */
     const char *source;      /* file name for messages */
     size_t      source_index;/* in args->files (0 for standard input) */
     uint64_t    line_no;     /* in the current source */
+    dedup_position saved;    /* what the last good save covers */
+    int         saves;       /* successful saves in this run */
+    int         save_failed; /* a save failed (reported) */
     int         argc;        /* the command line, to print how to resume */
     char      **argv;
 
     /* clocks */
     uint64_t wall_offset;    /* wall clock - monotonic clock, at start */
+    uint64_t read_wall_ns;   /* wall clock at the latest read */
+    uint64_t latest_ns;      /* largest line time taken (the filter's) */
     uint64_t started;        /* monotonic */
     uint64_t next_checkpoint;
     uint64_t next_progress;
@@ -198,73 +310,152 @@ static uint64_t wall_minus_monotonic(void)
     return wall > mono ? wall - mono : 0;
 }
 
-/* Print the lines of the batch that the answers select, then empty it. */
+static dedup_position current_position(const dedup_run *run)
+{
+    dedup_position at = {run->source_index, run->line_no, run->lines_in};
+    return at;
+}
+
+/* One output record: an optional prefix, the line, the terminator. */
+static int print_line(dedup_run *run, const char *prefix, const char *line,
+                      size_t len)
+{
+    const dedup_args *a = run->args;
+    int rc = 0;
+    if (prefix != NULL)
+        rc = output_bytes(&run->out, prefix, strlen(prefix));
+    if (rc == 0)
+        rc = output_bytes(&run->out, line, len);
+    if (rc == 0)
+        rc = output_bytes(&run->out, &a->terminator, 1);
+    if (rc == 0 && a->line_buffered)
+        rc = output_flush(&run->out);
+    if (rc == 0)
+        run->lines_out++;
+    return rc;
+}
+
+/* 1 if the filter is past its error bound at `now`: its estimate is
+ * above OVERLOAD_FACTOR x the configured error. */
+static int past_capacity(dedup_run *run, uint64_t now)
+{
+    double estimate;
+    if (run->error_target <= 0 ||
+        tdbf_current_error(run->filter, now, &estimate) != TDBF_OK)
+        return 0;
+    if (estimate > run->error_peak)
+        run->error_peak = estimate;
+    if (estimate <= OVERLOAD_FACTOR * run->error_target)
+        return 0;
+    run->error_at_stop = estimate;
+    return 1;
+}
+
+/* The batch's lines are not taken: the run stops before its first. */
+static int stop_before_batch(dedup_run *run)
+{
+    uint64_t untaken = run->line_no - (run->batch_first_line - 1);
+    run->line_no -= untaken;
+    run->lines_in -= untaken;
+    run->batch_n = 0;
+    return STOP_CAPACITY;
+}
+
+/* Add the batch's keys and print the lines the answers select, then
+ * empty it.  STOP_CAPACITY (nothing added) when the filter is full. */
 static int flush_batch(dedup_run *run)
 {
     if (run->batch_n == 0)
         return 0;
     const dedup_args *a = run->args;
+    if (past_capacity(run, run->batch_ns))
+        return stop_before_batch(run);
     int rc = tdbf_add_batch(run->filter, run->batch_n, run->keys,
                             run->key_lens, run->batch_ns, run->repeats);
     if (rc != TDBF_OK) {
         run->batch_n = 0;
         return cli_lib_error("dedup", "adding keys", rc);
     }
-    for (size_t i = 0; i < run->batch_n; i++) {
+    for (size_t i = 0; i < run->batch_n && rc == 0; i++) {
         int repeat = run->repeats[i];
         run->lines_repeat += (uint64_t)repeat;
-        if (!a->count && repeat != a->invert)
-            continue;
-        if ((a->count && output_bytes(&run->out, repeat ? "1\t" : "0\t", 2)) ||
-            output_bytes(&run->out, run->lines[i], run->line_lens[i]) ||
-            output_bytes(&run->out, "\n", 1)) {
-            run->batch_n = 0;
-            return CLI_EXIT_IO;
-        }
-        run->lines_out++;
+        if (a->count)
+            rc = print_line(run, repeat ? "1\t" : "0\t", run->lines[i],
+                            run->line_lens[i]);
+        else if (repeat == a->invert)
+            rc = print_line(run, NULL, run->lines[i], run->line_lens[i]);
     }
     run->batch_n = 0;
-    return 0;
+    return rc;
 }
 
-/* A line whose time field is missing or bad: skip it, or fail. */
+/* A line whose time is missing, bad or too far ahead: stop, pass it
+ * through unfiltered (--skip-bad) or drop it (--drop-bad). */
 static int bad_time(dedup_run *run, const char *line, size_t len, int why)
 {
     const dedup_args *a = run->args;
-    char message[128];
+    char message[192];
     dedup_bad_time_message(a, line, len, why, message, sizeof message);
-    if (!a->skip_bad) {
-        return cli_error("dedup", "%s:%llu: %s (--skip-bad drops such lines)",
-                         run->source, (unsigned long long)run->line_no, message);
+    if (!a->skip_bad && !a->drop_bad) {
+        run->line_no--;   /* not taken: a resumed run starts at it */
+        run->lines_in--;
+        cli_error("dedup", "%s:%llu: %s (--skip-bad passes such lines "
+                  "through, --drop-bad drops them)", run->source,
+                  (unsigned long long)run->line_no + 1, message);
+        return STOP_BAD_LINE;
     }
+    run->lines_ahead += why == BAD_AHEAD;
     if (run->lines_bad++ == 0)
         snprintf(run->first_bad, sizeof run->first_bad, "%s:%llu: %s",
                  run->source, (unsigned long long)run->line_no, message);
+    return a->skip_bad ? print_line(run, NULL, line, len) : 0;
+}
+
+/* The time of a line from its field: 0, or a BAD_* code.  A time behind
+ * the latest one taken is taken at the latest (the filter would clamp it
+ * the same way) and counted. */
+static int line_time(dedup_run *run, const char *line, size_t len,
+                     uint64_t *now)
+{
+    const dedup_args *a = run->args;
+    /* a pattern without a year dates lines by the wall clock */
+    uint64_t reference = dedup_time_needs_reference(a) ? run->read_wall_ns : 0;
+    int why = dedup_line_time(a, line, len, reference, now);
+    if (why != 0)
+        return why;
+    if (a->max_skew_ns != 0 && *now > run->read_wall_ns &&
+        *now - run->read_wall_ns > a->max_skew_ns)
+        return BAD_AHEAD;
+    if (*now < run->latest_ns) {
+        *now = run->latest_ns;
+        run->lines_clamped++;
+    }
+    run->latest_ns = *now;
     return 0;
 }
 
-/* One line (without its newline; line[len] is writable). */
+/* One line (without its terminator; line[len] is writable). */
 static int take_line(dedup_run *run, char *line, size_t len, uint64_t now)
 {
     const dedup_args *a = run->args;
     run->lines_in++;
     run->line_no++;
     if (a->time_field != 0) {
-        /* a pattern without a year dates lines by the wall clock */
-        uint64_t reference = dedup_time_needs_reference(a) ? arrival_ns(run) : 0;
-        int why = dedup_line_time(a, line, len, reference, &now);
+        int why = line_time(run, line, len, &now);
         if (why != 0) {
             /* lines before it go out first, in order */
             int rc = flush_batch(run);
             return rc != 0 ? rc : bad_time(run, line, len, why);
         }
     }
-    if (run->batch_n == BATCH_KEYS ||
+    if (run->batch_n == run->batch_limit ||
         (run->batch_n > 0 && now != run->batch_ns)) {
         int rc = flush_batch(run);
         if (rc != 0)
             return rc;
     }
+    if (run->batch_n == 0)
+        run->batch_first_line = run->line_no;
     size_t i = run->batch_n++;
     const char *key;
     dedup_line_key(a, line, len, run->key_scratch + (line - run->in), &key,
@@ -280,21 +471,29 @@ static int take_line(dedup_run *run, char *line, size_t len, uint64_t now)
  * State, checkpoints, progress
  * ====================================================================== */
 
+/* Flush the output, then save: the saved filter never holds a key whose
+ * line is still unwritten.  Records the input position the save covers. */
 static int save_state(dedup_run *run)
 {
     if (run->args->state_path == NULL)
         return 0;
-    if (output_flush(&run->out) != 0)
-        return CLI_EXIT_IO;
+    int rc = output_flush(&run->out);
+    if (rc != 0)
+        return rc;
     dedup_keyspec spec;
     dedup_args_keyspec(run->args, &spec);
-    int rc = dedup_state_save(run->args->state_path, run->filter, &spec);
+    rc = dedup_state_save(run->args->state_path, run->filter, &spec);
+    run->save_failed = rc != DEDUP_STATE_OK;
     if (rc == DEDUP_STATE_NOMEM)
-        return cli_error("dedup", "%s: cannot save the state: out of memory",
+        return cli_error("dedup", "%s: cannot save the state: out of memory; "
+                         "the file keeps its previous contents",
                          run->args->state_path);
     if (rc != DEDUP_STATE_OK)
-        return cli_io_error("dedup", "%s: cannot save the state: %s",
+        return cli_io_error("dedup", "%s: cannot save the state: %s; the file "
+                            "keeps its previous contents",
                             run->args->state_path, strerror(errno));
+    run->saved = current_position(run);
+    run->saves++;
     return 0;
 }
 
@@ -334,16 +533,17 @@ static int between_blocks(dedup_run *run)
 
 /* Split the complete lines of in[0 .. *end) and take them; keep the
  * unfinished last line at the front.  *scanned: bytes known to hold no
- * newline (from an earlier call). */
+ * terminator (from an earlier call). */
 static int take_block(dedup_run *run, size_t *end, size_t *scanned,
                       uint64_t now)
 {
     char *in = run->in;
     size_t pos = 0;
     size_t search = *scanned;
-    char *newline;
-    while ((newline = memchr(in + search, '\n', *end - search)) != NULL) {
-        size_t stop = (size_t)(newline - in);
+    char *stop_at;
+    while ((stop_at = memchr(in + search, run->args->terminator,
+                             *end - search)) != NULL) {
+        size_t stop = (size_t)(stop_at - in);
         int rc = take_line(run, in + pos, stop - pos, now);
         if (rc != 0)
             return rc;
@@ -381,8 +581,17 @@ static int grow_input(dedup_run *run)
     return 0;
 }
 
-/* Stream one input.  Returns 0, an EXIT_* code, or -1 when a stop signal
- * arrived (the unfinished line is dropped). */
+/* Before a read that would wait, write out what was decided: a line
+ * reaches the reader as soon as its fate is known. */
+static int flush_before_waiting(dedup_run *run, int fd)
+{
+    if (run->out.used == 0 || input_ready(fd))
+        return 0;
+    return output_flush(&run->out);
+}
+
+/* Stream one input.  Returns 0, an EXIT_* code, or a STOP_* code (a stop
+ * signal drops the unfinished line: the resumed run reads it again). */
 static int read_source(dedup_run *run, int fd)
 {
     const dedup_args *a = run->args;
@@ -393,12 +602,15 @@ static int read_source(dedup_run *run, int fd)
 
     for (;;) {
         if (stop_signal)
-            return -1;
+            return STOP_SIGNAL;
         if (end == run->in_size) {
             int rc = grow_input(run);
             if (rc != 0)
                 return rc;
         }
+        int rc = flush_before_waiting(run, fd);
+        if (rc != 0)
+            return rc;
         ssize_t n = read(fd, run->in + end, run->in_size - end);
         if (n < 0) {
             if (errno == EINTR)
@@ -411,13 +623,15 @@ static int read_source(dedup_run *run, int fd)
         end += (size_t)n;
         if (arrival)
             now = arrival_ns(run);
-        int rc = take_block(run, &end, &scanned, now);
+        else if (a->time_field != 0)
+            run->read_wall_ns = arrival_ns(run);
+        rc = take_block(run, &end, &scanned, now);
         if (rc == 0)
             rc = between_blocks(run);
         if (rc != 0)
             return rc;
     }
-    if (end > 0) {   /* a last line without a newline */
+    if (end > 0) {   /* a last line without a terminator */
         int rc = take_line(run, run->in, end, now);
         if (rc == 0)
             rc = flush_batch(run);
@@ -434,6 +648,8 @@ static int read_inputs(dedup_run *run)
     for (size_t i = 0; i < count; i++) {
         const char *name = a->n_files > 0 ? a->files[i] : "-";
         int fd = STDIN_FILENO;
+        run->source_index = i;
+        run->line_no = 0;
         if (strcmp(name, "-") != 0) {
             fd = open(name, O_RDONLY);
             if (fd < 0)
@@ -441,7 +657,6 @@ static int read_inputs(dedup_run *run)
                                     strerror(errno));
         }
         run->source = strcmp(name, "-") == 0 ? "(stdin)" : name;
-        run->source_index = i;
         int rc = read_source(run, fd);
         if (fd != STDIN_FILENO)
             close(fd);
@@ -471,9 +686,17 @@ static void print_stats(const dedup_run *run)
     cli_table_cell(&t, "repeats");
     cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_repeat));
     if (run->args->time_field != 0) {
-        cli_table_cell(&t, "bad times skipped");
-        cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_bad));
+        cli_table_cell(&t, "bad times refused");
+        cli_table_cell(&t, "%s (%s ahead of the clock)%s",
+                       cli_format_count(a, sizeof a, run->lines_bad),
+                       cli_format_count(b, sizeof b, run->lines_ahead),
+                       run->args->skip_bad ? ", passed through"
+                       : run->args->drop_bad ? ", dropped" : "");
+        cli_table_cell(&t, "times clamped back");
+        cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_clamped));
     }
+    cli_table_cell(&t, "capacity stop");
+    cli_table_cell(&t, "%s", run->error_at_stop > 0 ? "yes" : "no");
     cli_table_cell(&t, "time");
     cli_table_cell(&t, "%s, %s lines/s",
                    cli_format_duration_ns(e, sizeof e, cli_now_ns() - run->started),
@@ -494,6 +717,10 @@ static void print_stats(const dedup_run *run)
     cli_table_cell(&t, "%.4g", st.error_planned);
     cli_table_cell(&t, "error: estimated now");
     cli_table_cell(&t, "%.4g", st.error_estimated);
+    cli_table_cell(&t, "error: peak estimate");
+    cli_table_cell(&t, "%.4g (%.3gx the target; a stop above %gx)",
+                   run->error_peak, run->error_peak / run->error_target,
+                   OVERLOAD_FACTOR);
     cli_table_cell(&t, "filter adds (all runs)");
     cli_table_cell(&t, "%s", cli_format_count(d, sizeof d, st.items));
     fputs("tdbf dedup: statistics\n", stderr);
@@ -501,107 +728,178 @@ static void print_stats(const dedup_run *run)
     cli_table_free(&t);
 }
 
-static int install_handlers(struct sigaction *old_int,
-                            struct sigaction *old_term)
+/* What the run refused or adjusted, once, at the end. */
+static void print_summary(const dedup_run *run)
 {
-    struct sigaction sa;
+    const dedup_args *a = run->args;
+    if (run->lines_bad > 0)   /* passed through or dropped */
+        cli_error("dedup", "%s %llu line%s with a bad time (%llu ahead of the "
+                  "clock); the first: %s",
+                  a->skip_bad ? "passed through, unfiltered," : "dropped",
+                  (unsigned long long)run->lines_bad,
+                  run->lines_bad == 1 ? "" : "s",
+                  (unsigned long long)run->lines_ahead, run->first_bad);
+    if (run->lines_clamped > 0)
+        cli_error("dedup", "%llu line%s had a time before an earlier line's and "
+                  "%s taken at the latest time (clamped back)",
+                  (unsigned long long)run->lines_clamped,
+                  run->lines_clamped == 1 ? "" : "s",
+                  run->lines_clamped == 1 ? "was" : "were");
+}
+
+/* SIGINT, SIGTERM and SIGHUP set stop_signal; SIGPIPE is ignored so that
+ * a closed output is an EPIPE the run can stop on cleanly.  old[] gets
+ * the previous actions (the stop signals', then SIGPIPE's). */
+static int install_handlers(struct sigaction old[STOP_SIGNAL_COUNT + 1])
+{
+    struct sigaction sa, ignore;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = 0;   /* no SA_RESTART: a blocked read returns EINTR */
+    ignore = sa;
+    ignore.sa_handler = SIG_IGN;
     stop_signal = 0;
-    if (sigaction(SIGINT, &sa, old_int) != 0 ||
-        sigaction(SIGTERM, &sa, old_term) != 0)
-        return cli_error("dedup", "cannot install signal handlers: %s",
-                         strerror(errno));
+    stop_count = 0;
+    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++)
+        if (sigaction(stop_signals[i], &sa, &old[i]) != 0)
+            return cli_error("dedup", "cannot install signal handlers: %s",
+                             strerror(errno));
+    if (sigaction(SIGPIPE, &ignore, &old[STOP_SIGNAL_COUNT]) != 0)
+        return cli_error("dedup", "cannot ignore SIGPIPE: %s", strerror(errno));
     return 0;
+}
+
+static void restore_handlers(const struct sigaction old[STOP_SIGNAL_COUNT + 1])
+{
+    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++)
+        sigaction(stop_signals[i], &old[i], NULL);
+    sigaction(SIGPIPE, &old[STOP_SIGNAL_COUNT], NULL);
 }
 
 /* ======================================================================
- * After a stop signal: what was taken, and how to go on
+ * After a stop
  * ====================================================================== */
 
-/* One shell word: as is when plain, else in single quotes. */
-static void print_word(FILE *out, const char *word)
+/* What dedup_print_resume needs of the run. */
+static void print_resume(const dedup_run *run, const char *why, int finished)
 {
-    if (*word != '\0' && strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                       "0123456789_@%+=:,./-") == strlen(word)) {
-        fprintf(out, " %s", word);
-        return;
-    }
-    fputs(" '", out);
-    for (; *word != '\0'; word++)
-        if (*word == '\'')
-            fputs("'\\''", out);
-        else
-            fputc(*word, out);
-    fputc('\'', out);
+    dedup_resume resume = {run->args, run->argc, run->argv, run->lines_in,
+                           run->saved, run->saves};
+    dedup_print_resume(&resume, why, finished);
 }
 
-static int is_operand(const dedup_args *a, const char *arg)
-{
-    for (size_t i = 0; i < a->n_files; i++)
-        if (a->files[i] == arg)
-            return 1;
-    return 0;
-}
-
-/* "tdbf dedup OPTIONS [-] [FILES]": this run's options, then the inputs
- * it had not finished, the current one from standard input. */
-static void print_resume_command(const dedup_run *run, int from_stdin)
+/* The capacity stop: what is full, and which option fixes it. */
+static void report_capacity(const dedup_run *run)
 {
     const dedup_args *a = run->args;
-    fputs(" tdbf dedup", stderr);
-    for (int i = 1; i < run->argc; i++)
-        if (!is_operand(a, run->argv[i]) && strcmp(run->argv[i], "--") != 0)
-            print_word(stderr, run->argv[i]);
-    int dashes = 0;
-    for (size_t i = run->source_index + 1; i < a->n_files; i++)
-        dashes |= a->files[i][0] == '-' && a->files[i][1] != '\0';
-    if (dashes)
-        fputs(" --", stderr);
-    if (from_stdin && run->source_index + 1 < a->n_files)
-        fputs(" -", stderr);
-    for (size_t i = run->source_index + 1; i < a->n_files; i++)
-        print_word(stderr, a->files[i]);
-    fputc('\n', stderr);
-}
-
-static void print_resume(const dedup_run *run, int finished)
-{
-    const dedup_args *a = run->args;
-    char count[32], next[32];
-    fprintf(stderr, "tdbf dedup: stopped by %s after %s input lines",
-            stop_signal == SIGINT ? "SIGINT" : "SIGTERM",
-            cli_format_count(count, sizeof count, run->lines_in));
-    if (a->state_path == NULL) {
-        fputs("; without --state nothing was saved, so a rerun starts afresh\n", stderr);
-        return;
-    }
-    fprintf(stderr, "; the state in %s holds them.\n", a->state_path);
-    if (finished) {
-        fputs("tdbf dedup: all the input had been read: nothing is left to resume\n", stderr);
-        return;
-    }
-    const char *name = a->n_files > 0 ? a->files[run->source_index] : "-";
-    snprintf(next, sizeof next, "%llu", (unsigned long long)run->line_no + 1);
-    if (strcmp(name, "-") == 0) {
-        fprintf(stderr, "tdbf dedup: %s lines of standard input were taken; to resume, "
-                "feed it from line %s on to:\n ", cli_format_count(count, sizeof count,
-                                                                  run->line_no), next);
-        print_resume_command(run, 1);
-        return;
-    }
-    fprintf(stderr, "tdbf dedup: %s lines of %s were taken; to resume:\n  tail -n +%s",
-            cli_format_count(count, sizeof count, run->line_no), name, next);
-    print_word(stderr, name);
-    fputs(" |", stderr);
-    print_resume_command(run, 1);
+    const char *fix = a->window_items != 0
+        ? "a design that forgets (the default apbf-line) or a larger --last N"
+        : "a larger --capacity N (keys per window), or a design that grows "
+          "with the rate (the default tlbf-line)";
+    cli_error("dedup", "%s:%llu: the filter is past its capacity: its estimated "
+              "false-positive rate %.3g is above %g x the target %g, so new lines "
+              "would be dropped as repeats; use %s",
+              run->source, (unsigned long long)run->line_no + 1,
+              run->error_at_stop, OVERLOAD_FACTOR, run->error_target, fix);
 }
 
 /* ======================================================================
  * The command
  * ====================================================================== */
+
+/* An error stopped the run (or the save at its end failed): write what
+ * was decided if the output still works, and with --state say where the
+ * last good save resumes from.  The state is not saved now: after an
+ * output failure the filter holds keys whose lines were lost. */
+static int finish_error(dedup_run *run, int status)
+{
+    if (run->out.error == 0 && output_flush(&run->out) != 0)
+        status = output_status(&run->out);
+    if (run->args->state_path == NULL)
+        return status;
+    char stopped[64];
+    snprintf(stopped, sizeof stopped, "stopped by %s with the output blocked",
+             signal_name(stop_signal));
+    const char *why = run->out.error == EPIPE ? "the output was closed (EPIPE)"
+                    : run->out.error == EINTR ? stopped
+                    : run->out.error != 0 ? "the output could not be written"
+                    : run->save_failed ? "the state could not be saved"
+                    : "stopped by an error";
+    print_resume(run, why, 0);
+    return status;
+}
+
+/* The end of the input, a stop signal, a capacity stop or a bad line:
+ * everything before it is decided, so write the output, save, and say
+ * how to go on.  Returns the exit status. */
+static int finish_stop(dedup_run *run, int status)
+{
+    int saved = output_flush(&run->out);
+    if (saved == 0)
+        saved = save_state(run);
+    if (saved != 0)
+        return finish_error(run, saved);
+    if (status == STOP_CAPACITY) {
+        report_capacity(run);
+        print_resume(run, "stopped at the filter's capacity", 0);
+        return CLI_EXIT_DATA;
+    }
+    if (status == STOP_BAD_LINE) {
+        if (run->args->state_path != NULL)
+            print_resume(run, "stopped at a bad line", 0);
+        return CLI_EXIT_DATA;
+    }
+    if (stop_signal) {   /* even if the input ended meanwhile */
+        char why[48];
+        snprintf(why, sizeof why, "stopped by %s", signal_name(stop_signal));
+        print_resume(run, why, status == 0);
+        return CLI_EXIT_SIGNAL + stop_signal;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* Keys per batch.  The capacity check runs before each batch, so a batch
+ * may overshoot the filter's capacity by its size: a small count window
+ * (--last 10 with bloom) gets batches of a quarter of it. */
+static size_t batch_keys(const dedup_args *a)
+{
+    if (a->window_items == 0 || a->window_items >= 4 * BATCH_KEYS)
+        return BATCH_KEYS;
+    return a->window_items >= 4 ? (size_t)(a->window_items / 4) : 1;
+}
+
+static int start_run(dedup_run *run, dedup_args *args, int argc, char **argv)
+{
+    run->args = args;
+    run->argc = argc;
+    run->argv = argv;
+    run->in_size = READ_BUFFER_BYTES;
+    run->batch_limit = batch_keys(args);
+    run->in = malloc(run->in_size + 1);
+    run->key_scratch = malloc(run->in_size + 1);
+    run->out.buf = malloc(WRITE_BUFFER_BYTES);
+    if (run->in == NULL || run->key_scratch == NULL || run->out.buf == NULL)
+        return cli_error("dedup", "out of memory");
+    int status = dedup_check_state_writable(args);
+    if (status == 0)
+        status = dedup_open_filter(args, &run->filter);
+    if (status != 0)
+        return status;
+    tdbf_stats st;
+    if (tdbf_get_stats(run->filter, &st) == TDBF_OK) {
+        run->error_target = st.error_configured;
+        run->latest_ns = st.now_ns;   /* a resumed filter's clock */
+    }
+    run->wall_offset = wall_minus_monotonic();
+    run->started = cli_now_ns();
+    run->read_wall_ns = arrival_ns(run);
+    run->progress = !args->quiet && isatty(STDERR_FILENO);
+    run->next_progress = run->started + CLI_PROGRESS_PERIOD_NS;
+    if (args->checkpoint_ns != 0)
+        run->next_checkpoint = run->started + args->checkpoint_ns;
+    return 0;
+}
 
 static int run_dedup(const cli_command *self, int argc, char **argv)
 {
@@ -615,70 +913,30 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
         return CLI_EXIT_USAGE;
 
     dedup_run *run = calloc(1, sizeof *run);
-    int status = CLI_EXIT_DATA;
-    struct sigaction old_int, old_term;
+    struct sigaction old[STOP_SIGNAL_COUNT + 1];
+    memset(old, 0, sizeof old);   /* SIG_DFL, should installing fail midway */
     int handlers = 0;
-    if (run == NULL) {
-        cli_error("dedup", "out of memory");
-        goto done;
+    int status = run == NULL ? cli_error("dedup", "out of memory")
+                             : start_run(run, &args, argc, argv);
+    if (status == 0) {
+        handlers = 1;
+        status = install_handlers(old);
     }
-    run->args = &args;
-    run->argc = argc;
-    run->argv = argv;
-    run->in_size = READ_BUFFER_BYTES;
-    run->in = malloc(run->in_size + 1);
-    run->key_scratch = malloc(run->in_size + 1);
-    run->out.buf = malloc(WRITE_BUFFER_BYTES);
-    if (run->in == NULL || run->key_scratch == NULL || run->out.buf == NULL) {
-        cli_error("dedup", "out of memory");
-        goto done;
+    if (status == 0) {
+        status = read_inputs(run);
+        progress_clear(run);
+        if (status == 0 || status == STOP_SIGNAL || status == STOP_CAPACITY ||
+            status == STOP_BAD_LINE)
+            status = finish_stop(run, status);
+        else
+            status = finish_error(run, status);
+        print_summary(run);
+        if (args.stats)
+            print_stats(run);
     }
-    status = dedup_check_state_writable(&args);
-    if (status == 0)
-        status = dedup_open_filter(&args, &run->filter);
-    if (status != 0)
-        goto done;
-    status = install_handlers(&old_int, &old_term);
-    if (status != 0)
-        goto done;
-    handlers = 1;
-
-    run->wall_offset = wall_minus_monotonic();
-    run->started = cli_now_ns();
-    run->progress = !args.quiet && isatty(STDERR_FILENO);
-    run->next_progress = run->started + CLI_PROGRESS_PERIOD_NS;
-    if (args.checkpoint_ns != 0)
-        run->next_checkpoint = run->started + args.checkpoint_ns;
-
-    status = read_inputs(run);
-    progress_clear(run);
-    if (status == 0 || status == -1) {
-        /* done, or stopped by a signal: everything taken is saved */
-        int finished = status == 0;
-        int saved = output_flush(&run->out) != 0 ? CLI_EXIT_IO : save_state(run);
-        if (saved != 0) {
-            status = saved;
-        } else if (stop_signal) {   /* even if the input ended meanwhile */
-            status = CLI_EXIT_SIGNAL + stop_signal;
-            print_resume(run, finished);
-        }
-    }
-    if (run->lines_bad > 0)
-        cli_error("dedup", "skipped %llu line%s with a bad time; the first: %s",
-                  (unsigned long long)run->lines_bad,
-                  run->lines_bad == 1 ? "" : "s", run->first_bad);
-    if (args.stats)
-        print_stats(run);
-
-done:
-    if (handlers) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-    }
+    if (handlers)
+        restore_handlers(old);
     if (run != NULL) {
-        if (status != 0 && status != CLI_EXIT_IO && run->out.buf != NULL &&
-            !run->out.failed)
-            output_flush(&run->out);   /* the lines before an input error */
         tdbf_close(run->filter);
         free(run->in);
         free(run->key_scratch);
@@ -725,27 +983,54 @@ const cli_command cli_cmd_dedup = {
         "    --time-field 1,2 --time-format '%Y-%m-%d %H:%M:%S'      (dpkg.log)\n"
         "    --time-field 1-3 --time-format '%b %e %H:%M:%S'         (syslog)\n"
         "    --time-field 4,5 --time-format '[%d/%b/%Y:%H:%M:%S %z]' (Apache)\n"
-        "A missing, bad or impossible time (Feb 30, 24:00:00) stops the run\n"
-        "with its line number (exit 1) unless --skip-bad.\n"
+        "\n"
+        "Bad times: a line whose time is missing, does not parse or is\n"
+        "impossible (Feb 30, 24:00:00), or is more than --max-skew ahead of\n"
+        "the clock when it is read (default 1d: wider than any honest clock\n"
+        "or time-zone skew, and it keeps one garbage stamp such as 2099-01-01\n"
+        "from freezing the window there, as time never goes back), stops the run with its line number (exit 1);\n"
+        "--skip-bad passes such lines through to the output unchanged,\n"
+        "without adding them to the filter; --drop-bad drops them.  Either way\n"
+        "stderr counts them and names the first.  A time behind the latest\n"
+        "one taken is taken at the latest (clamped back), and counted.\n"
         "\n"
         "Designs: --window uses tlbf-line by default, --last apbf-line; any\n"
         "design with that kind of window works (exact keeps the keys: exact,\n"
         "and big).  A time window learns the rate of keys, so a burst costs it\n"
         "memory; read on arrival from files (not pipes), whose lines come in\n"
         "one burst, it is sized for their lines instead (--capacity sets it).\n"
+        "Capacity: a filter of fixed size fed past what it was sized for\n"
+        "(bloom over --last N adds, clock or rotating over --capacity keys per\n"
+        "window) would drop almost every new line as a repeat.  dedup checks\n"
+        "the filter's estimated false-positive rate before each batch of\n"
+        "lines; above 2 x --error it stops: it says which option fixes it,\n"
+        "saves --state with the lines decided so far, and exits 1 with the\n"
+        "line to resume from.  The defaults never stop this way.\n"
         "\n"
         "State: --state FILE loads FILE if it exists -- options given must\n"
         "match it; sizing options (--capacity) apply only when it is made --\n"
         "and saves the filter there atomically at the end, every --checkpoint,\n"
-        "and on SIGINT/SIGTERM (exit 130/143 after saving; stderr then says\n"
-        "how many lines were taken and the command that resumes).  The state\n"
-        "also keeps how keys and times were cut from lines (--field,\n"
-        "--delimiter, --key-regex, --ignore-case, --time-field, --time-format):\n"
-        "a resumed run that gives none of them takes the state's, one that\n"
-        "gives others is refused (exit 1).  Whether FILE can be written is\n"
-        "checked before any input is read (exit 3).  Lines are printed before\n"
-        "the state that includes them is saved.  On an error exit the file\n"
-        "keeps its last saved contents.\n"
+        "at a capacity stop, and on SIGINT/SIGTERM/SIGHUP (exit 130/143/129\n"
+        "after saving; stderr then says how many lines were taken and the\n"
+        "command that resumes).  The state also keeps how keys and times were\n"
+        "cut from lines (--field, --delimiter, --key-regex, --ignore-case,\n"
+        "--time-field, --time-format): a resumed run that gives none of them\n"
+        "takes the state's, one that gives others is refused (exit 1).\n"
+        "Whether FILE can be written is checked before any input is read\n"
+        "(exit 3).\n"
+        "\n"
+        "Nothing is lost: every line read is either written to the output or\n"
+        "read again by the resumed run.  Lines are written before the state\n"
+        "that includes them is saved.  When the output cannot be written (a\n"
+        "full disk: exit 3; a closed pipe, as in '| head': exit 141, SIGPIPE\n"
+        "being ignored) nothing more is saved, since the filter then holds keys\n"
+        "whose lines were lost: FILE keeps its last good save, and stderr says\n"
+        "from which input line to resume it.  When saving fails (a full disk)\n"
+        "FILE keeps its previous contents, and stderr says the same.  A bad\n"
+        "time stops after saving the lines before it (resume from it once it\n"
+        "is mended); an unreadable input stops without saving.  A stop signal\n"
+        "waits for a blocked write (a reader that stopped reading); a second\n"
+        "one gives the output up, saving nothing more, as above.\n"
         "\n"
         "Memory: a filter larger than --max-memory (default 4G) is refused\n"
         "before anything is read, with the size it would need (exit 2).\n"
@@ -757,9 +1042,20 @@ const cli_command cli_cmd_dedup = {
         "    head -c 8 /dev/urandom > seed && chmod 600 seed\n"
         "--seed N is for reproducible runs, not for secrecy.\n"
         "\n"
-        "Output: stdout, fully buffered (1 MiB).  A last line without a\n"
-        "newline gets one.  --count prints every line as '0<TAB>line' (new)\n"
-        "or '1<TAB>line' (repeat): a filter knows whether, not how often.\n",
+        "Output: stdout, in a 1 MiB buffer that is written out when full and\n"
+        "whenever the input has nothing more to read at once (a quiet pipe or\n"
+        "terminal), so a line shows as soon as it is decided; --line-buffered\n"
+        "writes after every line.  A last line without a newline gets one.\n"
+        "--count prints every line as '0<TAB>line' (new) or '1<TAB>line'\n"
+        "(repeat): a filter knows whether, not how often.  --invert prints\n"
+        "only the repeats.  --null-data ends records with a NUL byte instead\n"
+        "of a newline, on input and output (find -print0, sort -z).\n"
+        "\n"
+        "Exit status of dedup: 0 done; 1 bad input (a bad time, a corrupt or\n"
+        "mismatched state) or a capacity stop; 2 bad options; 3 I/O error (an\n"
+        "input, the output or the state cannot be read or written); 129, 130,\n"
+        "143 stopped by SIGHUP, SIGINT, SIGTERM (state saved); 141 the output\n"
+        "was closed (EPIPE).\n",
     .options = dedup_options,
     .aliases = dedup_aliases,
     .run = run_dedup,

@@ -94,7 +94,14 @@ static uint64_t lines_in_inputs(const dedup_args *a)
         return lines_in_fd(STDIN_FILENO);
     uint64_t lines = 0;
     for (size_t i = 0; i < a->n_files; i++) {
-        int fd = strcmp(a->files[i], "-") == 0 ? STDIN_FILENO : open(a->files[i], O_RDONLY);
+        /* open only a regular file: opening a FIFO here would connect its
+         * writer to a reader that goes away, and the writer would get
+         * SIGPIPE before the real read opens it */
+        struct stat st;
+        int is_stdin = strcmp(a->files[i], "-") == 0;
+        if (!is_stdin && (stat(a->files[i], &st) != 0 || !S_ISREG(st.st_mode)))
+            return 0;
+        int fd = is_stdin ? STDIN_FILENO : open(a->files[i], O_RDONLY);
         uint64_t in = fd < 0 ? 0 : lines_in_fd(fd);
         if (fd > STDIN_FILENO)
             close(fd);

@@ -7,6 +7,7 @@
 
 #include "dedup_parse.h"
 #include "common/diag.h"
+#include "common/format.h"
 #include "common/numbers.h"
 
 #include <limits.h>
@@ -39,7 +40,11 @@ enum {
     OPT_CHECKPOINT,
     OPT_STATS,
     OPT_QUIET,
-    OPT_MAX_MEMORY
+    OPT_MAX_MEMORY,
+    OPT_DROP_BAD,
+    OPT_MAX_SKEW,
+    OPT_LINE_BUFFERED,
+    OPT_NULL_DATA
 };
 
 const cli_option dedup_options[] = {
@@ -69,8 +74,8 @@ const cli_option dedup_options[] = {
     [OPT_TIME_FORMAT] = {"time-format", "F", "unix (s), unix_ms, unix_us, unix_ns, "
                                              "iso8601, or a pattern such as "
                                              "'%b %e %H:%M:%S' (below; default unix)"},
-    [OPT_SKIP_BAD]   = {"skip-bad", NULL, "drop lines whose time field is missing or "
-                                          "bad (default: stop, exit 1)"},
+    [OPT_SKIP_BAD]   = {"skip-bad", NULL, "pass lines with a missing, bad or too-far-ahead "
+                                          "time through unchanged, unfiltered (default: stop, exit 1)"},
     [OPT_SEED]       = {"seed", "N", "hash seed, for reproducible output (default "
                                      "random; saved in --state)"},
     [OPT_SEED_FILE]  = {"seed-file", "FILE", "read a secret hash seed from FILE "
@@ -87,6 +92,14 @@ const cli_option dedup_options[] = {
     [OPT_QUIET]      = {"quiet", NULL, "no progress line on stderr"},
     [OPT_MAX_MEMORY] = {"max-memory", "SIZE", "refuse a filter larger than SIZE "
                                               "(512M, 4G, 1.5GiB; default 4G)"},
+    [OPT_DROP_BAD]   = {"drop-bad", NULL, "drop lines with a missing, bad or too-far-ahead "
+                                          "time (default: stop, exit 1)"},
+    [OPT_MAX_SKEW]   = {"max-skew", "T", "with --time-field: a time more than T ahead of "
+                                         "the clock is bad (default 1d; off)"},
+    [OPT_LINE_BUFFERED] = {"line-buffered", NULL, "write each line out as soon as it "
+                                                  "is decided"},
+    [OPT_NULL_DATA]  = {"null-data", NULL, "lines end with a NUL byte, not a newline, "
+                                           "on input and output"},
     {NULL, NULL, NULL}
 };
 
@@ -95,6 +108,7 @@ const cli_alias dedup_aliases[] = {
     {'i', OPT_IGNORE_CASE},
     {'c', OPT_COUNT},
     {'v', OPT_INVERT},
+    {'z', OPT_NULL_DATA},
     {0, 0}
 };
 
@@ -291,6 +305,22 @@ static int apply_option(dedup_args *a, int opt, const char *value,
         return 0;
     case OPT_MAX_MEMORY:
         return cli_parse_size(cmd, "max-memory", value, &a->max_memory);
+    case OPT_DROP_BAD:
+        a->drop_bad = 1;
+        return 0;
+    case OPT_MAX_SKEW:
+        a->max_skew_given = 1;
+        if (strcmp(value, "off") == 0) {
+            a->max_skew_ns = 0;
+            return 0;
+        }
+        return cli_parse_duration_ns(cmd, "max-skew", value, &a->max_skew_ns);
+    case OPT_LINE_BUFFERED:
+        a->line_buffered = 1;
+        return 0;
+    case OPT_NULL_DATA:
+        a->terminator = '\0';
+        return 0;
     default:
         return -1;
     }
@@ -314,6 +344,13 @@ static int check_combination(const dedup_args *a, const char *key_regex)
         problem = "--time-format needs --time-field";
     else if (a->skip_bad && a->time_field == 0)
         problem = "--skip-bad applies to --time-field (bad times)";
+    else if (a->drop_bad && a->time_field == 0)
+        problem = "--drop-bad applies to --time-field (bad times)";
+    else if (a->skip_bad && a->drop_bad)
+        problem = "--skip-bad (pass bad lines through) and --drop-bad exclude "
+                  "each other";
+    else if (a->max_skew_given && a->time_field == 0)
+        problem = "--max-skew applies to --time-field (times ahead of the clock)";
     else if (a->time_field != 0 && a->window_items != 0)
         problem = "--time-field needs a time window (--window), not --last";
     else if (a->capacity != 0 && a->window_items != 0)
@@ -350,6 +387,8 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
     a->delimiter = DEDUP_BLANKS;
+    a->terminator = '\n';
+    a->max_skew_ns = DEDUP_DEFAULT_MAX_SKEW_NS;
     a->files = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *a->files);
     if (a->files == NULL) {
         cli_error("dedup", "out of memory");
@@ -698,7 +737,12 @@ void dedup_bad_time_message(const dedup_args *a, const char *line, size_t len,
     if (time_text(a, line, len, joined, &text, &text_len) != 0)
         text_len = 0;
     quote_for_message(shown, sizeof shown, text, text_len);
-    if (a->time_format == DEDUP_TIME_PATTERN)
+    if (why == DEDUP_TIME_AHEAD) {
+        char skew[32];
+        snprintf(buf, size, "time field%s %s '%s' %s more than %s ahead of the clock "
+                 "(--max-skew)", several ? "s" : "", list, shown, several ? "are" : "is",
+                 cli_format_duration_ns(skew, sizeof skew, a->max_skew_ns));
+    } else if (a->time_format == DEDUP_TIME_PATTERN)
         snprintf(buf, size, "time field%s %s '%s' %s not match '%s'", several ? "s" : "",
                  list, shown, several ? "do" : "does", a->time_pattern);
     else

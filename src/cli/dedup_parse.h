@@ -26,6 +26,15 @@
 /* A field delimiter meaning "runs of blanks (space, tab)", as awk does. */
 #define DEDUP_BLANKS (-1)
 
+/* --max-skew by default: one day.  Wider than any honest skew between
+ * the clock that stamped a log and this machine's (a local time written
+ * without its offset is at most 14 h off), so a good line is not
+ * refused; narrow enough to refuse a garbage stamp (2099-01-01) before it
+ * moves the filter's clock: time never goes back (the library clamps it),
+ * so every later line would be taken at 2099, the window would stop
+ * moving, and a key would be dropped forever after its first line. */
+#define DEDUP_DEFAULT_MAX_SKEW_NS (UINT64_C(86400) * UINT64_C(1000000000))
+
 /* Largest accepted --field / --time-field. */
 #define DEDUP_MAX_FIELD 1000000u
 
@@ -69,12 +78,17 @@ typedef struct dedup_args {
     const char  *time_pattern;   /* DEDUP_TIME_PATTERN: the pattern */
     int          time_needs_year;/* the pattern has no %Y (nor %s) */
     int          time_format_given;
-    int          skip_bad;       /* --skip-bad */
+    int          skip_bad;       /* --skip-bad: pass bad lines through */
+    int          drop_bad;       /* --drop-bad: drop bad lines */
+    uint64_t     max_skew_ns;    /* --max-skew; 0 = off ("off") */
+    int          max_skew_given;
     /* the output */
     int          invert;         /* --invert: print the repeats only */
     int          count;          /* --count: print all, prefixed 0/1 */
     int          stats;          /* --stats */
     int          quiet;          /* --quiet: no progress line */
+    int          line_buffered;  /* --line-buffered: flush after each line */
+    char         terminator;     /* '\n', or '\0' with --null-data */
     const char  *key_regex;      /* --key-regex as given (argv), or NULL */
     char        *adopted;        /* the regex and pattern taken from a state
                                     (dedup_args_adopt_keyspec), owned */
@@ -181,9 +195,15 @@ void dedup_line_key(const dedup_args *a, char *line, size_t len, char *scratch,
 int dedup_line_time(const dedup_args *a, const char *line, size_t len,
                     uint64_t reference_ns, uint64_t *ns);
 
-/* Why dedup_line_time returned `why` (-1 or -2) for this line, for a
- * message: "no field 3 (the time)", "time field 1 '2025-06-24' is not
- * iso8601" (the text quoted, unprintable bytes as '?'). */
+/* A time more than a->max_skew_ns ahead of the clock: the run's own
+ * verdict on a time dedup_line_time read (it has no clock). */
+#define DEDUP_TIME_AHEAD (-3)
+
+/* Why a line's time was refused -- `why` is dedup_line_time's -1 or -2,
+ * or DEDUP_TIME_AHEAD -- for a message: "no field 3 (the time)", "time
+ * field 1 '2025-06-24' is not iso8601", "time field 1
+ * '2099-01-01T00:00:00Z' is more than 24 h ahead of the clock
+ * (--max-skew)" (the text quoted, unprintable bytes as '?'). */
 void dedup_bad_time_message(const dedup_args *a, const char *line, size_t len,
                             int why, char *buf, size_t size);
 

@@ -757,11 +757,16 @@ def test_bad_time_stops_or_skips():
     check(b"(stdin):3:" in proc.stderr and b"'nope'" in proc.stderr,
           "message %r" % proc.stderr)
     check(proc.stdout == b"1000 a\n2000 b\n", "lines before the bad one")
+    # --skip-bad passes the bad line through, unfiltered; --drop-bad drops it
     proc = run(args + ["--skip-bad", "--stats"], data + b"4000\n")
-    check(proc.stdout == b"1000 a\n2000 b\n3000 d\n4000\n",
+    check(proc.stdout == b"1000 a\n2000 b\nnope c\n3000 d\n4000\n",
           "skip: %r" % proc.stdout)
-    check(b"skipped 1 line" in proc.stderr and b"bad times skipped" in
-          proc.stderr, "skip message %r" % proc.stderr)
+    check(b"passed through, unfiltered, 1 line" in proc.stderr and
+          b"bad times refused" in proc.stderr, "skip message %r" % proc.stderr)
+    proc = run(args + ["--drop-bad"], data + b"4000\n")
+    check(proc.stdout == b"1000 a\n2000 b\n3000 d\n4000\n",
+          "drop: %r" % proc.stdout)
+    check(b"dropped 1 line" in proc.stderr, "drop message %r" % proc.stderr)
 
 
 def test_help():

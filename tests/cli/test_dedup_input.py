@@ -67,8 +67,11 @@ def test_date_alone_is_a_bad_time_not_midnight():
           b"iso8601" in proc.stderr, "message %r" % proc.stderr)
     check(proc.stdout == b"", "printed %r" % proc.stdout)
     proc = run(args + ["--skip-bad"], data)
-    check(proc.stdout == b"" and b"skipped 2 lines" in proc.stderr,
+    check(proc.stdout == data and b"passed through, unfiltered, 2 lines" in proc.stderr,
           "--skip-bad: %r %r" % (proc.stdout, proc.stderr))
+    proc = run(args + ["--drop-bad"], data)
+    check(proc.stdout == b"" and b"dropped 2 lines" in proc.stderr,
+          "--drop-bad: %r %r" % (proc.stdout, proc.stderr))
 
 
 def test_iso8601_needs_seconds_and_reads_zones():
@@ -207,8 +210,8 @@ def test_impossible_or_unmatched_times_are_bad():
           in proc.stderr, "message %r" % proc.stderr)
     # syslog's February 29th exists only in leap years
     proc = run(["dedup", "--window", "1h", "--time-field", "1-3", "--time-format",
-                "%b %e %T", "--skip-bad"], b"Feb 30 00:00:00 k\n")
-    check(b"skipped 1 line" in proc.stderr, "Feb 30: %r" % proc.stderr)
+                "%b %e %T", "--drop-bad"], b"Feb 30 00:00:00 k\n")
+    check(b"dropped 1 line" in proc.stderr, "Feb 30: %r" % proc.stderr)
 
 
 def test_pattern_usage_errors():
