@@ -500,6 +500,13 @@ static void print_stats(const dedup_run *run)
     else
         cli_table_cell(&t, "%s, window %s lines", tdbf_design_name(st.design),
                        cli_format_count(b, sizeof b, st.window_items));
+    tdbf_shape shape;
+    char expiry[320];
+    if (tdbf_get_shape(run->filter, &shape) == TDBF_OK) {
+        cli_table_cell(&t, "slack");
+        cli_table_cell(&t, "%s", cli_format_expiry(expiry, sizeof expiry, &shape, "lines",
+                                                   "dropped", 0));
+    }
     cli_table_cell(&t, "memory");
     cli_table_cell(&t, "%s", cli_format_bytes(c, sizeof c, st.memory_bytes));
     cli_table_cell(&t, "error: configured");
