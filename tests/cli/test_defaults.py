@@ -18,6 +18,7 @@ import ctypes
 import glob
 import json
 import os
+import random
 import re
 import sys
 
@@ -213,6 +214,52 @@ def test_plan_info_and_stats_give_one_slack():
                         r"dropped\.$", text, re.M), "plan has no bound line:\n" + text)
         check("--error E bounds how often a key never seen" in text,
               "plan does not say what --error bounds:\n" + text)
+
+
+def wilson_low(hits, n, z=1.96):
+    """Lower end of the 95 % Wilson interval of hits / n."""
+    p = hits / n
+    centre = p + z * z / (2 * n)
+    spread = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return (centre - spread) / (1 + z * z / n)
+
+
+def kept_lines(args, data, lines):
+    """Which input lines dedup keeps (each line ends with its number)."""
+    kept = [False] * lines
+    for line in run(["dedup", "--seed", "1", "--field", "1"] + args, data).stdout.split(b"\n"):
+        if line:
+            kept[int(line.split()[1])] = True
+    return kept
+
+
+def test_error_bounds_keys_past_the_slack():
+    # dedup --last W against the exact window: the lines the filter drops
+    # that exact keeps are mostly keys last seen inside the slack; of keys
+    # never seen or older than window + slack, at most --error are dropped
+    # (keys uniform over 4 W ids: plenty of every age)
+    window, lines, error = 20000, 400000, 0.01
+    ids = random.Random(7)
+    keys = ["k%d" % ids.randrange(4 * window) for _ in range(lines)]
+    data = "".join("%s %d\n" % (k, i) for i, k in enumerate(keys)).encode()
+    args = ["--last", str(window), "--error", str(error)]
+    exact = kept_lines(args + ["--design", "exact"], data, lines)
+    kept = kept_lines(args, data, lines)
+    expiry = plan_json(args)["expiry"]
+    oldest = expiry["window_items"] + expiry["slack_items"]
+    last, slack, past = {}, [0, 0], [0, 0]    # [new lines, wrongly dropped]
+    for i, key in enumerate(keys):
+        if exact[i]:
+            count = slack if key in last and i - last[key] <= oldest else past
+            count[0] += 1
+            count[1] += not kept[i]
+        check(exact[i] or not kept[i], "line %d kept inside the window" % i)
+        last[key] = i
+    check(past[0] > 100000, "too few keys past the slack: %d" % past[0])
+    check(wilson_low(past[1], past[0]) <= error,
+          "%d of %d keys never seen or older than window + slack dropped (%.4f > --error)"
+          % (past[1], past[0], past[1] / past[0]))
+    check(slack[1] > past[1], "drops inside the slack %d, past it %d" % (slack[1], past[1]))
 
 
 if __name__ == "__main__":
