@@ -14,7 +14,7 @@
  *   5. Lifecycle
  *   6. Operations (add, contains, advance)
  *   7. Batch operations
- *   8. Introspection (stats, shape, current error estimate)
+ *   8. Introspection (stats, shape, expiry bound, current error estimate)
  *   9. Inference (posteriors, expected age, min-penalty answers)
  *  10. Serialization (save, load, files)
  *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)

@@ -98,32 +98,33 @@ static uint64_t unbounded(const tdbf_stats *st)
     return UINT64_MAX;
 }
 
+static const struct {
+    tdbf_design design;
+    uint64_t    window;
+    int         concurrent;
+    uint64_t  (*want)(const tdbf_stats *);
+} count_cases[] = {
+    {TDBF_APBF, 100000, 0, k_generations},
+    {TDBF_APBBF, 20000, 0, k_generations},
+    {TDBF_APBF_LINE, 100000, 0, k_generations},
+    {TDBF_APBF_LINE, 100000, 1, k_generations},   /* the spare-field layout */
+    {TDBF_ROTATING, 1000, 0, one_share},
+    {TDBF_BTBF, 10000, 0, block_less_one},
+    {TDBF_TBF, 10000, 0, none},
+    {TDBF_EXACT, 1000, 0, none},
+    {TDBF_BLOOM, 1000, 0, unbounded},
+    {TDBF_FPDECAY, 1000, 0, unbounded},
+    {TDBF_STABLE, 1000, 0, unbounded},
+};
+
 static void test_count_window_numbers(void **state)
 {
     (void)state;
-    tdbf_config cfg = count_config(TDBF_APBF, 100000);
-    check_count_slack(&cfg, k_generations);
-    cfg = count_config(TDBF_APBBF, 20000);
-    check_count_slack(&cfg, k_generations);
-    cfg = count_config(TDBF_APBF_LINE, 100000);
-    check_count_slack(&cfg, k_generations);
-    cfg = count_config(TDBF_APBF_LINE, 100000);
-    cfg.concurrent = 1;
-    check_count_slack(&cfg, k_generations);
-    cfg = count_config(TDBF_ROTATING, 1000);
-    check_count_slack(&cfg, one_share);
-    cfg = count_config(TDBF_BTBF, 10000);
-    check_count_slack(&cfg, block_less_one);
-    cfg = count_config(TDBF_TBF, 10000);
-    check_count_slack(&cfg, none);
-    cfg = count_config(TDBF_EXACT, 1000);
-    check_count_slack(&cfg, none);
-    cfg = count_config(TDBF_BLOOM, 1000);
-    check_count_slack(&cfg, unbounded);
-    cfg = count_config(TDBF_FPDECAY, 1000);
-    check_count_slack(&cfg, unbounded);
-    cfg = count_config(TDBF_STABLE, 1000);
-    check_count_slack(&cfg, unbounded);
+    for (size_t i = 0; i < sizeof count_cases / sizeof count_cases[0]; i++) {
+        tdbf_config cfg = count_config(count_cases[i].design, count_cases[i].window);
+        cfg.concurrent = count_cases[i].concurrent;
+        check_count_slack(&cfg, count_cases[i].want);
+    }
 }
 
 /* Time window: the slack in ns, no adds. */
