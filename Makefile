@@ -267,11 +267,12 @@ bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
 .PHONY: test-cli bench-dedup check-man
-test-cli: $(CLI) check-man ## run the end-to-end tests of tdbf dedup (and its input parsing), info, plan, eval and every command's exit status (and check-man)
+test-cli: $(CLI) $(SHARED_LIB) check-man ## run the end-to-end tests of tdbf dedup (input parsing, streaming and stops), info, plan, eval, the texts naming defaults, and every command's exit status (and check-man)
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_input.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_stream.py $(CLI) || s=1; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_defaults.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
 
 check-man: $(CLI) ## check that tdbf(1) lists every option the CLI parses and libtdbf(3) every exported function

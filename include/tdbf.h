@@ -14,7 +14,7 @@
  *   5. Lifecycle
  *   6. Operations (add, contains, advance)
  *   7. Batch operations
- *   8. Introspection (stats, shape, current error estimate)
+ *   8. Introspection (stats, shape, expiry bound, current error estimate)
  *   9. Inference (posteriors, expected age, min-penalty answers)
  *  10. Serialization (save, load, files)
  *  11. Planner (APBF and APBBF sizing, paper 004 sections 5 and 6)
@@ -43,7 +43,7 @@
  * Minimal use:
  *
  *     tdbf_config cfg;
- *     tdbf_config_init(&cfg);              // APBF, error 0.01
+ *     tdbf_config_init(&cfg);              // APBF_LINE, error 0.01
  *     cfg.window_items = 1000000;          // remember the last 10^6 keys
  *     tdbf *f;
  *     if (tdbf_open(&f, &cfg) != TDBF_OK) ...
@@ -481,8 +481,8 @@ typedef struct tdbf_stats {
 TDBF_API int tdbf_get_stats(const tdbf *f, tdbf_stats *out);
 
 /* What a filter is, as opposed to what it holds: the fields of tdbf_stats
- * that never need a scan.  Each equals the tdbf_stats field of the same
- * name. */
+ * that never need a scan (each equals the tdbf_stats field of the same
+ * name), and its expiry bound (slack_items, slack_ns: see tdbf_slack). */
 typedef struct tdbf_shape {
     tdbf_design design;
     uint64_t window_items;    /* guaranteed count window (0: time window) */
@@ -496,6 +496,10 @@ typedef struct tdbf_shape {
     uint64_t seed;            /* the hash seed in use (never 0) */
     int      concurrent;      /* 1 if adds may run from many threads at once
                                  (FPDECAY; APBF_LINE opened concurrent) */
+    uint64_t slack_items;     /* count window: the expiry bound's slack in
+                                 adds (tdbf_slack); 0 for a time window */
+    uint64_t slack_ns;        /* time window: the slack in ns; 0 for a
+                                 count window */
 } tdbf_shape;
 
 /* Fill *out with f's shape in O(1): no scan of the bits, no allocation.
@@ -527,6 +531,40 @@ TDBF_API int tdbf_get_shape(const tdbf *f, tdbf_shape *out);
  * the APBF family's searches take up to ~0.1 s on a first call (apbf-line
  * and tlbf-line ~40 ms per error rate and thread, then ~0.1 ms). */
 TDBF_API int tdbf_plan_shape(const tdbf_config *cfg, tdbf_shape *out);
+
+/* The expiry bound of f: how far past its window a key may still be
+ * reported.  A key whose latest add is
+ *   younger than the window            is always reported (no false
+ *                                      negative);
+ *   older than the window + the slack  is reported only as a false
+ *                                      positive, at the planned rate;
+ *   in between                         may still be reported, less
+ *                                      often as it ages.
+ * The error rate a filter is planned for (cfg.error) bounds the reports
+ * of keys never added, or last added longer ago than window + slack.
+ * Count windows set *slack_items (adds past stats.window_items) and
+ * *slack_ns = 0; time windows set *slack_ns (ns past window_ns) and
+ * *slack_items = 0.  Per design (g adds or a span of time per generation,
+ * as tdbf_stats reports them):
+ *   APBF, APBBF, APBF_LINE  k g adds, g = window_items / l (paper 004
+ *             section 5.2: a key's k slices leave one per generation)
+ *   TLBF      (k + 1) ceil(T / l) ns (its newest slice takes adds for k
+ *             more generations; at a steady or growing rate)
+ *   TLBF_LINE (k + l) ceil(T / l) - T ns (fields emptied at age k + l)
+ *   CLOCK     (d + 1) ceil(T / d) - T ns, d = cfg.resolution: up to T / d
+ *   ROTATING  count window: g = window_items / N adds; time window:
+ *             ceil(T / N) ns, + 1 when N does not divide T (N =
+ *             cfg.filters; longer while its growth cap is hit)
+ *   TBF, BTBF B - 1 adds, B adds per timestamp (TBF: 0)
+ *   EXACT     0: the window is exact
+ *   BLOOM     UINT64_MAX: no window, a key is reported forever
+ *   FPDECAY, STABLE  UINT64_MAX: no hard bound; they forget at random, a
+ *             key's chance of answering falls with its age (section 12)
+ * The same figures are in tdbf_get_shape and, before a filter is built,
+ * tdbf_plan_shape.  Either pointer may be NULL.  Returns TDBF_OK, or
+ * TDBF_EINVAL (f NULL).  O(1), read-only: as safe for concurrent readers
+ * as tdbf_contains. */
+TDBF_API int tdbf_slack(const tdbf *f, uint64_t *slack_items, uint64_t *slack_ns);
 
 /* Estimated false-positive rate of a query at now_ns, from the insert
  * counts the filter keeps: O(1) or O(slices), never a scan of its bits

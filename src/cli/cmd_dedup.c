@@ -53,7 +53,7 @@
  * since 1970) at start, so a resumed --state continues its clock.
  *
  * Capacity.  Before each batch the filter's error estimate
- * (tdbf_current_error) is compared with OVERLOAD_FACTOR times --error.
+ * (tdbf_current_error) is compared with CLI_OVERLOAD_FACTOR times --error.
  * A design of fixed size fed past its capacity (bloom over --last N adds,
  * clock or rotating over --capacity keys per window) would otherwise drop
  * nearly every new line as a repeat, silently; dedup stops instead, names
@@ -111,12 +111,6 @@
 #define WRITE_BUFFER_BYTES ((size_t)1 << 20)
 #define BATCH_KEYS         256
 
-/* A filter whose estimated false-positive rate is above this many times
- * its target (--error) is past its capacity.  The same rule as the Redis
- * module's refusal (max-error-ratio 1.5 there), with more room: a time
- * window's estimate is a model of the live generations' fill, and the
- * default tlbf-line peaks near 1.45x the target in a burst. */
-#define OVERLOAD_FACTOR 2.0
 
 /* How read_source and flush_batch end a run early without an error. */
 enum {
@@ -336,7 +330,7 @@ static int print_line(dedup_run *run, const char *prefix, const char *line,
 }
 
 /* 1 if the filter is past its error bound at `now`: its estimate is
- * above OVERLOAD_FACTOR x the configured error. */
+ * above CLI_OVERLOAD_FACTOR x the configured error. */
 static int past_capacity(dedup_run *run, uint64_t now)
 {
     double estimate;
@@ -345,7 +339,7 @@ static int past_capacity(dedup_run *run, uint64_t now)
         return 0;
     if (estimate > run->error_peak)
         run->error_peak = estimate;
-    if (estimate <= OVERLOAD_FACTOR * run->error_target)
+    if (estimate <= CLI_OVERLOAD_FACTOR * run->error_target)
         return 0;
     run->error_at_stop = estimate;
     return 1;
@@ -709,6 +703,13 @@ static void print_stats(const dedup_run *run)
     else
         cli_table_cell(&t, "%s, window %s lines", tdbf_design_name(st.design),
                        cli_format_count(b, sizeof b, st.window_items));
+    tdbf_shape shape;
+    char expiry[320];
+    if (tdbf_get_shape(run->filter, &shape) == TDBF_OK) {
+        cli_table_cell(&t, "slack");
+        cli_table_cell(&t, "%s", cli_format_expiry(expiry, sizeof expiry, &shape, "lines",
+                                                   "dropped", 0));
+    }
     cli_table_cell(&t, "memory");
     cli_table_cell(&t, "%s", cli_format_bytes(c, sizeof c, st.memory_bytes));
     cli_table_cell(&t, "error: configured");
@@ -720,7 +721,7 @@ static void print_stats(const dedup_run *run)
     cli_table_cell(&t, "error: peak estimate");
     cli_table_cell(&t, "%.4g (%.3gx the target; a stop above %gx)",
                    run->error_peak, run->error_peak / run->error_target,
-                   OVERLOAD_FACTOR);
+                   CLI_OVERLOAD_FACTOR);
     cli_table_cell(&t, "filter adds (all runs)");
     cli_table_cell(&t, "%s", cli_format_count(d, sizeof d, st.items));
     fputs("tdbf dedup: statistics\n", stderr);
@@ -801,7 +802,7 @@ static void report_capacity(const dedup_run *run)
               "false-positive rate %.3g is above %g x the target %g, so new lines "
               "would be dropped as repeats; use %s",
               run->source, (unsigned long long)run->line_no + 1,
-              run->error_at_stop, OVERLOAD_FACTOR, run->error_target, fix);
+              run->error_at_stop, CLI_OVERLOAD_FACTOR, run->error_target, fix);
 }
 
 /* ======================================================================
@@ -958,9 +959,13 @@ const cli_command cli_cmd_dedup = {
         "time (--window 10m) or the last N lines (--last 1M).  Like\n"
         "awk '!seen[$0]++', but in a few bits per key, and forgetting: a key\n"
         "passes again once the window has gone by since its latest line.\n"
-        "A repeat inside the window is always dropped; a new key is wrongly\n"
-        "dropped with probability --error at most.  Keys seen a little before\n"
-        "the window may still be dropped (the design's slack; tdbf info).\n"
+        "A repeat inside the window is always dropped.  A key last seen a\n"
+        "little before it may still be dropped: within the design's slack past\n"
+        "the window (default designs: a third of it for --last, a quarter to\n"
+        "two fifths for --window; tdbf plan, tdbf info and --stats give the\n"
+        "numbers).  Keys\n"
+        "never seen, or last seen longer ago than window + slack, are wrongly\n"
+        "dropped at a rate of --error at most.\n"
         "\n"
         "Key: the whole line (without its newline), field N (--field), fields\n"
         "joined by the delimiter (--field 2,5 or 1-3), or the first group of a\n"

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "dedup_state.h"
+#include "sizing.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -94,7 +95,8 @@ static void json_keys(cli_json *j, const dedup_state *state)
 }
 
 static void print_json(const info_request *req, uint64_t file_bytes,
-                       const tdbf_stats *st, const dedup_state *state)
+                       const tdbf_stats *st, const tdbf_shape *shape,
+                       const dedup_state *state)
 {
     cli_json j;
     cli_json_init(&j, stdout);
@@ -104,6 +106,14 @@ static void print_json(const info_request *req, uint64_t file_bytes,
     cli_json_string(&j, "design", tdbf_design_name(st->design));
     cli_json_u64(&j, "window_items", st->window_items);
     cli_json_u64(&j, "window_ns", st->window_ns);
+    /* the expiry bound (tdbf_slack); null: none (bloom, fpdecay, stable) */
+    if (shape->slack_items == UINT64_MAX || shape->slack_ns == UINT64_MAX) {
+        cli_json_string(&j, "slack_items", NULL);
+        cli_json_string(&j, "slack_ns", NULL);
+    } else {
+        cli_json_u64(&j, "slack_items", shape->slack_items);
+        cli_json_u64(&j, "slack_ns", shape->slack_ns);
+    }
     cli_json_double(&j, "error_configured", st->error_configured);
     cli_json_double(&j, "error_planned", st->error_planned);
     cli_json_double(&j, "error_estimated", st->error_estimated);
@@ -148,9 +158,10 @@ static void row(cli_table *t, const char *name, const char *fmt, ...)
 }
 
 static int print_text(const info_request *req, uint64_t file_bytes,
-                      const tdbf_stats *st, const dedup_state *state)
+                      const tdbf_stats *st, const tdbf_shape *shape,
+                      const dedup_state *state)
 {
-    char a[48], b[48], c[48];
+    char a[48], b[48], c[48], expiry[320];
     cli_table t;
     cli_table_init(&t, 2, "ll");
     row(&t, "file", "%s (%s bytes)", req->path,
@@ -163,6 +174,7 @@ static int print_text(const info_request *req, uint64_t file_bytes,
     else
         row(&t, "window", "%s insertions",
             cli_format_count(a, sizeof a, st->window_items));
+    row(&t, "slack", "%s", cli_format_slack(expiry, sizeof expiry, shape, "insertions"));
     row(&t, "error", "configured %.4g, planned %.4g, estimated now %.4g",
         st->error_configured, st->error_planned, st->error_estimated);
     if (st->k != 0)
@@ -268,7 +280,10 @@ static int run_info(const cli_command *self, int argc, char **argv)
     if (rc != DEDUP_STATE_OK)
         return cli_error(self->name, "%s: not a usable tdbf file: %s", req.path, why);
     tdbf_stats st;
+    tdbf_shape shape;
     rc = tdbf_get_stats(state.filter, &st);
+    if (rc == TDBF_OK)
+        rc = tdbf_get_shape(state.filter, &shape);
     struct stat file;
     uint64_t file_bytes = stat(req.path, &file) == 0 ? (uint64_t)file.st_size
                                                      : tdbf_saved_size(state.filter);
@@ -276,9 +291,9 @@ static int run_info(const cli_command *self, int argc, char **argv)
     if (rc != TDBF_OK)
         status = cli_lib_error(self->name, "stats", rc);
     else if (req.json)
-        print_json(&req, file_bytes, &st, &state);
+        print_json(&req, file_bytes, &st, &shape, &state);
     else
-        status = print_text(&req, file_bytes, &st, &state);
+        status = print_text(&req, file_bytes, &st, &shape, &state);
     dedup_state_free(&state);
     return status;
 }
@@ -291,7 +306,11 @@ const cli_command cli_cmd_info = {
         "Loads FILE as tdbf_load_file does -- every field and the checksum\n"
         "are checked (docs/format.md) -- and prints the design, window, error\n"
         "rates (configured; planned for these parameters; estimated from the\n"
-        "current fill), k and l, slices, memory, adds and the filter's clock.\n"
+        "current fill), k and l, slices, memory, adds and the filter's clock,\n"
+        "and the slack: how far past the window a key may still be reported\n"
+        "(tdbf_slack; --json slack_items, slack_ns, null when the design has no\n"
+        "bound).  --error bounds how often a key never seen, or last seen\n"
+        "longer ago than the window plus the slack, is reported as seen.\n"
         "A `tdbf dedup` state also shows how its keys were cut from lines.\n"
         "A file that does not load is reported with the reason (exit 1; one\n"
         "that cannot be read: exit 3).\n",

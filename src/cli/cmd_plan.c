@@ -1,7 +1,10 @@
 /*
- * cmd_plan.c — `tdbf plan`: size an Age-Partitioned Bloom filter.
+ * cmd_plan.c — `tdbf plan`: the filter a window and an error rate get.
  *
- * Two modes, both printing the same table (or one JSON object):
+ * Without --design, the plan of the design tdbf dedup builds for that kind
+ * of window (cli_default_design: apbf-line for a count, tlbf-line for a
+ * time).  The APBF has two modes, both printing the same table (or one
+ * JSON object):
  *   planner   --error E --window N   tdbf_plan_apbf() picks the (k, l, m)
  *             whose exact-fill FP meets E with the least memory, plus
  *             alternatives with other k (paper 004, section 5, Table 2);
@@ -12,19 +15,24 @@
  * rotating it sizes one of those (tdbf_plan_clock_rotating): memory and worst-case
  * FP, no false negatives; with --design tlbf-line the ring tdbf_open
  * starts with for a time window (tdbf_plan_apbf_line at the capacity).
+ * Every plan ends with its expiry bound and what --error bounds
+ * (plan_print_bound, plan_designs.c).
  */
 #include "plan.h"
+#include "sizing.h"
 
 #include <string.h>
 
 #include <tdbf.h>
 
 #define PLAN_DEFAULT_ALTS 8
+#define PLAN_DEFAULT_ERROR 0.01  /* tdbf dedup's */
 #define PLAN_MAX_ALTS     TDBF_MAX_K
 
 enum {
     OPT_ERROR,
     OPT_WINDOW,
+    OPT_LAST,
     OPT_K,
     OPT_L,
     OPT_ALTS,
@@ -38,14 +46,15 @@ enum {
 
 static const cli_option plan_options[] = {
     [OPT_ERROR]  = {"error", "E", "target false-positive rate, 0 < E < 1 (0.001, 1e-3, 0.1%)"},
-    [OPT_WINDOW] = {"window", "N", "window in insertions that must never be forgotten (1M = 10^6); tlbf-line: a duration (60s), as --time"},
+    [OPT_WINDOW] = {"window", "N|T", "window that must never be forgotten: a count of insertions (100k, 1M = 10^6) or a duration (10m, 60s); as tdbf dedup's --last N and --window T"},
+    [OPT_LAST]   = {"last", "N", "count window of N insertions, as tdbf dedup --last N"},
     [OPT_K]      = {"k", "K", "evaluate this k (slices per insertion) instead of planning; needs --l"},
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "apbf (default); apbbf (blocked APBF); apbf-line (line-local APBF, what tdbf_open builds by default); tlbf (time window, as tdbf dedup --window); tlbf-line (its line-local twin); clock, rotating; or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "default: what tdbf dedup builds, apbf-line for a count window, tlbf-line for a time window (apbf with --k/--l/--alts); apbf, apbbf (blocked APBF); tlbf; clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
-    [OPT_TIME]   = {"time", "DURATION", "clock, rotating, tlbf, tlbf-line: time window instead of --window (60s, 5m)"},
+    [OPT_TIME]   = {"time", "DURATION", "time window (60s, 5m), the same as --window DURATION"},
     [OPT_CAPACITY] = {"capacity", "C", "clock, rotating, tlbf, tlbf-line with a time window: expected keys per window (default 1024)"},
     [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line, tlbf-line: unit size, 1024 (two lines, default) or 512"},
     {NULL, NULL, NULL}
@@ -103,6 +112,7 @@ static void print_json(const plan_request *req, const tdbf_plan *best,
     json_plan_fields(&j, best);
     /* what tdbf_open (and tdbf dedup --design apbf) builds */
     json_built(&j, built->k, built->l, built->window, 0);
+    plan_json_bound(&j, req);
     cli_json_object_begin(&j, "built_plan");
     json_plan_fields(&j, built);
     cli_json_object_end(&j);
@@ -201,10 +211,74 @@ static int print_table(const plan_request *req, const tdbf_plan *best,
     if (req->k != 0 && req->error > 0.0 && best->fp > req->error)
         printf("\nNote: fp %.4g exceeds the target %g; run without --k/--l "
                "to let the planner choose.\n", best->fp, req->error);
+    plan_print_bound(req);
     return CLI_EXIT_OK;
 }
 
 /* ---- command --------------------------------------------------------- */
+
+/* Designs with only a time window, and with only a count window. */
+static int time_only(tdbf_design design)
+{
+    return design == TDBF_TLBF || design == TDBF_TLBF_LINE || design == TDBF_CLOCK;
+}
+
+static int count_only(tdbf_design design)
+{
+    return design == TDBF_APBF || design == TDBF_APBBF || design == TDBF_APBF_LINE ||
+           design == TDBF_FPDECAY || design == TDBF_STABLE;
+}
+
+/* One window, of one kind: --last N, --time T, or --window N|T -- a count
+ * (100k, 1e6) or a duration (10m), as the design named takes, or as it
+ * reads when no design is named. */
+static int resolve_window(const char *cmd, plan_request *req)
+{
+    int given = (req->window_text != NULL) + (req->window != 0) + (req->window_ns != 0);
+    if (given > 1)
+        return cli_usage_error(cmd, "give one window: --window, --last or --time");
+    if (given == 0)
+        return cli_usage_error(cmd, "a window is required: --last N (count), --window N "
+                               "or T (10m), or --time T");
+    if (req->window_text == NULL)
+        return CLI_EXIT_OK;
+    uint64_t count;
+    int as_count = req->design_given ? !time_only(req->design)
+                                     : cli_scan_count(req->window_text, &count) == 0;
+    if (req->design_given && req->design == TDBF_ROTATING)   /* takes both */
+        as_count = cli_scan_count(req->window_text, &count) == 0;
+    if (as_count)
+        return cli_parse_count(cmd, "window", req->window_text, 1, UINT64_MAX, &req->window)
+               ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+    return cli_parse_duration_ns(cmd, "window", req->window_text, &req->window_ns)
+           ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+}
+
+/* The options that only some designs take. */
+static int check_design_options(const char *cmd, const plan_request *req, int apbf_options)
+{
+    const char *name = tdbf_design_name(req->design);
+    int line_design = req->design == TDBF_APBF_LINE || req->design == TDBF_TLBF_LINE;
+    if (time_only(req->design) && req->window_ns == 0)
+        return cli_usage_error(cmd, "--design %s needs a time window (--window 10m)", name);
+    if (count_only(req->design) && req->window_ns != 0)
+        return cli_usage_error(cmd, "--design %s takes a count window (--last N), not a "
+                               "duration", name);
+    if (req->capacity != 0 && req->window_ns == 0)
+        return cli_usage_error(cmd, "--capacity goes with a time window");
+    if (req->survival != 0.0 && req->design != TDBF_FPDECAY && req->design != TDBF_STABLE)
+        return cli_usage_error(cmd, "--survival applies to --design fpdecay or stable");
+    if (req->block_bits != 0 && req->design != TDBF_APBBF && !line_design)
+        return cli_usage_error(cmd, "--block-bits applies to --design apbbf, apbf-line or "
+                               "tlbf-line");
+    if ((req->block_bits == 64 && line_design) ||
+        (req->block_bits == 1024 && req->design == TDBF_APBBF))
+        return cli_usage_error(cmd, "--block-bits: 64 or 512 for apbbf, 512 or 1024 "
+                               "for apbf-line");
+    if (apbf_options && req->design != TDBF_APBF)
+        return cli_usage_error(cmd, "--k, --l and --alts are APBF options");
+    return CLI_EXIT_OK;
+}
 
 static int parse_args(const cli_command *self, int argc, char **argv,
                       plan_request *req)
@@ -231,7 +305,11 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                 return CLI_EXIT_USAGE;
             break;
         case OPT_WINDOW:
-            req->window_text = value;     /* a count or a duration: by design */
+            req->window_text = value;     /* a count or a duration: parsed below */
+            break;
+        case OPT_LAST:
+            if (cli_parse_count(cmd, "last", value, 1, UINT64_MAX, &req->window) != 0)
+                return CLI_EXIT_USAGE;
             break;
         case OPT_K:
             if (cli_parse_count(cmd, "k", value, 1, TDBF_MAX_K, &number) != 0)
@@ -253,6 +331,7 @@ static int parse_args(const cli_command *self, int argc, char **argv,
             req->json = 1;
             break;
         case OPT_DESIGN:
+            req->design_given = 1;
             if (tdbf_design_parse(value, &req->design) != TDBF_OK ||
                 (req->design != TDBF_APBF && req->design != TDBF_APBBF &&
                  req->design != TDBF_APBF_LINE && req->design != TDBF_FPDECAY &&
@@ -289,61 +368,24 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         }
     }
 
-    int line_rings = req->design == TDBF_TLBF_LINE;
-    int time_only = line_rings || req->design == TDBF_TLBF;
-    int timed_design = req->design == TDBF_CLOCK || req->design == TDBF_ROTATING || time_only;
-    if (req->window_text && time_only) {
-        if (req->window_ns != 0)
-            return cli_usage_error(cmd, "give --window or --time, not both");
-        if (cli_parse_duration_ns(cmd, "window", req->window_text, &req->window_ns) != 0)
-            return CLI_EXIT_USAGE;
-    } else if (req->window_text &&
-               cli_parse_count(cmd, "window", req->window_text, 1, UINT64_MAX,
-                               &req->window) != 0) {
-        return CLI_EXIT_USAGE;
-    }
-    if (req->window_ns != 0 && !timed_design)
-        return cli_usage_error(cmd, "--time applies to --design clock, rotating, tlbf "
-                               "or tlbf-line");
-    if (req->capacity != 0 && req->window_ns == 0)
-        return cli_usage_error(cmd, "--capacity goes with --time");
-    if ((req->design == TDBF_CLOCK || time_only) && req->window_ns == 0)
-        return cli_usage_error(cmd, "--design %s needs a time window (--time 60s)",
-                               tdbf_design_name(req->design));
-    if (req->window != 0 && req->window_ns != 0)
-        return cli_usage_error(cmd, "give --window or --time, not both");
-    if (req->window == 0 && req->window_ns == 0)
-        return cli_usage_error(cmd, "--window is required");
-    if (timed_design && req->survival != 0.0)
-        return cli_usage_error(cmd, "--survival applies to --design fpdecay "
-                               "or stable");
-    if (req->block_bits != 0 && req->design != TDBF_APBBF && req->design != TDBF_APBF_LINE &&
-        !line_rings)
-        return cli_usage_error(cmd, "--block-bits applies to --design apbbf, apbf-line or "
-                               "tlbf-line");
-    if ((req->block_bits == 64 && (req->design == TDBF_APBF_LINE || line_rings)) ||
-        (req->block_bits == 1024 && req->design == TDBF_APBBF))
-        return cli_usage_error(cmd, "--block-bits: 64 or 512 for apbbf, 512 or 1024 "
-                               "for apbf-line");
-    if (req->design != TDBF_APBF) {
-        if (req->k != 0 || req->l != 0 || have_alts)
-            return cli_usage_error(cmd, "--k, --l and --alts are APBF options");
-        if (req->error == 0.0)
-            return cli_usage_error(cmd, "--error is required");
-        return CLI_EXIT_OK;
-    }
-    if (req->survival != 0.0)
-        return cli_usage_error(cmd, "--survival applies to --design fpdecay "
-                               "or stable");
+    int rc = resolve_window(cmd, req);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    int apbf_options = req->k != 0 || req->l != 0 || have_alts;
+    if (!req->design_given)
+        req->design = apbf_options ? TDBF_APBF : cli_default_design(req->window_ns != 0);
+    rc = check_design_options(cmd, req, apbf_options);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     if ((req->k == 0) != (req->l == 0))
         return cli_usage_error(cmd, "--k and --l go together: give both "
                                "(explicit pair) or neither (planner)");
-    if (req->k == 0 && req->error == 0.0)
-        return cli_usage_error(cmd, "--error is required (or give --k and "
-                               "--l to evaluate an explicit pair)");
     if (req->k != 0 && have_alts)
         return cli_usage_error(cmd, "--alts applies to the planner, not to "
                                "an explicit --k/--l");
+    /* an explicit pair is evaluated, with --error as a target if given */
+    if (req->k == 0 && req->error == 0.0)
+        req->error = PLAN_DEFAULT_ERROR;
     return CLI_EXIT_OK;
 }
 
@@ -411,28 +453,36 @@ static int run_plan(const cli_command *self, int argc, char **argv)
 
 const cli_command cli_cmd_plan = {
     .name = "plan",
-    .summary = "choose APBF parameters (k, l, m) for a window and an error rate",
-    .usage = "--error E --window N [--alts K] [--json]\n"
+    .summary = "show the filter tdbf dedup (or tdbf_open) builds for a window and an error rate",
+    .usage = "[--error E] --last N | --window N|T [--capacity C] [--json]\n"
+             "--design apbf --error E --window N [--alts K] [--json]\n"
              "--k K --l L --window N [--error E] [--json]\n"
+             "--design apbbf|apbf-line --error E --window N [--block-bits B] [--json]\n"
              "--design fpdecay|stable --error E --window N [--survival S] [--json]\n"
              "--design rotating --error E --window N [--json]\n"
-             "--design apbbf --error E --window N [--block-bits 64|512] [--json]\n"
-             "--design clock|rotating --error E --time DURATION [--capacity C] [--json]\n"
-             "--design tlbf --error E --time DURATION [--capacity C] [--json]\n"
-             "--design tlbf-line --error E --time DURATION [--capacity C] [--block-bits 512|1024] [--json]",
+             "--design clock|rotating|tlbf|tlbf-line --error E --window T [--capacity C] [--json]",
     .details =
+        "Without --design it shows the plan tdbf dedup builds for that kind of\n"
+        "window: apbf-line for a count window (--last N, or --window N: 100k, 1e6),\n"
+        "tlbf-line for a time window (--window T: 10m, 60s; or --time T); --error\n"
+        "defaults to 0.01 as in dedup.  --json marks it (\"dedup_default\": true).\n"
         "Every design shows the plan tdbf_open builds (\"built\"; in --json the\n"
-        "\"built\" object: k, l and window as tdbf info reports them).\n"
-        "APBF: the planner (tdbf_plan_apbf) returns the (k, l, m) whose analytic\n"
-        "false-positive rate -- the worst case just before a shift, with the\n"
-        "exact expected fill of every slice -- meets E with the least memory;\n"
-        "tdbf_open builds the fewest slice reads within 5 % of it (shown as\n"
-        "built when it differs); the alternatives use other k, each with the\n"
-        "largest l that meets E.  tdbf_open's default design is apbf-line.\n"
-        "With --k and --l it evaluates that pair instead (tdbf_plan_eval).\n"
-        "Paper 004, section 5; its Table 2 lists the paper's choices.\n"
+        "\"built\" object: k, l and window as tdbf info reports them), and ends\n"
+        "with its expiry bound: the window, and the slack past it in which a key\n"
+        "may still be reported (tdbf_slack; --json \"expiry\").  --error bounds\n"
+        "how often a key never seen, or last seen longer ago than the window plus\n"
+        "its slack, is reported as seen -- so its line wrongly dropped by dedup.\n"
+        "APBF (--design apbf, or --k/--l/--alts): the planner (tdbf_plan_apbf)\n"
+        "returns the (k, l, m) whose analytic false-positive rate -- the worst\n"
+        "case just before a shift, with the exact expected fill of every slice --\n"
+        "meets E with the least memory; tdbf_open builds the fewest slice reads\n"
+        "within 5 % of it (shown as built when it differs); the alternatives use\n"
+        "other k, each with the largest l that meets E.  With --k and --l it\n"
+        "evaluates that pair instead (tdbf_plan_eval).  Paper 004, section 5;\n"
+        "its Table 2 lists the paper's choices.\n"
         "--design apbbf plans the blocked APBF (section 6): the plan tdbf_open\n"
         "builds and the least-memory one, with blocks read per query.\n"
+        "--design apbf-line: the line-local APBF, one unit of memory per key.\n"
         "--design fpdecay or stable sizes a design that forgets at random\n"
         "(tdbf_plan_decay): the least memory whose steady-state FP meets E\n"
         "and which still answers yes for a key N insertions old with\n"
@@ -440,9 +490,12 @@ const cli_command cli_cmd_plan = {
         "--design clock or rotating sizes a filter with a hard window and no\n"
         "false negatives (tdbf_plan_clock_rotating): the least memory whose worst-case\n"
         "FP meets E, for a time window of --capacity keys (default 1024) or,\n"
-        "rotating only, a count window.\n"
+        "rotating only, a count window.  A burst beyond the capacity fills a\n"
+        "clock filter (its memory is fixed) and grows a rotating one only up to\n"
+        "a cap: past that their FP rises above E, up to 1.\n"
         "--design tlbf shows the (k, l) and slices tdbf_open chooses for a time\n"
-        "window of --capacity keys (default 1024; slices follow the rate).\n"
+        "window of --capacity keys (default 1024; slices follow the rate, up to\n"
+        "a cap, past which its FP rises the same way).\n"
         "--design tlbf-line shows the ring tdbf_open starts a time-window\n"
         "filter with (apbf-line's plan for --capacity keys per window); the\n"
         "filter grows and shrinks by rings as the rate changes.\n",

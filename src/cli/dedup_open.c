@@ -29,8 +29,7 @@ static void config_from_args(const dedup_args *a, uint64_t seed,
                              tdbf_config *cfg)
 {
     tdbf_config_init(cfg);
-    cfg->design = a->design_given ? a->design
-                : a->window_ns != 0 ? TDBF_TLBF_LINE : TDBF_APBF_LINE;
+    cfg->design = a->design_given ? a->design : cli_default_design(a->window_ns != 0);
     if (a->error > 0.0)
         cfg->error = a->error;
     cfg->window_ns = a->window_ns;

@@ -52,8 +52,9 @@ const cli_option dedup_options[] = {
                                        "last T (10m, 30s; default design tlbf-line)"},
     [OPT_LAST]       = {"last", "N", "count window: drop a line whose key is among the "
                                      "last N lines' (default design apbf-line)"},
-    [OPT_ERROR]      = {"error", "E", "false-positive rate: share of new lines wrongly "
-                                      "dropped (default 0.01)"},
+    [OPT_ERROR]      = {"error", "E", "false-positive rate: share of lines whose key was never "
+                                      "seen, or last seen before the window + its slack, "
+                                      "wrongly dropped (default 0.01)"},
     [OPT_DESIGN]     = {"design", "NAME", "filter design with that kind of window (tlbf-line, "
                                           "tlbf, clock, exact; apbf-line, apbf, ...)"},
     [OPT_CAPACITY]   = {"capacity", "N", "time windows: expected keys per window "

@@ -18,13 +18,29 @@ typedef struct plan_request {
     unsigned k, l;        /* explicit pair, or 0 */
     uint64_t alts;
     int      json;
-    tdbf_design design;   /* APBF, CLOCK, ROTATING, FPDECAY or STABLE */
+    tdbf_design design;   /* the design planned */
     double   survival;    /* FPDECAY, STABLE: 0 = 1 - error */
-    uint64_t window_ns;   /* CLOCK, ROTATING: time window, or 0 */
-    uint64_t capacity;    /* CLOCK, ROTATING, time window: 0 = default */
-    unsigned block_bits;  /* APBBF: 64 or 512 (0 = 512) */
-    const char *window_text; /* --window as given: a count, or (tlbf-line) a duration */
+    uint64_t window_ns;   /* time window, or 0 */
+    uint64_t capacity;    /* time window: keys per window, 0 = default */
+    unsigned block_bits;  /* APBBF: 64 or 512 (0 = 512); line designs 512 or 1024 */
+    const char *window_text; /* --window as given: a count or a duration */
+    int      design_given; /* --design named; else the design dedup builds */
 } plan_request;
+
+/* The configuration tdbf_open gets for this request (max_memory
+ * unlimited: a plan is shown whatever its size). */
+void plan_request_config(const plan_request *req, tdbf_config *cfg);
+
+/* The lines every plan ends with: whether it is what `tdbf dedup` builds
+ * by default, its window and slack (tdbf_plan_shape), what --error
+ * bounds, and for the time designs that do not grow past their capacity
+ * hint, what a burst beyond it does. */
+void plan_print_bound(const plan_request *req);
+
+/* The same for --json: "dedup_default" (true when tdbf dedup builds this
+ * design for this kind of window without --design) and "expiry"
+ * {window_items, window_ns, slack_items, slack_ns; null slack: no bound}. */
+void plan_json_bound(cli_json *j, const plan_request *req);
 
 /* "built": the shape tdbf_open gives a filter of this request, as
  * tdbf_get_shape and `tdbf info` report it (k, l, window).  Every design's

@@ -6,26 +6,106 @@
  */
 #define _POSIX_C_SOURCE 200809L /* isatty */
 #include "plan.h"
+#include "sizing.h"
 
 #include <unistd.h>
 
 #include <tdbf.h>
 
-/* ---- designs that forget at random ----------------------------------- */
+/* ---- what every plan ends with ----------------------------------------- */
 
-/* The configuration a request describes (fields a design does not use
- * are ignored by its planner). */
-static void request_config(const plan_request *req, tdbf_config *cfg)
+void plan_request_config(const plan_request *req, tdbf_config *cfg)
 {
     tdbf_config_init(cfg);
     cfg->design = req->design;
-    cfg->error = req->error;
+    if (req->error > 0.0)
+        cfg->error = req->error;
     cfg->window_items = req->window;
     cfg->window_ns = req->window_ns;
     cfg->capacity = req->capacity;
     cfg->survival = req->survival;
+    cfg->k = req->k;
+    cfg->l = req->l;
+    cfg->block_bits = req->block_bits;
     cfg->max_memory = UINT64_MAX;     /* show the plan whatever its size */
 }
+
+static int dedup_default(const plan_request *req)
+{
+    return req->design == cli_default_design(req->window_ns != 0);
+}
+
+/* The shape tdbf_open would build; 0, or -1 when it is refused (the
+ * plan above it has said why already). */
+static int request_shape(const plan_request *req, tdbf_shape *shape)
+{
+    tdbf_config cfg;
+    plan_request_config(req, &cfg);
+    return tdbf_plan_shape(&cfg, shape) == TDBF_OK ? 0 : -1;
+}
+
+/* The time designs that keep their FP only up to a capacity hint: a
+ * burst beyond it fills them (CLOCK: fixed cells), or grows them only up
+ * to a cap (ROTATING filters, TLBF slices: cfg.max_slices); their FP then
+ * climbs, up to 1 (tdbf_current_error).  NULL for the others. */
+static const char *burst_limit(const plan_request *req)
+{
+    if (req->window_ns == 0)
+        return NULL;
+    switch (req->design) {
+    case TDBF_CLOCK:    return "its memory is fixed";
+    case TDBF_ROTATING: return "a burst beyond it adds filters, up to a cap (cfg.max_slices)";
+    case TDBF_TLBF:     return "a burst beyond it adds slices, up to a cap (cfg.max_slices)";
+    default:            return NULL;
+    }
+}
+
+void plan_print_bound(const plan_request *req)
+{
+    tdbf_shape shape;
+    char expiry[320], capacity[32];
+    if (request_shape(req, &shape) != 0)
+        return;
+    printf("\n");
+    if (dedup_default(req))
+        printf("This is what tdbf dedup builds for a %s when no --design is given.\n",
+               req->window_ns ? "time window (--window T)" : "count window (--last N)");
+    int bounded = shape.slack_items != UINT64_MAX && shape.slack_ns != UINT64_MAX;
+    printf("%s.\n%s", cli_format_expiry(expiry, sizeof expiry, &shape, "lines", "dropped", 1),
+           bounded ? cli_error_bound_text
+                   : "--error E bounds how often a key never seen is reported as seen; a key\n"
+                     "seen before may be reported at any age, less often the older.\n");
+    const char *limit = burst_limit(req);
+    if (limit != NULL)
+        printf("Sized for %s keys per window; %s.\nPast that its FP rises above %g, up to 1: "
+               "tdbf dedup stops (exit 1, state saved)\nonce its estimate passes %g x %g, "
+               "and says to raise --capacity.\n",
+               cli_format_count(capacity, sizeof capacity, req->capacity ? req->capacity : 1024),
+               limit, req->error, CLI_OVERLOAD_FACTOR, req->error);
+}
+
+void plan_json_bound(cli_json *j, const plan_request *req)
+{
+    tdbf_shape shape;
+    cli_json_bool(j, "dedup_default", dedup_default(req));
+    if (request_shape(req, &shape) != 0) {
+        cli_json_string(j, "expiry", NULL);
+        return;
+    }
+    cli_json_object_begin(j, "expiry");
+    cli_json_u64(j, "window_items", shape.window_items);
+    cli_json_u64(j, "window_ns", shape.window_ns);
+    if (shape.slack_items == UINT64_MAX || shape.slack_ns == UINT64_MAX) {
+        cli_json_string(j, "slack_items", NULL);
+        cli_json_string(j, "slack_ns", NULL);
+    } else {
+        cli_json_u64(j, "slack_items", shape.slack_items);
+        cli_json_u64(j, "slack_ns", shape.slack_ns);
+    }
+    cli_json_object_end(j);
+}
+
+/* ---- designs that forget at random ----------------------------------- */
 
 int run_decay_plan(const cli_command *self, const plan_request *req)
 {
@@ -34,7 +114,7 @@ int run_decay_plan(const cli_command *self, const plan_request *req)
     char what[96], cells[32], memory[32], window[32];
     int fpdecay = req->design == TDBF_FPDECAY;
 
-    request_config(req, &cfg);
+    plan_request_config(req, &cfg);
     int rc = tdbf_plan_decay(&cfg, &plan);
     snprintf(what, sizeof what, "%s, window %llu, error %g",
              tdbf_design_name(req->design), (unsigned long long)req->window,
@@ -53,6 +133,7 @@ int run_decay_plan(const cli_command *self, const plan_request *req)
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", tdbf_design_name(plan.design));
         json_built(&j, plan.k, 0, plan.window, 0);
+        plan_json_bound(&j, req);
         cli_json_u64(&j, "cells", plan.cells);
         cli_json_u64(&j, "k", plan.k);
         cli_json_u64(&j, "cell_bits", plan.cell_bits);
@@ -99,6 +180,7 @@ int run_decay_plan(const cli_command *self, const plan_request *req)
            memory, plan.bits_per_item, plan.fp,
            fpdecay ? "every cell filled" : "at the stable point",
            1.0 - plan.survival, fn_half);
+    plan_print_bound(req);
     return CLI_EXIT_OK;
 }
 
@@ -111,7 +193,7 @@ int run_design_plan(const cli_command *self, const plan_request *req)
     char what[96], window[32], cells[32], memory[32];
     int clock = req->design == TDBF_CLOCK;
 
-    request_config(req, &cfg);
+    plan_request_config(req, &cfg);
     int rc = tdbf_plan_clock_rotating(&cfg, &plan);
     if (req->window_ns)
         snprintf(window, sizeof window, "%s",
@@ -129,6 +211,7 @@ int run_design_plan(const cli_command *self, const plan_request *req)
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", tdbf_design_name(plan.design));
         json_built(&j, plan.k, 0, req->window_ns ? 0 : plan.capacity, req->window_ns);
+        plan_json_bound(&j, req);
         cli_json_u64(&j, "cells", plan.cells);
         cli_json_u64(&j, "k", plan.k);
         cli_json_u64(&j, "cell_bits", plan.cell_bits);
@@ -174,6 +257,7 @@ int run_design_plan(const cli_command *self, const plan_request *req)
            "  fn in window      0 (keys expire after the window, never "
            "inside it)\n",
            memory, plan.bits_per_item, plan.fp);
+    plan_print_bound(req);
     return CLI_EXIT_OK;
 }
 
@@ -203,6 +287,7 @@ static void print_blocked_json(const plan_request *req, const tdbf_plan_blocked 
     cli_json_object_begin(&j, NULL);
     cli_json_string(&j, "design", "apbbf");
     json_built(&j, p->k, p->l, p->window, 0);
+    plan_json_bound(&j, req);
     cli_json_object_begin(&j, "built_plan");
     json_blocked_fields(&j, p);
     cli_json_object_end(&j);
@@ -261,13 +346,11 @@ int run_blocked_plan(const cli_command *self, const plan_request *req)
            "l", "B", "b", "g", "memory", "bits/item", "fp", "rd neg", "rd win");
     print_blocked_row("built", &chosen);
     print_blocked_row("least memory", &least);
-    printf("\nbuilt: what tdbf_open, tdbf dedup and TDBF.RESERVE build, the fewest block "
-           "reads per\nnegative query within 5 %% of the least memory.  fp: "
-           "worst case, just before a\nshift.  rd neg / rd win: expected "
-           "blocks read by a query for an absent key /\na key inside the "
-           "window (paper Table 3).  A key may linger k*g = %llu\ninsertions "
-           "past the window (built plan).\n",
-           (unsigned long long)chosen.slack);
+    printf("\nbuilt: what tdbf_open builds for apbbf (tdbf dedup --design apbbf too), the\n"
+           "fewest block reads per negative query within 5 %% of the least memory.  fp:\n"
+           "worst case, just before a shift.  rd neg / rd win: expected blocks read by\n"
+           "a query for an absent key / a key inside the window (paper Table 3).\n");
+    plan_print_bound(req);
     return CLI_EXIT_OK;
 }
 
@@ -280,6 +363,7 @@ static void print_line_json(const plan_request *req, const tdbf_line_plan *p)
     cli_json_object_begin(&j, NULL);
     cli_json_string(&j, "design", "apbf-line");
     json_built(&j, p->k, p->l, p->window, 0);
+    plan_json_bound(&j, req);
     cli_json_u64(&j, "k", p->k);
     cli_json_u64(&j, "l", p->l);
     cli_json_u64(&j, "b", p->b);
@@ -346,8 +430,8 @@ int run_line_plan(const cli_command *self, const plan_request *req)
            "1 fields, one a spare).\n"
            "b: bits a key sets per field.  fp: the model's, the same at every moment\n"
            "(units' loads shared by neighbouring fields included; with a spare, just\n"
-           "before a shift).  A key may linger (k+l)*g = %llu insertions.\n",
-           (unsigned long long)((uint64_t)(chosen.k + chosen.l) * chosen.generation));
+           "before a shift).\n");
+    plan_print_bound(req);
     return CLI_EXIT_OK;
 }
 
@@ -382,6 +466,7 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", "tlbf-line");
         json_built(&j, ring.k, ring.l, 0, req->window_ns);
+        plan_json_bound(&j, req);
         cli_json_u64(&j, "window_ns", req->window_ns);
         cli_json_u64(&j, "capacity", cfg.window_items);
         cli_json_u64(&j, "generation_ns", span_ns);
@@ -419,6 +504,7 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
            "times: the capacity's worth of keys at once takes the planned ring).\n"
            "fp: the ring's model at its planned load, just before a shift.\n",
            span, memory, ring.bits_per_item, slack);
+    plan_print_bound(req);
     return CLI_EXIT_OK;
 }
 
@@ -429,7 +515,7 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
 int run_tlbf_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
-    request_config(req, &cfg);
+    plan_request_config(req, &cfg);
     char window[32], what[96], span[32], memory[32], capacity[32];
     cli_format_duration_ns(window, sizeof window, req->window_ns);
     snprintf(what, sizeof what, "tlbf, window %s, error %g", window, req->error);
@@ -449,6 +535,7 @@ int run_tlbf_plan(const cli_command *self, const plan_request *req)
         cli_json_object_begin(&j, NULL);
         cli_json_string(&j, "design", "tlbf");
         json_built(&j, shape.k, shape.l, 0, req->window_ns);
+        plan_json_bound(&j, req);
         cli_json_u64(&j, "capacity", keys);
         cli_json_u64(&j, "generation_ns", span_ns);
         cli_json_u64(&j, "slice_bits", slices.m);
@@ -464,7 +551,7 @@ int run_tlbf_plan(const cli_command *self, const plan_request *req)
     cli_format_bytes(memory, sizeof memory, (slices.bits + 7) / 8);
     cli_format_count(capacity, sizeof capacity, keys);
     printf("TLBF (time-limited Bloom filter) for a window of %s, %s keys per window,\n"
-           "target error %g: what tdbf_open and tdbf dedup --window build\n\n"
+           "target error %g: what tdbf_open builds for tlbf (tdbf dedup --design tlbf)\n\n"
            "  k, l              %u, %u (least memory)\n"
            "  generation        %s of time (window / l)\n"
            "  slices            %u of %s bits at the planned rate\n"
@@ -479,5 +566,6 @@ int run_tlbf_plan(const cli_command *self, const plan_request *req)
            req->capacity ? "The capacity given is believed: a burst of up to that many keys at once\n"
                            "takes about the memory of a steady load.\n"
                          : "");
+    plan_print_bound(req);
     return CLI_EXIT_OK;
 }

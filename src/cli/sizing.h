@@ -1,6 +1,7 @@
 /*
  * sizing.h — how much memory a configuration asks for, without building
- * the filter (for messages such as "needs 5.2 GiB, more than the cap").
+ * the filter (for messages such as "needs 5.2 GiB, more than the cap"),
+ * and which design dedup builds when none is named.
  */
 #ifndef TDBF_CLI_SIZING_H
 #define TDBF_CLI_SIZING_H
@@ -16,6 +17,35 @@
  * Returns 0 and sets *bytes, or -1 for a configuration the design
  * refuses. */
 int cli_planned_bytes(const tdbf_config *cfg, uint64_t *bytes);
+
+/* The design `tdbf dedup` builds when no --design is given: for a time
+ * window (--window T, time_window nonzero) or a count window (--last N).
+ * The one place that says so: dedup opens it, `tdbf plan` shows its plan
+ * by default, and tests/cli/test_defaults.py checks every text naming it. */
+tdbf_design cli_default_design(int time_window);
+
+/* A filter whose estimated false-positive rate (tdbf_current_error) is
+ * above this many times its target (--error) is past its capacity:
+ * `tdbf dedup` stops there, and `tdbf plan` says so.  The same rule as
+ * the Redis module's refusal (max-error-ratio 1.5 there), with more room:
+ * a time window's estimate models the live generations' fill. */
+#define CLI_OVERLOAD_FACTOR 2.0
+
+/* The slack of a filter or plan (tdbf_slack: how far past its window a
+ * key may still be reported): "14,286 lines" (count window, `unit` the
+ * word for an add), "2m30s" (time window), or "none (...)" for a design
+ * with no bound.  Returns buf. */
+char *cli_format_slack(char *buf, size_t size, const tdbf_shape *shape, const char *unit);
+
+/* The same as a sentence: "14,286 lines: a key last seen 100,000-114,286
+ * lines ago may still be dropped" (`verb` "dropped"), after "window
+ * 100,000 lines, slack " when with_window is set.  Returns buf. */
+char *cli_format_expiry(char *buf, size_t size, const tdbf_shape *shape, const char *unit,
+                        const char *verb, int with_window);
+
+/* What --error bounds, in the words of `tdbf dedup` (one paragraph,
+ * newline-terminated, for help text and plan output). */
+extern const char cli_error_bound_text[];
 
 /* A --max-memory value that allows `bytes`: the next whole G (or M below
  * 1 GiB), "6G".  Returns buf. */

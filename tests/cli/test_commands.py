@@ -20,10 +20,16 @@ from test_dedup import TDBF, check, main, run, send_when_caught, tmp
 # (plan options, the same filter made by `tdbf dedup`): the plan's "built"
 # shape must be what `tdbf info` reports for the saved filter
 PLANS = [
-    (["--error", "0.001", "--window", "1000000"],
+    (["--design", "apbf", "--error", "0.001", "--window", "1000000"],
      ["--design", "apbf", "--error", "0.001", "--last", "1000000"]),
-    (["--error", "0.01", "--window", "1000000"],
+    (["--design", "apbf", "--error", "0.01", "--window", "1000000"],
      ["--design", "apbf", "--error", "0.01", "--last", "1000000"]),
+    (["--error", "0.01", "--last", "1000000"],
+     ["--error", "0.01", "--last", "1000000"]),
+    (["--error", "0.001", "--window", "10m"],
+     ["--error", "0.001", "--window", "10m", "--capacity", "1024"]),
+    (["--design", "clock", "--error", "0.01", "--window", "10m"],
+     ["--design", "clock", "--error", "0.01", "--window", "10m"]),
     (["--design", "apbbf", "--error", "0.01", "--window", "100000"],
      ["--design", "apbbf", "--error", "0.01", "--last", "100000"]),
     (["--design", "apbf-line", "--error", "0.01", "--window", "1000000"],
@@ -65,12 +71,13 @@ def test_plan_shows_what_tdbf_open_builds():
 
 def test_plan_marks_built_and_least_memory():
     # the case users met: the least-memory (16, 139) and the built (15, 61)
-    doc = json.loads(run(["plan", "--json", "--error", "0.001", "--window",
-                          "1000000"]).stdout)
+    doc = json.loads(run(["plan", "--json", "--design", "apbf", "--error", "0.001",
+                          "--window", "1000000"]).stdout)
     check((doc["k"], doc["l"]) == (16, 139), "least memory %r" % ((doc["k"], doc["l"]),))
     check((doc["built"]["k"], doc["built"]["l"]) == (15, 61), "built %r" % doc["built"])
     check(doc["built_is_least_memory"] is False, "flag")
-    text = run(["plan", "--error", "0.001", "--window", "1000000"]).stdout.decode()
+    text = run(["plan", "--design", "apbf", "--error", "0.001", "--window",
+                "1000000"]).stdout.decode()
     rows = [row.split() for row in text.splitlines()]
     check(["least", "memory", "16", "139"] in [r[:4] for r in rows], "no least row:\n" + text)
     check(["built", "15", "61"] in [r[:3] for r in rows], "no built row:\n" + text)
@@ -81,7 +88,10 @@ def test_plan_marks_built_and_least_memory():
 
 def test_exit_codes_usage():
     for args in ([], ["nosuch"], ["--bogus"], ["help", "nosuch"],
-                 ["plan"], ["plan", "--window", "10"], ["plan", "--bogus"],
+                 ["plan"], ["plan", "--window", "10", "--last", "10"], ["plan", "--bogus"],
+                 ["plan", "--design", "apbf", "--window", "10m"],
+                 ["plan", "--design", "clock", "--last", "1000"],
+                 ["plan", "--window", "10 parsecs"], ["plan", "--k", "4", "--window", "100"],
                  ["plan", "--error", "0.01", "--window", "1e30"],
                  ["plan", "--design", "clock", "--error", "0.01", "--time", "1e30"],
                  ["info"], ["info", "a", "b"],

@@ -3,15 +3,18 @@
  * setting, side by side, on a synthetic and on a real stream.
  *
  * The setting.  A window of w = 10^6 keys (--quick: 10^4): the count
- * designs remember the last w insertions; the time designs (TLBF, CLOCK)
+ * designs remember the last w insertions; the time designs (TLBF-LINE,
+ * TLBF, CLOCK)
  * remember the last 60 s of a simulated clock that advances 60 s / w per
  * insertion, so that their window holds the same w keys (they are told
  * cfg.capacity = w, as the count designs are told their window).  Target
  * errors 0.01 and 0.001.  The designs, each with the planner's defaults:
  *
- *     apbf  apbbf-512  apbbf-64  tbf  btbf  rotating  fpdecay  stable
- *                                          (count window)
- *     tlbf  clock                          (time window, 60 s)
+ *     apbf-line  apbf  apbbf-512  apbbf-64  tbf  btbf  rotating  fpdecay
+ *     stable                               (count window; apbf-line is
+ *                                          what tdbf dedup --last builds)
+ *     tlbf-line  tlbf  clock               (time window, 60 s; tlbf-line
+ *                                          is what dedup --window builds)
  *     bloom     classic Bloom filter of capacity w: the ns/op baseline
  *     exact, exact-60s   the exact sliding window: ground truth
  *
@@ -118,9 +121,11 @@ typedef struct compare_design {
 } compare_design;
 
 static const compare_design compare_designs[] = {
+    {"apbf-line", TDBF_APBF_LINE, 0,              KIND_COUNT, ROW_FILTER},
     {"apbf",      TDBF_APBF,     0,               KIND_COUNT, ROW_FILTER},
     {"apbbf-512", TDBF_APBBF,    TDBF_BLOCK_LINE, KIND_COUNT, ROW_FILTER},
     {"apbbf-64",  TDBF_APBBF,    TDBF_BLOCK_WORD, KIND_COUNT, ROW_FILTER},
+    {"tlbf-line", TDBF_TLBF_LINE, 0,              KIND_TIME,  ROW_FILTER},
     {"tlbf",      TDBF_TLBF,     0,               KIND_TIME,  ROW_FILTER},
     {"tbf",       TDBF_TBF,      0,               KIND_COUNT, ROW_FILTER},
     {"btbf",      TDBF_BTBF,     0,               KIND_COUNT, ROW_FILTER},

@@ -433,6 +433,20 @@ int tdbf_get_shape(const tdbf *f, tdbf_shape *out)
     out->concurrent = f->concurrent;
     f->ops->shape(f, out);
     out->memory_bytes = f->memory_bytes;
+    tdbf_shape_set_slack(out, f->ops->slack_step ? f->ops->slack_step(f, NULL) : 0);
+    return TDBF_OK;
+}
+
+int tdbf_slack(const tdbf *f, uint64_t *slack_items, uint64_t *slack_ns)
+{
+    tdbf_shape shape;
+    int rc = tdbf_get_shape(f, &shape);
+    if (rc != TDBF_OK)
+        return rc;
+    if (slack_items)
+        *slack_items = shape.slack_items;
+    if (slack_ns)
+        *slack_ns = shape.slack_ns;
     return TDBF_OK;
 }
 

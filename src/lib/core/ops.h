@@ -93,6 +93,12 @@ typedef struct tdbf_ops {
      * with a ticket counter spares the shell a second shared counter per
      * add.  Needs the adds to have stopped, as stats and save do. */
     uint64_t (*items)(const tdbf *f);
+    /* Optional: the one parameter of the design's expiry bound that
+     * tdbf_shape does not hold (slack.c): CLOCK d, ticks per window;
+     * ROTATING N, filters per window; TBF and BTBF B, adds per timestamp.
+     * Of the filter f, or, when f is NULL, of the checked configuration
+     * cfg (tdbf_plan_shape).  NULL: the shape alone gives the bound. */
+    uint64_t (*slack_step)(const tdbf *f, const tdbf_config *cfg);
 } tdbf_ops;
 
 struct tdbf {
@@ -192,5 +198,12 @@ tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
                      double error, uint64_t seed);
 /* Free a shell whose design state is gone (or was never made). */
 void tdbf_shell_free(tdbf *f);
+
+/* ---- the expiry bound (slack.c) ---- */
+/* Set shape->slack_items and slack_ns from the rest of *shape (design,
+ * k, l, window) and the design's slack step (ops->slack_step; 0 for the
+ * designs without one).  tdbf_get_shape and tdbf_plan_shape call it, so
+ * a filter and its plan report one bound. */
+void tdbf_shape_set_slack(tdbf_shape *shape, uint64_t step);
 
 #endif

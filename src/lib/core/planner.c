@@ -34,9 +34,11 @@ int tdbf_plan_shape(const tdbf_config *cfg, tdbf_shape *out)
         .concurrent = ops->concurrent || cfg->concurrent,
     };
     rc = ops->plan(&local, &shape);
-    if (rc == TDBF_OK)
-        *out = shape;
-    return rc;
+    if (rc != TDBF_OK)
+        return rc;
+    tdbf_shape_set_slack(&shape, ops->slack_step ? ops->slack_step(NULL, &local) : 0);
+    *out = shape;
+    return TDBF_OK;
 }
 
 int tdbf_plan_clock_rotating(const tdbf_config *cfg, tdbf_clock_rotating_plan *out)

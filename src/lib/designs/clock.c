@@ -636,6 +636,17 @@ static int clock_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     return TDBF_OK;
 }
 
+/* d, ticks per window: a key lives up to (d+1)/d T (the essay). */
+static uint64_t clock_slack_step(const tdbf *f, const tdbf_config *cfg)
+{
+    if (f) {
+        const clockf *c = f->impl;
+        return c->resolution;
+    }
+    tdbf_clock_rotating_plan plan;
+    return tdbf_clock_plan(cfg, &plan) == TDBF_OK ? plan.resolution : 0;
+}
+
 const tdbf_ops tdbf_clock_ops = {
     .plan = clock_plan,
     .open = clock_open,
@@ -650,4 +661,5 @@ const tdbf_ops tdbf_clock_ops = {
     .payload_size = clock_payload_size,
     .save = clock_save,
     .load = clock_load,
+    .slack_step = clock_slack_step,
 };

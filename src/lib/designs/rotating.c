@@ -623,6 +623,17 @@ static int rotating_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     return TDBF_OK;
 }
 
+/* N, filters per window: a key lingers one more filter's share. */
+static uint64_t rotating_slack_step(const tdbf *f, const tdbf_config *cfg)
+{
+    if (f) {
+        const rotating *r = f->impl;
+        return r->n;
+    }
+    tdbf_clock_rotating_plan plan;
+    return tdbf_rotating_plan(cfg, &plan) == TDBF_OK ? plan.resolution : 0;
+}
+
 const tdbf_ops tdbf_rotating_ops = {
     .plan = rotating_plan,
     .open = rotating_open,
@@ -637,4 +648,5 @@ const tdbf_ops tdbf_rotating_ops = {
     .payload_size = rotating_payload_size,
     .save = rotating_save,
     .load = rotating_load,
+    .slack_step = rotating_slack_step,
 };

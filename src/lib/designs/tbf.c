@@ -759,6 +759,18 @@ static int btbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     return load_design(f, in, max_memory, 1);
 }
 
+/* B, adds per timestamp: a key up to w + B - 2 adds old may still be
+ * reported (the essay's expiry bound). */
+static uint64_t tbf_slack_step(const tdbf *f, const tdbf_config *cfg)
+{
+    if (f) {
+        const tbf *t = f->impl;
+        return t->block;
+    }
+    tbf_shape shape;
+    return plan(cfg, cfg->design == TDBF_BTBF, &shape) == TDBF_OK ? shape.block : 0;
+}
+
 const tdbf_ops tdbf_tbf_ops = {
     .plan = tbf_plan,
     .open = tbf_open,
@@ -771,6 +783,7 @@ const tdbf_ops tdbf_tbf_ops = {
     .save = tbf_save,
     .load = tbf_load,
     .infer = tbf_infer,
+    .slack_step = tbf_slack_step,
 };
 
 const tdbf_ops tdbf_btbf_ops = {
@@ -785,4 +798,5 @@ const tdbf_ops tdbf_btbf_ops = {
     .save = tbf_save,
     .load = btbf_load,
     .infer = tbf_infer,
+    .slack_step = tbf_slack_step,
 };
