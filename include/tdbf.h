@@ -1111,7 +1111,9 @@ TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned u
  * fields of W = 16, 32 or 64 bits (F = U / W, so l = F - k rolling, or
  * F - 1 - k with the spare cfg.concurrent needs), k (cfg.k, or 1..8) and
  * b (cfg.block_hashes, or 1..4): the shape of least memory by the model,
- * then the fewest units whose modelled FP meets cfg.error.  cfg.k and
+ * then the fewest units whose modelled FP meets cfg.error / 1.10 (a
+ * margin over the model's measured error, so that the filter's measured
+ * FP stays at or below cfg.error; plan.fp is below it).  cfg.k and
  * cfg.l, if given, must make U / (k + l) or U / (k + l + 1) such a W (the
  * latter with cfg.concurrent).  Returns TDBF_OK, TDBF_EINVAL,
  * TDBF_EERROR, TDBF_EWINDOW (no count window), TDBF_EPARAM (k without l

@@ -10,7 +10,8 @@ columns in every row, numbers where numbers belong, and the expected row
 count (25 for Table 2, 16 for Table 3, 2 streams x 4 bits-per-item points
 for tbf, 4 (k, l) pairs x 100 samples for fig6, 4 filters x 90 s for
 tlbf-slices --quick, 4 for Table 4, 2 streams x 2 errors x 13 designs for
-compare --quick, 2 streams x 4 bits-per-item points for apbf-posterior).
+compare --quick, 2 streams x 4 bits-per-item points for apbf-posterior,
+5 designs x 4 arrival patterns x 2 errors for burst --quick).
 """
 
 import csv
@@ -400,15 +401,19 @@ def test_eval_compare_quick():
 
 def test_eval_line_model_quick():
     # windows 10^4, 10^5 x 4 errors x 64- and 128-byte units
-    records, out = eval_csv("line-model", 16, 18, "--quick")
+    records, out = eval_csv("line-model", 16, 19, "--quick")
     check("QUICK RUN" in out, "line-model --quick does not say it is quick")
-    check("16 points, 0 outside the band" in out, "line-model: %s" % out[-200:])
+    check("16 points, 0 outside the band, 0 measured over the error" in out,
+          "line-model: %s" % out[-200:])
     for r in records:
         what = "line-model w %d error %g unit %d" % (r["window"], r["error"],
                                                      r["unit_bytes"])
         check(r["agrees"] == 1 and r["low95"] <= r["measured"] <= r["high95"],
               "%s: interval %r" % (what, r))
-        check(0 < r["predicted"] <= r["error"], "%s: predicted %r" % (what, r["predicted"]))
+        # the planner aims below the target: the prediction, and the
+        # measured rate too (-1: over the error)
+        check(0 < r["predicted"] < r["error"], "%s: predicted %r" % (what, r["predicted"]))
+        check(r["within_target"] >= 0, "%s: measured %r over the error" % (what, r["measured"]))
         check(abs(r["measured"] / r["predicted"] - 1) < 0.2,
               "%s: measured %r predicted %r" % (what, r["measured"], r["predicted"]))
         check(r["probes"] * r["error"] >= 400, "%s: %d probes" % (what, r["probes"]))
@@ -423,16 +428,55 @@ def test_eval_line_model_quick():
                   "the least memory" % (w, e))
 
 
+def test_eval_burst_quick():
+    """Every time-window design x 4 arrival patterns x 2 errors: the table's
+    structure, its Markdown twin, and tlbf-line (the default) within its
+    target at the worst moment of every pattern."""
+    path, md = tmp("eval_burst.csv"), tmp("eval_burst.md")
+    proc = run(["eval", "burst", "--quick", "--csv", path, "--markdown", md],
+               expect=None)
+    out = proc.stdout.decode()
+    check("QUICK RUN" in out, "burst --quick does not say it is quick")
+    records = read_csv(path, 40, 15)
+    designs = {r["design"] for r in records}
+    check(designs == {"tlbf-line", "tlbf", "clock", "rotating", "exact"},
+          "burst: designs %r" % sorted(designs))
+    for r in records:
+        what = "burst %s %s error %g" % (r["design"], r["scenario"], r["error"])
+        check(r["scenario"] in ("file", "steady", "jump10", "burst1000"), what)
+        check(r["low95"] <= r["measured"] <= r["high95"], "%s: interval %r" % (what, r))
+        check(r["probes"] * r["error"] >= 250, "%s: %d probes" % (what, r["probes"]))
+        check(0 <= r["current_error"] <= 1 and r["bits_per_key"] > 0, "%s: %r" % (what, r))
+        if r["scenario"] != "burst1000":     # a burst's worst may follow its peak
+            check(r["peak"] == (r["scenario"] == "file"), "%s: peak %r" % (what, r["peak"]))
+        if r["scenario"] == "file":
+            check(r["window_keys"] == 200000, "%s: %d keys" % (what, r["window_keys"]))
+        if r["design"] == "exact":
+            check(r["hits"] == 0 and r["current_error"] == 0, "%s: %r" % (what, r))
+    with open(md) as f:
+        lines = [line for line in f.read().splitlines() if line.startswith("|")]
+    check(len(lines) == 42 and lines[0].startswith("| design | scenario"),
+          "burst --markdown: %d table lines: %r" % (len(lines), lines[:2]))
+    missed = [r for r in records if r["design"] == "tlbf-line" and r["within_target"] < 0]
+    check(proc.returncode == (1 if missed else 0),
+          "burst: exit %d with %d tlbf-line rows over the target" % (
+              proc.returncode, len(missed)))
+    check(not missed, "burst: tlbf-line over its target: %s" % ", ".join(
+        "%s at %g: %g (%g .. %g)" % (r["scenario"], r["error"], r["measured"],
+                                     r["low95"], r["high95"]) for r in missed))
+
+
 def test_eval_list_and_usage():
     out = run(["eval", "--list"]).stdout.decode()
     for name in ("table2", "table3", "tbf", "fig6", "tlbf-slices", "table4",
                  "compare", "apbf-posterior", "tlbf-bits", "tlbf-fp",
                  "tlbf-faults", "clock-rotating", "fpdecay-survival", "stable",
-                 "line-model"):
+                 "line-model", "burst"):
         check(name in out, "eval --list lacks %s" % name)
     run(["eval"], expect=2)
     run(["eval", "nosuch"], expect=2)
     run(["eval", "table2", "--csv", tmp("no/such/dir.csv")], expect=3)
+    run(["eval", "table2", "--markdown", tmp("table2.md")], expect=2)
 
 
 

@@ -81,6 +81,21 @@ double drv_band(double p, double n, double extra_variance)
     return DRV_Z999 * sqrt(p * (1.0 - p) / n + extra_variance);
 }
 
+void drv_wilson95(uint64_t x, uint64_t n, double *low, double *high)
+{
+    if (n == 0) {
+        *low = 0.0;
+        *high = 1.0;
+        return;
+    }
+    const double z = 1.959964, trials = (double)n, rate = (double)x / trials;
+    double centre = rate + z * z / (2.0 * trials);
+    double spread = z * sqrt(rate * (1.0 - rate) / trials + z * z / (4.0 * trials * trials));
+    double scale = 1.0 + z * z / trials;
+    *low = (centre - spread) / scale;
+    *high = (centre + spread) / scale;
+}
+
 double drv_fill(uint64_t n, uint64_t m)
 {
     return -expm1((double)n * log1p(-1.0 / (double)m));

@@ -118,6 +118,10 @@ int drv_contains_index(const tdbf *f, uint64_t key_seed, uint64_t index);
  * measured over n trials, plus an extra variance term (0 if none). */
 double drv_band(double p, double n, double extra_variance);
 
+/* The Wilson score interval at 95 % of a rate of x in n trials (n = 0:
+ * 0 .. 1), for promises checked at the upper end. */
+void drv_wilson95(uint64_t x, uint64_t n, double *low, double *high);
+
 /* Expected fill ratio of an m-bit array after n uniformly random bit sets:
  * 1 - (1 - 1/m)^n, and the variance of that ratio. */
 double drv_fill(uint64_t n, uint64_t m);

@@ -21,6 +21,7 @@
 typedef struct eval_request {
     const char *experiment;
     const char *csv_path;
+    const char *markdown_path;  /* --markdown FILE, NULL if not asked */
     int         quick;      /* --quick: seconds, for CI */
     uint64_t    seed;       /* --seed, default 1 */
 } eval_request;
@@ -47,6 +48,11 @@ int csv_close(eval_csv *csv);
 
 /* Add the n header cells. */
 void table_header(cli_table *t, const char *const *headers, size_t n);
+
+/* Print the experiment's table (lab_print_table) after writing it as
+ * Markdown to req->markdown_path when asked; frees it.  Returns a
+ * CLI_EXIT_* code. */
+int eval_print_table(cli_table *t, const char *cmd, const eval_request *req);
 
 /* One printed value of the paper beside ours, and the decimals it has. */
 typedef struct paper_value {
@@ -107,5 +113,6 @@ extern const eval_experiment eval_clock_rotating;   /* eval_decay.c */
 extern const eval_experiment eval_fpdecay_survival;
 extern const eval_experiment eval_stable;
 extern const eval_experiment eval_line_model;     /* eval_line.c */
+extern const eval_experiment eval_burst;          /* eval_burst.c */
 
 #endif /* TDBF_CLI_EVAL_H */

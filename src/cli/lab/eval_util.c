@@ -85,6 +85,26 @@ void table_header(cli_table *t, const char *const *headers, size_t n)
         cli_table_cell(t, "%s", headers[c]);
 }
 
+int eval_print_table(cli_table *t, const char *cmd, const eval_request *req)
+{
+    if (req->markdown_path != NULL) {
+        FILE *out = fopen(req->markdown_path, "w");
+        if (out == NULL) {
+            cli_table_free(t);
+            return cli_io_error(cmd, "cannot create %s", req->markdown_path);
+        }
+        fprintf(out, "<!-- written by `tdbf eval %s --markdown` (make eval) -->\n\n",
+                req->experiment);
+        int failed = lab_table_markdown(t, out) != 0 || ferror(out) != 0;
+        failed |= fclose(out) != 0;
+        if (failed) {
+            cli_table_free(t);
+            return cli_io_error(cmd, "cannot write %s", req->markdown_path);
+        }
+    }
+    return lab_print_table(t, cmd, 1);
+}
+
 /* ---- streams of distinct keys (eval.h) ------------------------------- */
 
 int eval_add_keys(tdbf *f, uint64_t *next, uint64_t count, uint64_t from_ns,

@@ -16,6 +16,23 @@ int lab_print_table(cli_table *t, const char *cmd, int header_rule)
     return rc == 0 ? CLI_EXIT_OK : cli_error(cmd, "out of memory");
 }
 
+int lab_table_markdown(const cli_table *t, FILE *out)
+{
+    if (t->failed)
+        return -1;
+    for (size_t r = 0; r < t->rows; r++) {
+        for (size_t c = 0; c < t->cols; c++)
+            fprintf(out, "| %s ", t->cells[r * t->cols + c]);
+        fputs("|\n", out);
+        if (r == 0) {
+            for (size_t c = 0; c < t->cols; c++)
+                fputs(t->align[c] == 'l' ? "|:---" : "|---:", out);
+            fputs("|\n", out);
+        }
+    }
+    return 0;
+}
+
 void lab_progress(int on, const char *cmd, size_t step, size_t steps,
                   const char *fmt, ...)
 {

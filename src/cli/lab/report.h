@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "../common/printf_attr.h"
 #include "../common/table.h"
@@ -16,6 +17,11 @@
  * first row if `header_rule`, and free it.  Returns CLI_EXIT_OK, or
  * reports "tdbf CMD: out of memory" and returns CLI_EXIT_DATA. */
 int lab_print_table(cli_table *t, const char *cmd, int header_rule);
+
+/* Write `t` to `out` as a Markdown table (its first row the header,
+ * columns aligned as printed).  Returns 0, or -1 if an allocation had
+ * failed (nothing written). */
+int lab_table_markdown(const cli_table *t, FILE *out);
 
 /* Draw "tdbf CMD: [step/steps] text" over the progress line when `on`
  * (stderr is a terminal and not --quiet); erase it with lab_progress_end. */

@@ -191,6 +191,27 @@ tdbf_line_mark tdbf_line_simd_mark(tdbf_simd path, unsigned words, unsigned widt
  * for, and a shift first empties what the sweep has not reached. */
 typedef struct line_filter tdbf_line_ring;
 
+/* The margin of apbf-line's planner: it sizes a filter (and a ring) for
+ * a modelled FP of cfg.error / TDBF_LINE_PLAN_MARGIN, not cfg.error.  The
+ * model (apbf_line_plan.c) is an average over simulated units, and the
+ * filters it sizes measured within -6.2 .. +7.3 % of it (windows 10^4 ..
+ * 10^7, errors 0.1 .. 10^-4): aimed at the target itself, a filter ran
+ * over it about half the time (0.0102 at 0.01, 0.00101 at 0.001, a 10^6
+ * window).  The margin covers the model's largest measured excess and a
+ * filter's own spread of unit loads (a filter with a spare measured 5 %
+ * over the model at 0.001), so the measured FP, with its 95 % interval,
+ * is at or below cfg.error (test_apbf_line: test_fp_within_target).  It
+ * costs about 2 % more bits per key.  A caller that adds its own margin on
+ * top of a ring's plan (tdbf_line_plan_ring) counts this one already;
+ * tdbf_line_load_for takes the error as given, without it. */
+#define TDBF_LINE_PLAN_MARGIN 1.10
+
+/* The modelled FP the planner aims at for a target `error`. */
+static inline double tdbf_line_planned_error(double error)
+{
+    return error / TDBF_LINE_PLAN_MARGIN;
+}
+
 /* The ring apbf-line would plan for cfg (shape, unit, error, max_memory)
  * and a count window of `window` keys, in the layout with a spare field:
  * a ring whose owner shifts it all at once (tlbf-line) cannot take the
