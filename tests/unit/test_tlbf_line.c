@@ -515,6 +515,220 @@ static void test_rate_jumps(void **state)
     stream_end(&s);
 }
 
+/* ---- the FP promise at the worst moment -------------------------------------
+ * Each arrival pattern is probed where the live rings' FPs peak: just
+ * before a shift at a steady rate, at the end of every generation of a
+ * 10x rate jump, at the end of a burst.  The upper end of the 95 % Wilson
+ * interval of the measured rate must be at most cfg.error, and
+ * tdbf_current_error within a factor of 2 of that interval (it is what
+ * the CLI and the Redis module refuse adds by). */
+
+#define WILSON_Z 1.96
+
+typedef struct interval {
+    double low, high;
+} interval;
+
+/* The 95 % Wilson score interval of hits in n trials. */
+static interval wilson(uint64_t hits, uint64_t n)
+{
+    double dn = (double)n, p = (double)hits / dn, z2 = WILSON_Z * WILSON_Z;
+    double centre = p + z2 / (2.0 * dn);
+    double spread = WILSON_Z * sqrt(p * (1.0 - p) / dn + z2 / (4.0 * dn * dn));
+    interval iv = {(centre - spread) / (1.0 + z2 / dn), (centre + spread) / (1.0 + z2 / dn)};
+    return iv;
+}
+
+/* The highest FP a scenario measured, and its costs then. */
+typedef struct worst_fp {
+    double fp, high, estimate, bits;
+} worst_fp;
+
+/* Never-added keys per unit of error probed at each worst moment: the
+ * interval's upper end then lies within about 10 % (3 % for the final
+ * probes) of the rate. */
+static uint64_t probes_for(double error, double per_error)
+{
+    return (uint64_t)(DRV_PICK(per_error, per_error / 4) / error);
+}
+
+/* Probe f at now: tdbf_current_error checked against the measured
+ * interval, the point kept in *worst if its rate is the highest yet;
+ * returns the interval. */
+static interval check_estimate(const char *label, const tdbf *f, uint64_t now, double error,
+                               uint64_t probes, uint64_t seed, worst_fp *worst)
+{
+    uint64_t hits = drv_probe_hits(f, seed, 0, probes, now);
+    interval iv = wilson(hits, probes);
+    double fp = (double)hits / (double)probes, estimate = current_error_of(f, now);
+    tdbf_stats st = stats_of(f);
+    double bits = st.keys ? 8.0 * (double)st.memory_bytes / (double)st.keys : 0.0;
+    print_message("    %s: FP %.5f (95%% %.5f .. %.5f), current error %.5f, %u rings, "
+                  "%.1f bits/key\n", label, fp, iv.low, iv.high, estimate,
+                  st.slices / (st.k + st.l + 1), bits);
+    double slack = error / 20;   /* rates far under the target: absolute */
+    if (!(estimate >= iv.low / 2 - slack && estimate <= 2 * iv.high + slack))
+        fail_msg("%s: current error %.5f, the measured interval %.5f .. %.5f", label, estimate,
+                 iv.low, iv.high);
+    if (fp >= worst->fp) {
+        worst_fp now_worst = {fp, iv.high, estimate, bits};
+        *worst = now_worst;
+    }
+    return iv;
+}
+
+/* check_estimate, and the promise: the interval's upper end at most
+ * cfg.error. */
+static void check_promise(const char *label, const tdbf *f, uint64_t now, double error,
+                          uint64_t probes, uint64_t seed, worst_fp *worst)
+{
+    interval iv = check_estimate(label, f, now, error, probes, seed, worst);
+    if (!(iv.high <= error))
+        fail_msg("%s: its FP's interval reaches %.5f, above the target %g", label, iv.high,
+                 error);
+}
+
+static void print_worst(const char *scenario, double error, const worst_fp *w)
+{
+    print_message("%s, error %g: worst FP %.5f (95%% up to %.5f, %.2fx the target), "
+                  "current error %.5f, %.1f bits/key\n", scenario, error, w->fp, w->high,
+                  w->fp / error, w->estimate, w->bits);
+}
+
+static const double promise_errors[] = {0.01, 0.001};
+#define PROMISE_ERRORS (sizeof promise_errors / sizeof promise_errors[0])
+
+/* Add keys at step_ns until the last one that lands before the next
+ * generation starts (the generation then holds its full share). */
+static void fill_generation(stream *s, uint64_t span, uint64_t step_ns)
+{
+    uint64_t last = (s->now / span + 1) * span - 1;
+    stream_phase(s, (last - s->now) / step_ns, step_ns, 0);
+}
+
+/* A steady rate: two windows at the planned 1000/s, probed at the end of
+ * a generation, just before the shift. */
+static void test_promise_steady_rate(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, rate = 1000, C = rate * 60;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        stream s;
+        tdbf *f = open_line(error, T, C, 101 + e);
+        stream_init(&s, f, T, SEC, DRV_PICK(3, 2) * C, 102 + e);
+        stream_phase(&s, DRV_PICK(2, 1) * C, SEC / rate, 0);
+        fill_generation(&s, span_of(f), SEC / rate);
+        worst_fp worst = {0};
+        check_promise("before a shift", f, s.now, error, probes_for(error, 4000), 103, &worst);
+        print_worst("steady rate", error, &worst);
+        stream_end(&s);
+    }
+}
+
+/* The rate jumps from the planned 1000/s to 10 000/s for a window, the
+ * filter's clock stopping at the end of every generation.  The first run
+ * (stop_at 0) finds the end where tdbf_current_error peaks, checking it
+ * against a modest probe at each; a second, identical run (fixed seeds)
+ * probes that end with enough keys for a narrow interval.  Returns the
+ * number of the peak's end. */
+static unsigned run_rate_jump(double error, uint64_t seed, unsigned stop_at, worst_fp *worst)
+{
+    const uint64_t T = 60 * SEC, rate = 1000, C = rate * 60;
+    stream s;
+    tdbf *f = open_line(error, T, C, seed);
+    uint64_t span = span_of(f), step = SEC / rate / 10;
+    stream_init(&s, f, T, SEC, 2 * C + 10 * C + 10 * rate * span / SEC, seed + 1);
+    stream_phase(&s, C, SEC / rate, 0);
+    fill_generation(&s, span, SEC / rate);
+    uint64_t jump = s.now;
+    unsigned end = 0, peak = 0;
+    double highest = -1.0;
+    while (s.now - jump < T + span) {
+        fill_generation(&s, span, step);
+        end++;
+        char label[64];
+        snprintf(label, sizeof label, "10x, end %u (+%.0f s)", end,
+                 (double)(s.now - jump) / 1e9);
+        if (stop_at == 0) {
+            double estimate = current_error_of(f, s.now);
+            if (estimate > highest) {
+                highest = estimate;
+                peak = end;
+            }
+            worst_fp scan = {0};
+            check_estimate(label, f, s.now, error, probes_for(error, 400), seed + 2, &scan);
+        } else if (end == stop_at) {
+            check_promise(label, f, s.now, error, probes_for(error, 4000), seed + 3, worst);
+            break;
+        }
+        s.now += step;
+    }
+    stream_end(&s);
+    return peak;
+}
+
+static void test_promise_rate_jump(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        worst_fp worst = {0};
+        unsigned peak = run_rate_jump(error, 111 + 10 * e, 0, &worst);
+        run_rate_jump(error, 111 + 10 * e, peak, &worst);
+        print_worst("10x rate jump", error, &worst);
+    }
+}
+
+/* Blocks of 4096 keys at one timestamp, the clock 1 ms on between them:
+ * `tdbf dedup --window 10m` reading a pipe (the capacity hint the
+ * library's default), a million keys inside one generation. */
+static void test_promise_file_at_full_speed(void **state)
+{
+    (void)state;
+    const uint64_t T = 600 * SEC, keys = DRV_PICK(1000000, 100000), block = 4096;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        stream s;
+        tdbf *f = open_line(error, T, 0, 121 + e);
+        stream_init(&s, f, T, 1000 * SEC, keys, 122 + e);
+        for (uint64_t i = 0; i < keys; i++) {
+            if (i % block == 0)
+                s.now += SEC / 1000;
+            stream_insert(&s);
+        }
+        stream_sweep(&s);
+        worst_fp worst = {0};
+        check_promise("end of the file", f, s.now, error, probes_for(error, 4000), 123, &worst);
+        print_worst("file at full speed", error, &worst);
+        stream_end(&s);
+    }
+}
+
+/* 20/s for five minutes, then 1000 times a generation's keys at four
+ * timestamps 1 ms apart: probed at the peak. */
+static void test_promise_1000x_burst(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, C = 1200;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        stream s;
+        tdbf *f = open_line(error, T, C, 131 + e);
+        uint64_t burst = DRV_PICK(1000, 250) * (C / stats_of(f).l);
+        stream_init(&s, f, T, SEC, 20 * 300 + burst, 132 + e);
+        stream_phase(&s, 20 * 300, SEC / 20, 0);
+        for (int at = 0; at < 4; at++) {
+            s.now += SEC / 1000;
+            stream_phase(&s, burst / 4, 0, 0);
+        }
+        worst_fp worst = {0};
+        check_promise("end of the burst", f, s.now, error, probes_for(error, 4000), 133, &worst);
+        print_worst("1000x burst", error, &worst);
+        stream_end(&s);
+    }
+}
+
 /* Keys older than (k + l + 1) generations answer at the FP rate. */
 static void test_expired_keys_at_fp_rate(void **state)
 {
@@ -756,6 +970,10 @@ int main(void)
         cmocka_unit_test(test_save_load_mid_stream),
         cmocka_unit_test(test_steady_rate_fp_and_memory),
         cmocka_unit_test(test_rate_jumps),
+        cmocka_unit_test(test_promise_steady_rate),
+        cmocka_unit_test(test_promise_rate_jump),
+        cmocka_unit_test(test_promise_file_at_full_speed),
+        cmocka_unit_test(test_promise_1000x_burst),
         cmocka_unit_test(test_expired_keys_at_fp_rate),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_ring_cap),

@@ -163,6 +163,27 @@
 
 /* ---- slots --------------------------------------------------------------- */
 
+/* A ring's model FP at its g and what scales its count estimate. */
+static void set_ring_fp(const tlbf_line *t, ring_slot *s, double fp)
+{
+    s->fp = fp;
+    s->calibration = tdbf_tlbf_line_calibration(t, s);
+    s->realized = 1.0;
+}
+
+/* A ring takes no more keys: from now on its count estimate follows what
+ * its bits hold (a small ring's FP spreads around the model's: 20 % at
+ * 34 units, 2 % at 3 000, over 40 seeds), so a burst's later rings are
+ * planned for the FP its predecessors really have.  Read once (at most
+ * 2^16 units), as its bits never change again. */
+static void retire(const tlbf_line *t, ring_slot *s)
+{
+    s->realized = 1.0;
+    double counted = tdbf_tlbf_line_slot_fp(t, s, 0, true);
+    if (counted > 0.0)
+        s->realized = tdbf_line_ring_estimated(s->ring) / counted;
+}
+
 static void close_slot(tdbf *f, ring_slot *s)
 {
     tdbf_line_ring_close(f, s->ring);
@@ -218,6 +239,8 @@ static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t
         rc = tdbf_line_ring_open(f, &plan, &ring);
     if (rc != TDBF_OK)
         return rc;
+    if (t->count > 0)
+        retire(t, &t->slots[0]);
     memmove(t->slots + 1, t->slots, t->count * sizeof *t->slots);
     t->fp_kept = false;
     t->count++;
@@ -229,6 +252,7 @@ static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t
     s->last = G;
     s->g = g;
     s->units = plan.units;
+    set_ring_fp(t, s, plan.fp);
     t->check_at = g;
     return TDBF_OK;
 }
@@ -380,14 +404,38 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     return TDBF_OK;
 }
 
-/* May the active ring shift on count at G?  When every key it holds keeps
- * its run of k after one more shift: the oldest field generation that may
- * hold a live key (first_live) at most l below the new newest one.  Then
- * also every later time shift keeps them (the essay's "Bursts").  A ring
- * steady on the clock never may (first_live = G - l); a fresh one may up
- * to l times in its first generation, and after it as long as its keys of
- * that generation are live and the l are not spent. */
-static bool may_shift_on_count(const tlbf_line *t, const ring_slot *a, uint64_t G)
+/* The FPs of the live rings from slots[first] on, from their counts at G
+ * (a few hundred ns a ring: exp per age and bit). */
+static double rings_fp_from(const tlbf_line *t, unsigned first, uint64_t G)
+{
+    double fp = 0.0;
+    for (unsigned i = first; i < t->count; i++)
+        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
+    return fp < 1.0 ? fp : 1.0;
+}
+
+static double rings_fp(const tlbf_line *t, uint64_t G)
+{
+    return rings_fp_from(t, 0, G);
+}
+
+/* What the limit on the sum leaves once the rings from slots[first] on
+ * answer as they do at G.  A retired ring's FP only falls as it ages (fewer ages
+ * read, no new keys), so a ring planned within this at G keeps the sum
+ * within cfg.error however fast it fills ("False positives"). */
+static double fp_left(const tlbf_line *t, unsigned first, uint64_t G)
+{
+    return t->fp_sum_limit - rings_fp_from(t, first, G);
+}
+
+/* Would every key the active ring holds keep its run of k after a shift
+ * on count at G?  When the oldest field generation that may hold a live
+ * key (first_live) is at most l below the new newest one.  Then also
+ * every later time shift keeps them (the essay's "Bursts").  A ring
+ * steady on the clock never would (first_live = G - l); a fresh one would
+ * up to l times in its first generation, and after it as long as its
+ * keys of that generation are live and the l are not spent. */
+static bool keys_allow_shift(const tlbf_line *t, const ring_slot *a, uint64_t G)
 {
     return a->born != BORN_UNKNOWN && a->generation + 1 - first_live(t, a, G) <= t->l;
 }
@@ -404,18 +452,18 @@ static void shift_on_count(tlbf_line *t, ring_slot *a, uint64_t G)
     t->fp_kept = false;
 }
 
-/* The FP a successor is planned for.  In a burst (keys coming faster than
- * the largest successor could take in a generation) it will shift on
- * count and fill all its fields while its predecessor is still read:
- * half the predecessor's FP then, so one burst's rings add up to at most
- * twice the first one's.  Else the home ring's. */
-static double successor_fp(const tlbf_line *t, const ring_slot *a, double projected)
+/* The FP a successor is planned for.  In a burst it will shift on count
+ * and fill all its fields while every live ring is still read: a share
+ * (1 / BURST_SHARE) of what they leave of the limit on the sum, so a
+ * burst's chain of rings stays within it however long it grows.  Else
+ * the home ring's: it fills at the clock's pace as its predecessors age
+ * (and may shift on count only within what they leave). */
+static double successor_fp(const tlbf_line *t, bool burst, uint64_t G)
 {
-    if (a->excess == 0 && !(projected > GROWTH_MAX * (double)a->g))
+    if (!burst)
         return t->fp_planned;
-    tdbf_line_plan p;
-    tdbf_line_ring_plan(a->ring, &p);
-    return p.fp / 2.0;
+    double fp = fp_left(t, 0, G) / BURST_SHARE, floor = t->fp_planned / FP_FLOOR;
+    return fp < floor ? floor : fp < t->fp_planned ? fp : t->fp_planned;
 }
 
 /* The active ring took its check_at keys in its newest field at G: allow
@@ -436,10 +484,18 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         t->check_at = a->g + a->g / HOME_TOLERANCE + 1;
         return;
     }
-    if (may_shift_on_count(t, a, G)) {
+    /* A ring that fills faster than the clock shifts on count if the
+     * other rings leave room for all its fields ("False positives") */
+    bool fills_fast = keys_allow_shift(t, a, G);
+    if (fills_fast && a->fp <= fp_left(t, 1, G)) {
         shift_on_count(t, a, G);
         return;
     }
+    /* a burst: keys faster than the largest successor takes per
+     * generation, or than this ring could take on the clock */
+    bool burst = fills_fast || a->excess > 0 || projected > GROWTH_MAX * g;
+    if (burst)
+        retire(t, a);           /* what its bits hold, for the budget */
     double want = isinf(projected) ? INFINITY : (double)tdbf_tlbf_line_sized_for(t, projected);
     double lo = 2.0 * g, hi = GROWTH_MAX * g;
     if (a->g < t->home_g && (double)t->home_g < lo)
@@ -447,20 +503,11 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     if (a->excess > 0 && G != a->born)
         lo = (double)t->min_g;  /* the field it fills is the burst's: the rate may be back */
     want = want < lo ? lo : want > hi ? hi : want;
-    if (open_successor(f, t, (uint64_t)want, successor_fp(t, a, projected), G) != TDBF_OK) {
+    if (open_successor(f, t, (uint64_t)want, successor_fp(t, burst, G), G) != TDBF_OK) {
+        a->realized = 1.0;      /* still active after all */
         t->cap_hits++;
         t->check_at = saturating_add(fill, a->g);
     }
-}
-
-/* The live rings' FPs from their counts at G (a few hundred ns a ring:
- * exp per age and bit). */
-static double rings_fp(const tlbf_line *t, uint64_t G)
-{
-    double fp = 0.0;
-    for (unsigned i = 0; i < t->count; i++)
-        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
-    return fp < 1.0 ? fp : 1.0;
 }
 
 /* Adds keep the sum (a caller such as the Redis module asks before every
@@ -575,7 +622,7 @@ static void set_derived(tlbf_line *t)
 {
     t->span_ns = ceil_div(t->window_ns, t->l);
     t->min_g = t->home_g / MIN_FRACTION ? t->home_g / MIN_FRACTION : 1;
-    tdbf_tlbf_line_calibrate(t);
+    tdbf_tlbf_line_derive(t);
 }
 
 static unsigned default_rings(unsigned k, unsigned l)
@@ -591,8 +638,16 @@ static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
         return TDBF_EWINDOW;
     if (cfg->max_slices > RING_LIMIT)
         return TDBF_EPARAM;
-    int rc = tdbf_line_plan_ring(cfg, cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY,
-                                 plan);
+    uint64_t capacity = cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY;
+    tdbf_config home = *cfg;
+    home.error = cfg->error * HOME_SHARE;   /* the rest for a burst's rings */
+    int rc = tdbf_line_plan_ring(&home, capacity, plan);
+    if (rc == TDBF_OK && plan->units < FEW_UNITS) {
+        /* a small ring's FP spreads around the model's (tlbf_line.c,
+         * "False positives"): planned two spreads under */
+        home.error /= 1.0 + 2.0 * UNIT_SPREAD / sqrt((double)plan->units);
+        rc = tdbf_line_plan_ring(&home, capacity, plan);
+    }
     if (rc != TDBF_OK)
         return rc;
     double fixed = (double)(sizeof(tlbf_line) + FIRST_SLOTS * sizeof(ring_slot));
@@ -643,6 +698,7 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
     t->home_units = plan.units;
     t->max_memory = cfg->max_memory;
     t->fp_planned = plan.fp;
+    t->fp_sum_limit = f->error * SUM_SHARE;
     set_derived(t);
     t->slots_allocated = first_slots(t->max_rings);
     t->slots = tdbf_mem_calloc(f, t->slots_allocated, sizeof *t->slots);
@@ -656,6 +712,7 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
     t->count = 1;
     t->slots[0].g = plan.generation;
     t->slots[0].units = plan.units;
+    set_ring_fp(t, &t->slots[0], plan.fp);
     t->check_at = plan.generation;
     f->impl = t;
     f->error_planned = t->fp_planned;
@@ -928,6 +985,9 @@ static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots
         tdbf_line_ring_plan(s->ring, &p);
         s->g = p.generation;
         s->units = p.units;
+        set_ring_fp(h, s, p.fp);
+        if (s != slots)
+            retire(h, s);
         uint64_t fill = s->counts[s->generation % COUNTS];
         if (p.k != h->k || p.l != h->l || p.b != h->b || p.unit_bits != h->unit_bits ||
             p.fields != p.k + p.l + 1 ||     /* rings keep the spare (tdbf_line_plan_ring) */
@@ -955,6 +1015,7 @@ static int tlbf_line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return TDBF_ENOMEM;
     }
     *t = h;
+    t->fp_sum_limit = f->error * SUM_SHARE;
     t->slots = slots;
     t->count = 0;              /* rings held so far, for free_rings */
     uint64_t bytes = 0;
