@@ -21,7 +21,7 @@ enum {
     HOME_TOLERANCE = 16,       /* 1/16 over g0 still "home"; overfill allowed */
     MIN_FRACTION = 16,         /* smallest g: g0 / 16 */
     SHIFT_THROUGH_UNITS = 4096, /* a gap costing fewer unit passes is shifted */
-    BURST_SHARE = 2,           /* a burst's ring takes 1/2 of the FP left */
+    BURST_SHARE = 3,           /* a burst's ring takes 1/2 of the FP left */
     FP_FLOOR = 1024,           /* no ring planned under the home ring's FP / 1024 */
     FEW_UNITS = 256
 };
