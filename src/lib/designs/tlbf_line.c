@@ -250,6 +250,7 @@ static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t
     s->generation = G;
     s->born = G;
     s->last = G;
+    s->opened_ns = t->add_ns;
     s->g = g;
     s->units = plan.units;
     set_ring_fp(t, s, plan.fp);
@@ -386,6 +387,7 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
             memset(fresh->counts, 0, sizeof fresh->counts);
             begin_observing(t, G, now_ns);
         }
+        fresh->opened_ns = now_ns;
         return TDBF_OK;
     }
     drop_stale(f, t, G);
@@ -469,16 +471,26 @@ static double successor_fp(const tlbf_line *t, bool burst, uint64_t G)
 /* The active ring took its check_at keys in its newest field at G: allow
  * a last few, shift on count (a burst in the ring's first generation),
  * grow, or (refused) keep filling (see the essay). */
+/* Keys per generation at the pace the active ring fills: this
+ * generation's over its watched part, or the ring's own since it opened
+ * if faster (a generation that began slowly hides a burst's pace). */
+static double projected_rate(const tlbf_line *t, const ring_slot *a, uint64_t G, uint64_t now_ns)
+{
+    uint64_t start = G * t->span_ns;
+    if (t->observed_from > start)
+        start = t->observed_from;
+    double span = (double)t->span_ns;
+    double elapsed = (double)(now_ns - start), lived = (double)(now_ns - a->opened_ns);
+    double generation = elapsed > 0.0 ? (double)t->gen_keys * span / elapsed : INFINITY;
+    double ring = lived > 0.0 ? (double)a->keys * span / lived : INFINITY;
+    return ring > generation ? ring : generation;
+}
+
 static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
 {
     ring_slot *a = &t->slots[0];
     uint64_t fill = a->counts[a->generation % COUNTS];
-    uint64_t start = G * t->span_ns;
-    if (t->observed_from > start)
-        start = t->observed_from;
-    double elapsed = (double)(now_ns - start);
-    double projected = elapsed > 0.0 ? (double)t->gen_keys * (double)t->span_ns / elapsed
-                                     : INFINITY;
+    double projected = projected_rate(t, a, G, now_ns);
     double g = (double)a->g;
     if (t->check_at == a->g && projected <= g + g / HOME_TOLERANCE) {
         t->check_at = a->g + a->g / HOME_TOLERANCE + 1;
@@ -491,11 +503,6 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
         shift_on_count(t, a, G);
         return;
     }
-    /* a burst: keys faster than the largest successor takes per
-     * generation, or than this ring could take on the clock */
-    bool burst = fills_fast || a->excess > 0 || projected > GROWTH_MAX * g;
-    if (burst)
-        retire(t, a);           /* what its bits hold, for the budget */
     double want = isinf(projected) ? INFINITY : (double)tdbf_tlbf_line_sized_for(t, projected);
     double lo = 2.0 * g, hi = GROWTH_MAX * g;
     if (a->g < t->home_g && (double)t->home_g < lo)
@@ -503,6 +510,11 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     if (a->excess > 0 && G != a->born)
         lo = (double)t->min_g;  /* the field it fills is the burst's: the rate may be back */
     want = want < lo ? lo : want > hi ? hi : want;
+    /* a burst: keys come faster than the successor takes them on the
+     * clock, so it will shift on count */
+    bool burst = projected > want + want / HOME_TOLERANCE;
+    if (burst)
+        retire(t, a);           /* what its bits hold, for the budget */
     if (open_successor(f, t, (uint64_t)want, successor_fp(t, burst, G), G) != TDBF_OK) {
         a->realized = 1.0;      /* still active after all */
         t->cap_hits++;
@@ -539,6 +551,7 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     tlbf_line *t = f->impl;
     uint64_t G = now_ns / t->span_ns;
+    t->add_ns = now_ns;
     if (t->settled_next == 0 || G != t->settled_next - 1) {
         /* Once settled at G, another settle at G would find nothing: the
          * stale rings are gone, the active ring is at G or ahead, and the
@@ -966,12 +979,22 @@ static int load_records(tdbf_in *in, const tlbf_line *h, ring_slot *slots, uint6
     return TDBF_OK;
 }
 
+/* When a loaded ring opened, for the pace it fills at (not saved): the
+ * start of its first generation, or of the watched time if later. */
+static uint64_t opened_before(const tlbf_line *h, const ring_slot *s, uint64_t now_ns)
+{
+    uint64_t first = s->born != BORN_UNKNOWN ? s->born : s->generation;
+    uint64_t opened = first < now_ns / h->span_ns ? first * h->span_ns : now_ns;
+    return opened > h->observed_from ? opened : h->observed_from;
+}
+
 /* Each ring from its apbf-line payload, confined to its recorded length,
  * and checked against the filter: same shape, fill as counted.  *loaded
  * counts the rings held (to be freed on failure). */
 static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots,
                       uint64_t max_memory, unsigned *loaded)
 {
+    uint64_t now_ns = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
     for (*loaded = 0; *loaded < h->count;) {
         ring_slot *s = &slots[*loaded];
         uint64_t rest = in->remaining - s->units;
@@ -988,6 +1011,7 @@ static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots
         set_ring_fp(h, s, p.fp);
         if (s != slots)
             retire(h, s);
+        s->opened_ns = opened_before(h, s, now_ns);
         uint64_t fill = s->counts[s->generation % COUNTS];
         if (p.k != h->k || p.l != h->l || p.b != h->b || p.unit_bits != h->unit_bits ||
             p.fields != p.k + p.l + 1 ||     /* rings keep the spare (tdbf_line_plan_ring) */
@@ -1016,6 +1040,7 @@ static int tlbf_line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     }
     *t = h;
     t->fp_sum_limit = f->error * SUM_SHARE;
+    t->add_ns = f->now_ns;
     t->slots = slots;
     t->count = 0;              /* rings held so far, for free_rings */
     uint64_t bytes = 0;

@@ -45,6 +45,8 @@ typedef struct ring_slot {
                                  BORN_UNKNOWN, from an older file) */
     uint64_t last;            /* the generation of its latest key */
     unsigned excess;          /* shifts taken on count in generation born */
+    uint64_t opened_ns;       /* when it opened (not saved: a loaded ring's
+                                 first generation's start) */
     uint64_t g;               /* keys per generation it was planned for */
     double fp;                /* its model FP at g (from its size, not saved) */
     double calibration;       /* fp over the count estimate at g (not saved) */
@@ -82,6 +84,7 @@ typedef struct tlbf_line {
     /* G + 1 of the last add's settle (0: none yet; not saved): at the same
      * G another settle has nothing to do. */
     uint64_t  settled_next;
+    uint64_t  add_ns;         /* the time of the add in progress (not saved) */
     ring_slot *slots;         /* newest first; [0] takes the adds */
 } tlbf_line;
 
