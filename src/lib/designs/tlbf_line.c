@@ -24,11 +24,14 @@
  *
  * Rings.  Every ring has the same shape (k, l, b, unit), planned once for
  * the capacity hint (g0 = ceil(capacity / l) keys per generation, the
- * "home" size) by apbf-line's planner; a ring for g keys per generation
- * takes ceil(g units0 / g0) units, so its load per unit, and its model FP,
- * is the home ring's.  New keys go into the newest ring, the ACTIVE one;
- * the others are RETIRED: they take no more keys and need no sweeping,
- * and their newest field stays at G_last, the generation they stopped in.
+ * "home" size) by apbf-line's planner, for a little under cfg.error
+ * ("False positives"); a ring for g keys per generation takes ceil(g
+ * units0 / g0) units, so its load per unit, and its model FP, is the home
+ * ring's, unless it is a burst's, planned for less (a lower load per
+ * unit, from the model's curve).  New keys go into the newest ring, the
+ * ACTIVE one; the others are RETIRED: they take no more keys and need no
+ * sweeping, and their newest field stays at G_last, the generation they
+ * stopped in.
  *
  *     slots:  [0] active, G_r = now's G   [1] retired at G_last  [2] ...
  *             newest first; freed once G - G_last > l
@@ -58,14 +61,16 @@
  *     one.  A ring left behind by more than l generations is freed
  *     (advance does that too).
  *   - Full (its g inserts taken in its newest field): the rate is
- *     projected from this generation's keys over its elapsed part; a
- *     generation that will end within 1/16 more keys is let overfill
- *     (slightly higher FP, never a false negative).  Else, in the ring's
- *     first generation, or while its keys allow, it shifts on count
- *     (Bursts, below).  Else a successor opens for twice the projection,
- *     at least 2 g (or the home g0, from a smaller ring), at most 4 g: a
- *     burst at one timestamp (no elapsed time, an infinite rate) grows by
- *     4x per ring.
+ *     projected from this generation's keys over its elapsed part, or
+ *     from the ring's keys since it opened if that is faster (a
+ *     generation that began slowly hides a burst's pace); a generation
+ *     that will end within 1/16 more keys is let overfill (slightly
+ *     higher FP, never a false negative).  Else, in the ring's first
+ *     generation, or while its keys allow, it shifts on count (Bursts,
+ *     below) if the other rings leave room for its FP (False positives).
+ *     Else a successor opens for twice the projection, at least 2 g (or
+ *     the home g0, from a smaller ring), at most 4 g: a burst at one
+ *     timestamp (no elapsed time, an infinite rate) grows by 4x per ring.
  *
  *   Sizing from an observed n keys per generation: twice n, but no more
  *   than g0 when n is within 1/16 of g0 (the hint is believed then, so
@@ -93,38 +98,82 @@
  * ring...".  A ring whose latest key (`last`) is older than G - l is
  * freed.  A burst beyond (l + 1) g opens a successor, fresh, that shifts
  * on count in turn; such rings fill all their fields while their
- * predecessors are still read, so each is planned for half its
- * predecessor's FP (a lower load per unit, about 8 % more memory per
- * halving at k b = 9): one burst's rings sum to at most twice the first
- * one's FP.  A ring left ahead of the clock waits for no shift to shrink:
- * at the first add of each generation the last one's rate is judged as
- * above.
+ * predecessors are still read, so they are planned against what those
+ * leave of cfg.error (False positives).  A ring left ahead of the clock
+ * waits for no shift to shrink: at the first add of each generation the
+ * last one's rate is judged as above.
  *
  * False positives.  A never-added key is a false positive if any live
- * ring answers yes: about the sum of the rings' FPs.  A ring at its
- * planned steady load has the model's FP (the planner meets cfg.error,
- * just before a shift).  Rings retired by growth or shrink have at most
- * one generation at that load in their run of k (a successor's fields are
- * young, the home ring's masked as it ages), so during a 10x rate jump the
- * sum stays near one ring's FP: the home ring, full when retired, plus a
- * successor of one generation (its k newest fields hold the same keys:
- * around 10^-6 at the home load) plus the final ring, under its load.
- * Measured (tests/unit/test_tlbf_line.c, T = 60 s, 60 000 keys a window):
- * at a steady rate 0.0089 for a target of 0.01 (model 0.00998) and
- * 0.00098 for 0.001; through a 10x jump at most 0.0135 (its successor
- * shifts on count while the home ring is still read), falling to 0.001
- * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0136 (the
- * rings of a burst: "Bursts").
+ * ring answers yes, and every query reads every live ring: at most the
+ * sum of their FPs, which the rings are planned to keep within cfg.error
+ * at every moment, the worst (just before a shift, the peak of a burst)
+ * included:
+ *   - the home ring is planned for HOME_SHARE = 0.92 of cfg.error (less
+ *     when it has under 256 units: a small ring's FP spreads around the
+ *     model's, one standard deviation about 1.2 / sqrt(units) of it,
+ *     20 % at 34 units over 40 seeds, and such a ring is planned for two
+ *     of them less); at a steady rate it is the only ring, and its model
+ *     FP, reached just before a shift, is the filter's;
+ *   - the sum is kept to SUM_SHARE = 0.95 of cfg.error (the rest covers
+ *     the model's spread).  A retired ring's FP only falls (no key comes,
+ *     and it is read over fewer ages as it ages), so a ring planned for
+ *     what the live rings leave of that when it opens keeps the sum
+ *     within it, however fast it fills;
+ *   - a ring fills all its fields while the others are still read when
+ *     it shifts on count: it may only while its model FP fits in what the
+ *     other live rings leave (else a successor opens);
+ *   - a successor opened while keys come faster than it can take them on
+ *     the clock (it will shift on count: a burst) is planned for a third
+ *     (1 / BURST_SHARE) of what the live rings leave, so however long a
+ *     burst's chain grows its sum stays within the limit (1/3 + 2/9 +
+ *     4/27 + ... of the room), and a long burst's last rings, which hold
+ *     most of its keys, still find room (a third measured 54.8 bits per
+ *     key at the end of 10^6 keys read at full speed, a half 59.0);
+ *     other successors (a shrink, a gap, growth with the rate within 2 to
+ *     4 g) fill at the clock's pace as their predecessors age and take the
+ *     home ring's FP;
+ *   - each ring's FP is the count estimate below, calibrated at its own
+ *     planned load; a retired ring's is scaled to what its bits hold
+ *     (read once when it retires, at most 2^16 units), so a burst's later
+ *     rings are planned for the room its early, small rings really leave;
+ *   - no ring is planned under the home ring's FP / 1024 (a file whose
+ *     home ring took all of cfg.error, from before this rule): then the
+ *     sum may pass the limit, and tdbf_current_error says so.
+ * Measured (test_tlbf_line.c, fixed seeds; the FP at the worst moment
+ * over 4 000 / error never-added keys, its 95 % Wilson interval's upper
+ * end; bits per key of the window then):
  *
- * Memory.  At a steady rate one ring: 22.3 and 33.0 bits per key of the
- * window at 0.01 and 0.001, 1.08x and 1.21x TLBF's (tlbf.c, same error
- * and capacity).  A burst inside one generation: the hint's worth of keys
+ *     pattern, error                 FP / target (upper)   bits/key
+ *     steady 1000/s, 0.01                 0.91 (0.95)         21.0
+ *     steady 1000/s, 0.001                0.94 (0.97)         30.7
+ *     10x rate jump, 0.01                 0.83 (0.85)        103.7
+ *     10x rate jump, 0.001                0.82 (0.85)        124.5
+ *     600 000 keys, 4096 a ms, 0.01       0.85 (0.88)         91.4
+ *     600 000 keys, 4096 a ms, 0.001      0.90 (0.93)        130.5
+ *     20/s, then 50 000 at once, 0.01     0.72 (0.75)         34.2
+ *     20/s, then 50 000 at once, 0.001    0.66 (0.68)         91.5
+ *
+ * (planned for half the predecessor's FP, the chain summed to up to twice
+ * the first ring's: 1.07x, 1.01x, 1.38x, 1.61x, 1.54x and 1.43x the
+ * target in the last six rows, and 0.98x and 1.01x at a steady rate).
+ * `tdbf dedup --window 10m` of 3 000 000 distinct lines from a pipe drops
+ * 0.83-0.86 % of them at --error 0.01 and 0.077-0.086 % at 0.001, in
+ * 27-28 and 34-36 MiB (three runs each; before, 1.35-1.57 % and
+ * 0.10-0.14 %, in 31.2 and 40.1 MiB).
+ *
+ * Memory.  At a steady rate one ring: 22.7 and 33.5 bits per key of the
+ * window at 0.01 and 0.001, 1.10x and 1.22x TLBF's (tlbf.c, same error
+ * and capacity; 1.08x and 1.21x with the home ring planned for all of
+ * cfg.error).  A burst inside one generation: the hint's worth of keys
  * at once fills the home ring by shifting on count (no other ring, the
  * planned memory); 20 000 keys at one ns on a hint of 1 200 a window
- * open two rings beyond the home ring, 34.8 bits per key, 1.7x one ring
- * of exactly the burst, FP 0.0136 at a target of 0.01 (test_tlbf_line.c;
- * 431 bits per key before rings shifted on count).  They age out a
- * window later.
+ * open two rings beyond the home ring, 40.4 bits per key, 2.0x one ring
+ * of exactly the burst (test_tlbf_line.c; 431 bits per key before rings
+ * shifted on count).  A burst's rings cost more per key than the home
+ * ring (a lower load for a lower FP) and are oversized up to 4x when it
+ * ends (the table above); they age out a window later.  Through a 10x
+ * jump, 1.1-1.5x the bits per key of rings planned at half their
+ * predecessor's FP, the same moments compared.
  *
  * The current error (tdbf_current_error) is computed from counts, not
  * bits: every ring keeps its keys per generation (64 of them, k + l < 64),
@@ -135,9 +184,13 @@
  * 1/W)^b, X ~ Poisson(lambda_a); the run probability over the ages still
  * read follows (tdbf_line_run_probability).  Fields of neighbouring ages
  * share keys, which independent fields ignore (apbf_line_plan.c measured
- * 20-40 %), so the result is scaled by the model's FP over this estimate
- * at the home ring's steady load: exact at steady state, proportional
- * elsewhere.  A few hundred ns for a few rings; stats.error_estimated
+ * 20-40 %), so the result is scaled by the ring's model FP over this
+ * estimate at its own planned load (the ratio moves with the load: the
+ * home ring's ratio on a burst's rings, planned for less, read 1.4-2x
+ * under their measured FP): exact at steady state, proportional
+ * elsewhere; and a retired ring's by what its bits hold over its count
+ * estimate (retired rings take no keys, so the ratio is read once).  A
+ * few hundred ns for a few rings; stats.error_estimated
  * scales each ring's estimate from its bits (tdbf_line_ring_estimated,
  * which reads all its ages) by the same masked-over-unmasked ratio.
  * The ring sizing and this model: tlbf_line_model.c.
