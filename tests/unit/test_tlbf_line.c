@@ -600,6 +600,17 @@ static void print_worst(const char *scenario, double error, const worst_fp *w)
                   w->fp / error, w->estimate, w->bits);
 }
 
+/* The end of a scenario whose worst moment is now: the promise checked
+ * there with the final probes, the stream's keys all checked, closed. */
+static void end_at_worst(stream *s, const char *scenario, const char *moment, double error,
+                         uint64_t seed)
+{
+    worst_fp worst = {0};
+    check_promise(moment, s->f, s->now, error, probes_for(error, 4000), seed, &worst);
+    print_worst(scenario, error, &worst);
+    stream_end(s);
+}
+
 static const double promise_errors[] = {0.01, 0.001};
 #define PROMISE_ERRORS (sizeof promise_errors / sizeof promise_errors[0])
 
@@ -630,10 +641,7 @@ static void test_promise_steady_rate(void **state)
         stream_phase(&s, DRV_PICK(2, 1) * C, SEC / rate, 0);
         fill_generation(&s, span_of(f), SEC / rate);
         stream_sweep(&s);
-        worst_fp worst = {0};
-        check_promise("before a shift", f, s.now, error, probes_for(error, 4000), 103, &worst);
-        print_worst("steady rate", error, &worst);
-        stream_end(&s);
+        end_at_worst(&s, "steady rate", "before a shift", error, 103);
     }
 }
 
@@ -710,10 +718,7 @@ static void test_promise_file_at_full_speed(void **state)
             stream_insert(&s);
         }
         stream_sweep(&s);
-        worst_fp worst = {0};
-        check_promise("end of the file", f, s.now, error, probes_for(error, 4000), 123, &worst);
-        print_worst("file at full speed", error, &worst);
-        stream_end(&s);
+        end_at_worst(&s, "file at full speed", "end of the file", error, 123);
     }
 }
 
@@ -734,10 +739,7 @@ static void test_promise_1000x_burst(void **state)
             s.now += SEC / 1000;
             stream_phase(&s, burst / 4, 0, 0);
         }
-        worst_fp worst = {0};
-        check_promise("end of the burst", f, s.now, error, probes_for(error, 4000), 133, &worst);
-        print_worst("1000x burst", error, &worst);
-        stream_end(&s);
+        end_at_worst(&s, "1000x burst", "end of the burst", error, 133);
     }
 }
 
