@@ -743,6 +743,56 @@ static void test_promise_1000x_burst(void **state)
     }
 }
 
+static void put_le(unsigned char *p, uint64_t v, unsigned bytes);
+
+/* A file whose home ring was planned for all of its error (as before the
+ * rings' FP budget): made by rewriting a new file's error to its home
+ * ring's planned FP.  A burst read at full speed into it keeps the same
+ * room over that ring's FP as a new filter has (at most 1.03x the error
+ * it states, by the model), and costs about what it costs a new filter. */
+static void test_file_whose_home_ring_took_the_error(void **state)
+{
+    (void)state;
+    const uint64_t T = 600 * SEC, keys = DRV_PICK(200000, 50000), block = 4096;
+    const double error = 0.01;
+    tdbf *fresh = open_line(error, T, 0, 141);
+    tdbf_stats planned = stats_of(fresh);
+    byte_sink file = save_bytes(fresh);
+    uint64_t bits;
+    memcpy(&bits, &planned.error_planned, sizeof bits);
+    put_le(file.data + 40, bits, 8);        /* header: the configured error */
+    reseal_checksum(&file);
+    tdbf *f = NULL;
+    CHECK_RC(tdbf_load_buffer(&f, file.data, file.len, NULL), TDBF_OK);
+    free(file.data);
+    stream s, twin;
+    stream_init(&s, f, T, 1000 * SEC, keys, 142);
+    stream_init(&twin, fresh, T, 1000 * SEC, keys, 142);
+    for (uint64_t i = 0; i < keys; i++) {
+        if (i % block == 0) {
+            s.now += SEC / 1000;
+            twin.now = s.now;
+        }
+        stream_insert(&s);
+        stream_insert(&twin);
+    }
+    stream_sweep(&s);
+    double stated = planned.error_planned, now_bytes = (double)stats_of(f).memory_bytes;
+    double fresh_bytes = (double)stats_of(fresh).memory_bytes;
+    print_message("home ring planned for all of the error %.5f: current error %.5f, "
+                  "%.0f bytes (a new filter's %.0f)\n", stated, current_error_of(f, s.now),
+                  now_bytes, fresh_bytes);
+    worst_fp worst = {0};
+    interval iv = check_estimate("end of the burst", f, s.now, stated,
+                                 probes_for(stated, 4000), 143, &worst);
+    if (!(iv.high <= 1.03 * stated))
+        fail_msg("FP up to %.5f, above 1.03x the error %.5f the file states", iv.high, stated);
+    if (!(now_bytes <= 1.5 * fresh_bytes))
+        fail_msg("%.0f bytes, a new filter %.0f", now_bytes, fresh_bytes);
+    stream_end(&twin);
+    stream_end(&s);
+}
+
 /* Keys older than (k + l + 1) generations answer at the FP rate. */
 static void test_expired_keys_at_fp_rate(void **state)
 {
@@ -988,6 +1038,7 @@ int main(void)
         cmocka_unit_test(test_promise_rate_jump),
         cmocka_unit_test(test_promise_file_at_full_speed),
         cmocka_unit_test(test_promise_1000x_burst),
+        cmocka_unit_test(test_file_whose_home_ring_took_the_error),
         cmocka_unit_test(test_expired_keys_at_fp_rate),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_ring_cap),
