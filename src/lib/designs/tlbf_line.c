@@ -476,9 +476,10 @@ static double rings_fp(const tlbf_line *t, uint64_t G)
 }
 
 /* What the limit on the sum leaves once the rings from slots[first] on
- * answer as they do at G.  A retired ring's FP only falls as it ages (fewer ages
- * read, no new keys), so a ring planned within this at G keeps the sum
- * within cfg.error however fast it fills ("False positives"). */
+ * answer as they do at G.  A retired ring's FP only falls as it ages
+ * (fewer ages read, no new keys), so a ring planned within this at G
+ * keeps the sum within the limit however fast it fills ("False
+ * positives"). */
 static double fp_left(const tlbf_line *t, unsigned first, uint64_t G)
 {
     return t->fp_sum_limit - rings_fp_from(t, first, G);
@@ -719,8 +720,8 @@ static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
     home.error = cfg->error * HOME_SHARE;   /* the rest for a burst's rings */
     int rc = tdbf_line_plan_ring(&home, capacity, plan);
     if (rc == TDBF_OK && plan->units < FEW_UNITS) {
-        /* a small ring's FP spreads around the model's (tlbf_line.c,
-         * "False positives"): planned two spreads under */
+        /* a small ring's FP spreads around the model's ("False
+         * positives", above): planned two spreads under */
         home.error /= 1.0 + 2.0 * UNIT_SPREAD / sqrt((double)plan->units);
         rc = tdbf_line_plan_ring(&home, capacity, plan);
     }
@@ -1047,7 +1048,7 @@ static int load_records(tdbf_in *in, const tlbf_line *h, ring_slot *slots, uint6
 static uint64_t opened_before(const tlbf_line *h, const ring_slot *s, uint64_t now_ns)
 {
     uint64_t first = s->born != BORN_UNKNOWN ? s->born : s->generation;
-    uint64_t opened = first < now_ns / h->span_ns ? first * h->span_ns : now_ns;
+    uint64_t opened = first <= now_ns / h->span_ns ? first * h->span_ns : now_ns;
     return opened > h->observed_from ? opened : h->observed_from;
 }
 
