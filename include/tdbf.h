@@ -1124,6 +1124,18 @@ TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
  * scaled at the planned load), stats.error_estimated from the bits.
  * ====================================================================== */
 
+/* The first ring tdbf_open(cfg) starts a TLBF_LINE filter with, without
+ * allocating: apbf-line's plan (cfg.block_bits, cfg.k, cfg.l,
+ * cfg.block_hashes as tdbf_plan_apbf_line takes them, with the spare
+ * field) for a count window of cfg.capacity keys (0: 1024) and 0.92 of
+ * cfg.error, less when the ring has under 256 units; out->fp is its
+ * model FP, what tdbf_get_stats reports as error_planned.  cfg.design is
+ * not read.  Returns TDBF_OK, TDBF_EINVAL (NULL), TDBF_EERROR,
+ * TDBF_EWINDOW (no time window, or a count window too), TDBF_EPARAM
+ * (cfg.max_slices above 1024, or as tdbf_plan_apbf_line),
+ * TDBF_EINFEASIBLE or TDBF_ETOOBIG.  About 0.1-0.3 s the first time. */
+TDBF_API int tdbf_plan_tlbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
+
 /* ======================================================================
  * 13. Planning CLOCK and ROTATING without allocating
  * ====================================================================== */

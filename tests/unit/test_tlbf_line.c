@@ -795,6 +795,45 @@ static void test_file_whose_home_ring_took_the_error(void **state)
     stream_end(&s);
 }
 
+/* tdbf_plan_tlbf_line sizes the first ring as tdbf_open does: the same
+ * shape, planned error and memory for the ring, at most 0.92 of the
+ * target (less for a small ring), and the argument errors. */
+static void test_plan_matches_open(void **state)
+{
+    (void)state;
+    const uint64_t capacities[] = {0, 1200, 60000};
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++) {
+            tdbf_config cfg = line_config(promise_errors[e], 60 * SEC, capacities[c], 151);
+            tdbf_line_plan plan;
+            CHECK_RC(tdbf_plan_tlbf_line(&cfg, &plan), TDBF_OK);
+            tdbf *f = drv_open(&cfg);
+            tdbf_stats st = stats_of(f);
+            print_message("error %g, capacity %llu: ring of %llu units, fp %.5f (%.2f of the "
+                          "target)\n", cfg.error, (unsigned long long)capacities[c],
+                          (unsigned long long)plan.units, plan.fp, plan.fp / cfg.error);
+            CHECK_U64_EQ(st.k, plan.k);
+            CHECK_U64_EQ(st.l, plan.l);
+            if (!(st.error_planned == plan.fp && plan.fp <= 0.92 * cfg.error))
+                fail_msg("planned %.6f, opened %.6f, target %g", plan.fp, st.error_planned,
+                         cfg.error);
+            if (!(st.memory_bytes >= plan.bytes && st.memory_bytes <= plan.bytes + 4096))
+                fail_msg("opened %llu bytes for a ring of %llu",
+                         (unsigned long long)st.memory_bytes, (unsigned long long)plan.bytes);
+            tdbf_close(f);
+        }
+    }
+    tdbf_config cfg = line_config(0.01, 60 * SEC, 0, 152);
+    tdbf_line_plan plan;
+    CHECK_RC(tdbf_plan_tlbf_line(NULL, &plan), TDBF_EINVAL);
+    CHECK_RC(tdbf_plan_tlbf_line(&cfg, NULL), TDBF_EINVAL);
+    cfg.error = 1.0;
+    CHECK_RC(tdbf_plan_tlbf_line(&cfg, &plan), TDBF_EERROR);
+    cfg.error = 0.01;
+    cfg.window_ns = 0;
+    CHECK_RC(tdbf_plan_tlbf_line(&cfg, &plan), TDBF_EWINDOW);
+}
+
 /* Keys older than (k + l + 1) generations answer at the FP rate. */
 static void test_expired_keys_at_fp_rate(void **state)
 {
@@ -1041,6 +1080,7 @@ int main(void)
         cmocka_unit_test(test_promise_file_at_full_speed),
         cmocka_unit_test(test_promise_1000x_burst),
         cmocka_unit_test(test_file_whose_home_ring_took_the_error),
+        cmocka_unit_test(test_plan_matches_open),
         cmocka_unit_test(test_expired_keys_at_fp_rate),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_ring_cap),

@@ -732,6 +732,15 @@ static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
                ? TDBF_OK : TDBF_ETOOBIG;
 }
 
+int tdbf_plan_tlbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
+{
+    if (!cfg || !out)
+        return TDBF_EINVAL;
+    if (!(cfg->error > 0.0 && cfg->error < 1.0))
+        return TDBF_EERROR;
+    return tlbf_line_size(cfg, out);
+}
+
 static unsigned first_slots(unsigned max_rings)
 {
     return max_rings < FIRST_SLOTS ? max_rings : FIRST_SLOTS;
