@@ -21,9 +21,9 @@ enum {
     HOME_TOLERANCE = 16,       /* 1/16 over g0 still "home"; overfill allowed */
     MIN_FRACTION = 16,         /* smallest g: g0 / 16 */
     SHIFT_THROUGH_UNITS = 4096, /* a gap costing fewer unit passes is shifted */
-    BURST_SHARE = 3,           /* a burst's ring takes 1/2 of the FP left */
+    BURST_SHARE = 3,           /* a burst's ring takes 1/3 of the FP left */
     FP_FLOOR = 1024,           /* no ring planned under the home ring's FP / 1024 */
-    FEW_UNITS = 256
+    FEW_UNITS = 256            /* a smaller home ring is planned under its share */
 };
 
 /* The home ring is planned for HOME_SHARE of cfg.error and the live
