@@ -1110,11 +1110,11 @@ TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
  * cfg.error at the worst moment of any arrival pattern (a ring opened in
  * a burst takes a third of what the live rings leave): measured, at
  * 0.01 and 0.001, 0.91x and 0.94x the target just before a shift at a
- * steady rate, 0.83x and 0.82x through a 10x rate jump, 0.85x and 0.90x at
+ * steady rate, 0.83x and 0.82x through a 10x rate jump, 0.83x and 0.86x at
  * the end of 600 000 keys read at full speed (one generation), 0.72x and
- * 0.66x after a burst of 1000 generations' keys.  A burst's rings cost
+ * 0.75x after a burst of 1000 generations' keys.  A burst's rings cost
  * more bits per key than a steady ring (a lower FP each, the last up to
- * 4x oversized when it ends): 34-130 against 21-31 in those bursts,
+ * 4x oversized when it ends): 34-126 against 21-31 in those bursts,
  * until they age out a window later.
  * cfg.max_slices caps the live rings and cfg.max_memory the bytes: beyond
  * them the newest ring keeps filling (FP up, stats.cap_hits counts it),

@@ -110,10 +110,13 @@
  * included:
  *   - the home ring is planned for HOME_SHARE = 0.92 of cfg.error (less
  *     when it has under 256 units: a small ring's FP spreads around the
- *     model's, one standard deviation about 1.2 / sqrt(units) of it,
- *     20 % at 34 units over 40 seeds, and such a ring is planned for two
- *     of them less); at a steady rate it is the only ring, and its model
- *     FP, reached just before a shift, is the filter's;
+ *     model's, one standard deviation about 1.7 / sqrt(units) of it, and
+ *     such a ring is planned for three of them less: a unit or two more;
+ *     filled in a burst, 38 units measured 0.81x its model on average
+ *     over 300 seeds, 0.29x the deviation, 2.2x at most, and then the
+ *     home ring alone is past cfg.error); at a steady rate it is the only
+ *     ring, and its model FP, reached just before a shift, is the
+ *     filter's;
  *   - the sum is kept to SUM_SHARE = 0.95 of cfg.error (the rest covers
  *     the model's spread).  A retired ring's FP only falls (no key comes,
  *     and it is read over fewer ages as it ages), so a ring planned for
@@ -138,8 +141,11 @@
  *     rings are planned for the room its early, small rings really leave;
  *   - a file whose home ring took all of cfg.error (written before this
  *     rule) keeps the same room over its home ring's FP: its sum may pass
- *     cfg.error by up to 3 %, and tdbf_current_error says so; and no ring
- *     is planned under the home ring's FP / 1024.
+ *     cfg.error by up to 3 %, and tdbf_current_error says so;
+ *   - no ring is planned under the home ring's FP / 1024, and a ring
+ *     planned at that floor may shift on count: the limit is spent then,
+ *     and growing by 4x at every g keys would only cost memory (10^4x,
+ *     measured, when a small home ring was 2.2x its model).
  * Measured (test_tlbf_line.c, fixed seeds; the FP at the worst moment
  * over 4 000 / error never-added keys, its 95 % Wilson interval's upper
  * end; bits per key of the window then):
@@ -149,17 +155,17 @@
  *     steady 1000/s, 0.001                0.94 (0.97)         30.7
  *     10x rate jump, 0.01                 0.83 (0.85)        103.7
  *     10x rate jump, 0.001                0.82 (0.85)        124.5
- *     600 000 keys, 4096 a ms, 0.01       0.85 (0.88)         91.4
- *     600 000 keys, 4096 a ms, 0.001      0.90 (0.93)        130.5
- *     20/s, then 50 000 at once, 0.01     0.72 (0.75)         34.2
- *     20/s, then 50 000 at once, 0.001    0.66 (0.68)         91.5
+ *     600 000 keys, 4096 a ms, 0.01       0.83 (0.86)         90.0
+ *     600 000 keys, 4096 a ms, 0.001      0.86 (0.89)        126.3
+ *     20/s, then 50 000 at once, 0.01     0.72 (0.75)         33.6
+ *     20/s, then 50 000 at once, 0.001    0.75 (0.78)         96.7
  *
  * (planned for half the predecessor's FP, the chain summed to up to twice
  * the first ring's: 1.07x, 1.01x, 1.38x, 1.61x, 1.54x and 1.43x the
  * target in the last six rows, and 0.98x and 1.01x at a steady rate).
  * `tdbf dedup --window 10m` of 3 000 000 distinct lines from a pipe drops
- * 0.83-0.86 % of them at --error 0.01 and 0.077-0.086 % at 0.001, in
- * 27-28 and 34-36 MiB (three runs each; before, 1.35-1.57 % and
+ * 0.80-0.81 % of them at --error 0.01 and 0.084-0.086 % at 0.001, in
+ * 26-27 and 35-37 MiB (three runs each; before, 1.35-1.57 % and
  * 0.10-0.14 %, in 31.2 and 40.1 MiB).
  *
  * Memory.  At a steady rate one ring: 22.7 and 33.5 bits per key of the
@@ -168,7 +174,7 @@
  * cfg.error).  A burst inside one generation: the hint's worth of keys
  * at once fills the home ring by shifting on count (no other ring, the
  * planned memory); 20 000 keys at one ns on a hint of 1 200 a window
- * open two rings beyond the home ring, 40.4 bits per key, 2.0x one ring
+ * open two rings beyond the home ring, 38.7 bits per key, 1.9x one ring
  * of exactly the burst (test_tlbf_line.c; 431 bits per key before rings
  * shifted on count).  A burst's rings cost more per key than the home
  * ring (a lower load for a lower FP) and are oversized up to 4x when it
@@ -485,6 +491,22 @@ static double fp_left(const tlbf_line *t, unsigned first, uint64_t G)
     return t->fp_sum_limit - rings_fp_from(t, first, G);
 }
 
+/* The least FP a ring is planned for.  Below it the limit is spent (a
+ * small home ring far over its model, a cap): the promise is lost
+ * whatever the next rings cost, so they are planned at this and may
+ * shift on count, rather than grow by 4x at every g keys. */
+static double fp_floor(const tlbf_line *t)
+{
+    return t->fp_planned / FP_FLOOR;
+}
+
+/* May the active ring fill all its fields now, FP-wise: the other live
+ * rings leave room for its model FP, or it was planned at the floor. */
+static bool room_to_shift(const tlbf_line *t, const ring_slot *a, uint64_t G)
+{
+    return a->fp <= fp_floor(t) || a->fp <= fp_left(t, 1, G);
+}
+
 /* Would every key the active ring holds keep its run of k after a shift
  * on count at G?  When the oldest field generation that may hold a live
  * key (first_live) is at most l below the new newest one.  Then also
@@ -519,7 +541,7 @@ static double successor_fp(const tlbf_line *t, bool burst, uint64_t G)
 {
     if (!burst)
         return t->fp_planned;
-    double fp = fp_left(t, 0, G) / BURST_SHARE, floor = t->fp_planned / FP_FLOOR;
+    double fp = fp_left(t, 0, G) / BURST_SHARE, floor = fp_floor(t);
     return fp < floor ? floor : fp < t->fp_planned ? fp : t->fp_planned;
 }
 
@@ -554,7 +576,7 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     /* A ring that fills faster than the clock shifts on count if the
      * other rings leave room for all its fields ("False positives") */
     bool fills_fast = keys_allow_shift(t, a, G);
-    if (fills_fast && a->fp <= fp_left(t, 1, G)) {
+    if (fills_fast && room_to_shift(t, a, G)) {
         shift_on_count(t, a, G);
         return;
     }
@@ -721,8 +743,8 @@ static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
     int rc = tdbf_line_plan_ring(&home, capacity, plan);
     if (rc == TDBF_OK && plan->units < FEW_UNITS) {
         /* a small ring's FP spreads around the model's ("False
-         * positives", above): planned two spreads under */
-        home.error /= 1.0 + 2.0 * UNIT_SPREAD / sqrt((double)plan->units);
+         * positives", above): planned three spreads under */
+        home.error /= 1.0 + 3.0 * UNIT_SPREAD / sqrt((double)plan->units);
         rc = tdbf_line_plan_ring(&home, capacity, plan);
     }
     if (rc != TDBF_OK)

@@ -34,8 +34,8 @@ enum {
 #define SUM_SHARE 0.95
 /* A ring of U units has a FP within about UNIT_SPREAD / sqrt(U) of the
  * model's (one standard deviation, measured); under FEW_UNITS units the
- * home ring is planned for less by two of them. */
-#define UNIT_SPREAD 1.2
+ * home ring is planned for less by three of them. */
+#define UNIT_SPREAD 1.7
 
 typedef struct ring_slot {
     tdbf_line_ring *ring;
