@@ -7,11 +7,16 @@
  *     generations and of more than the window, 20 000 keys at one ns, a
  *     clock stepping back, batch calls, 64-bit time near its ends, and a
  *     save and load in the middle of a stream;
- *   - the FP at a steady rate within the binomial band of the target, and
- *     at most twice the target during a 10x rate jump (measured and
- *     planned printed), and tdbf_current_error beside them;
+ *   - the FP at a steady rate, through a 10x rate jump and after a burst
+ *     within the binomial band of the target (measured and planned
+ *     printed), and tdbf_current_error beside them;
+ *   - the FP promise at the worst moment of each arrival pattern (a
+ *     steady rate, a 10x jump, a file read at full speed, a 1000x burst;
+ *     errors 0.01 and 0.001): the upper end of the 95 % Wilson interval
+ *     at most the target, tdbf_current_error within 2x of the interval;
  *   - memory at a steady rate against TLBF's at the same error and
- *     capacity (at most 1.3x), and back near it a window after a jump;
+ *     capacity (at most 1.1x at 0.01, 1.25x at 0.001), and back near it a
+ *     window after a jump;
  *   - keys past the expiry bound at the FP rate, queries read-only, the
  *     ring cap degrading without false negatives;
  *   - forged files refused.
@@ -128,7 +133,8 @@ static double ring_bytes_for(const tdbf *f, double error, uint64_t keys)
 
 /* 20 000 keys at one ns after a steady rate of 20/s: a few rings (each
  * shifts on count in its first generation, then the next opens 4x as
- * wide at half its FP), FP at most twice the target, memory at most 4x a
+ * wide, planned for a third of what the live rings leave of the target),
+ * FP within the target's band, memory at most 4x a
  * ring of exactly the burst (growth by 4x adds at most 4/3 of the last
  * ring, which may be nearly empty; a ring that could not shift on count
  * would take about l times that).  Then the steady rate again for a
@@ -146,7 +152,7 @@ static void test_burst_at_one_timestamp(void **state)
     stream_phase(&s, burst, 0, 0);
     tdbf_stats after = stats_of(f);
     uint64_t probes = DRV_PICK(400000, 100000);
-    double fp = probe_fp(f, probes, 77, s.now), band = drv_band(2 * error, (double)probes, 0.0);
+    double fp = probe_fp(f, probes, 77, s.now), band = drv_band(error, (double)probes, 0.0);
     double bits = 8.0 * (double)after.memory_bytes / (double)(burst + 1200);
     double exact = ring_bytes_for(f, error, burst + 1200);
     unsigned fields = after.k + after.l + 1;
@@ -155,8 +161,8 @@ static void test_burst_at_one_timestamp(void **state)
                   before.slices / fields, after.slices / fields,
                   (unsigned long long)before.memory_bytes, (unsigned long long)after.memory_bytes,
                   bits, (double)after.memory_bytes / exact, fp, error, current_error_of(f, s.now));
-    if (!(fp <= 2 * error + band))
-        fail_msg("FP after the burst %.5f above twice the target %.3g", fp, error);
+    if (!(fp <= error + band))
+        fail_msg("FP after the burst %.5f above the target %.3g + %.4f", fp, error, band);
     if (after.slices / fields > 8)
         fail_msg("%u rings after one burst", after.slices / fields);
     if (!((double)after.memory_bytes <= 4.0 * exact))
@@ -454,8 +460,11 @@ static void test_steady_rate_fp_and_memory(void **state)
             fail_msg("FP %.5f above the target's band %.5f", fp, error + band);
         if (!(st.error_planned <= error))
             fail_msg("planned FP %.5f above the target %g", st.error_planned, error);
-        if (!(bits <= 1.3 * tlbf))
-            fail_msg("%.2f bits/key, above 1.3x TLBF's %.2f", bits, tlbf);
+        /* the costs tdbf.h states; after the sanitizer's one window TLBF
+         * has not grown to its steady size yet */
+        double most = DRV_SANITIZER ? 1.3 : error >= 0.01 ? 1.1 : 1.25;
+        if (!(bits <= most * tlbf))
+            fail_msg("%.2f bits/key, above %.2fx TLBF's %.2f", bits, most, tlbf);
         CHECK_U64_EQ(st.slices, st.k + st.l + 1);    /* one ring at a steady rate */
         if (e == 0)
             time_calls(f, s.now, SEC / rate);
@@ -464,7 +473,7 @@ static void test_steady_rate_fp_and_memory(void **state)
 }
 
 /* The rate jumps 10x and stays: FP probed at points through the next
- * window stays within twice the target.  Back at the planned rate for a
+ * window stays within the target's band.  Back at the planned rate for a
  * window, memory returns to the steady ring's. */
 static void test_rate_jumps(void **state)
 {
@@ -494,11 +503,11 @@ static void test_rate_jumps(void **state)
                       8.0 * (double)st.memory_bytes / (double)(st.keys ? st.keys : 1));
         worst = fp > worst ? fp : worst;
     }
-    double band = drv_band(2 * error, (double)probes, 0.0);
-    print_message("10x jump: worst FP %.5f (planned %.5f; bound 2x target + band %.5f)\n", worst,
-                  steady.error_planned, 2 * error + band);
-    if (!(worst <= 2 * error + band))
-        fail_msg("FP %.5f during the jump above twice the target", worst);
+    double band = drv_band(error, (double)probes, 0.0);
+    print_message("10x jump: worst FP %.5f (planned %.5f; bound target + band %.5f)\n", worst,
+                  steady.error_planned, error + band);
+    if (!(worst <= error + band))
+        fail_msg("FP %.5f during the jump above the target %.3g + %.4f", worst, error, band);
     /* 10x down, for a window and a bit: the jump's rings retire, shrink */
     stream_phase(&s, DRV_PICK(C + C / 5, C / 3), SEC / rate, 0);
     tdbf_stats back = stats_of(f);
@@ -510,9 +519,321 @@ static void test_rate_jumps(void **state)
     if (!DRV_SANITIZER && !((double)back.memory_bytes <= 1.1 * (double)steady.memory_bytes))
         fail_msg("memory %llu a window after the jump, steady %llu",
                  (unsigned long long)back.memory_bytes, (unsigned long long)steady.memory_bytes);
-    if (!(fp <= 2 * error + band))
+    if (!(fp <= error + band))
         fail_msg("FP %.5f after the jump", fp);
     stream_end(&s);
+}
+
+/* ---- the FP promise at the worst moment -------------------------------------
+ * Each arrival pattern is probed where the live rings' FPs peak: just
+ * before a shift at a steady rate, at the end of every generation of a
+ * 10x rate jump, at the end of a burst.  The upper end of the 95 % Wilson
+ * interval of the measured rate must be at most cfg.error, and
+ * tdbf_current_error within a factor of 2 of that interval (it is what
+ * the CLI and the Redis module refuse adds by). */
+
+#define WILSON_Z 1.96
+
+typedef struct interval {
+    double low, high;
+} interval;
+
+/* The 95 % Wilson score interval of hits in n trials. */
+static interval wilson(uint64_t hits, uint64_t n)
+{
+    double dn = (double)n, p = (double)hits / dn, z2 = WILSON_Z * WILSON_Z;
+    double centre = p + z2 / (2.0 * dn);
+    double spread = WILSON_Z * sqrt(p * (1.0 - p) / dn + z2 / (4.0 * dn * dn));
+    interval iv = {(centre - spread) / (1.0 + z2 / dn), (centre + spread) / (1.0 + z2 / dn)};
+    return iv;
+}
+
+/* The highest FP a scenario measured, and its costs then. */
+typedef struct worst_fp {
+    double fp, high, estimate, bits;
+} worst_fp;
+
+/* Never-added keys per unit of error probed at each worst moment: the
+ * interval's upper end then lies within about 10 % (3 % for the final
+ * probes) of the rate. */
+static uint64_t probes_for(double error, double per_error)
+{
+    return (uint64_t)(DRV_PICK(per_error, per_error / 4) / error);
+}
+
+/* Probe f at now: tdbf_current_error checked against the measured
+ * interval, the point kept in *worst if its rate is the highest yet;
+ * returns the interval. */
+static interval check_estimate(const char *label, const tdbf *f, uint64_t now, double error,
+                               uint64_t probes, uint64_t seed, worst_fp *worst)
+{
+    uint64_t hits = drv_probe_hits(f, seed, 0, probes, now);
+    interval iv = wilson(hits, probes);
+    double fp = (double)hits / (double)probes, estimate = current_error_of(f, now);
+    tdbf_stats st = stats_of(f);
+    double bits = st.keys ? 8.0 * (double)st.memory_bytes / (double)st.keys : 0.0;
+    print_message("    %s: FP %.5f (95%% %.5f .. %.5f), current error %.5f, %u rings, "
+                  "%.1f bits/key\n", label, fp, iv.low, iv.high, estimate,
+                  st.slices / (st.k + st.l + 1), bits);
+    double slack = error / 20;   /* rates far under the target: absolute */
+    if (!(estimate >= iv.low / 2 - slack && estimate <= 2 * iv.high + slack))
+        fail_msg("%s: current error %.5f, the measured interval %.5f .. %.5f", label, estimate,
+                 iv.low, iv.high);
+    if (fp >= worst->fp) {
+        worst_fp now_worst = {fp, iv.high, estimate, bits};
+        *worst = now_worst;
+    }
+    return iv;
+}
+
+/* check_estimate, and the promise: the interval's upper end at most
+ * cfg.error. */
+static void check_promise(const char *label, const tdbf *f, uint64_t now, double error,
+                          uint64_t probes, uint64_t seed, worst_fp *worst)
+{
+    interval iv = check_estimate(label, f, now, error, probes, seed, worst);
+    if (!(iv.high <= error))
+        fail_msg("%s: its FP's interval reaches %.5f, above the target %g", label, iv.high,
+                 error);
+}
+
+static void print_worst(const char *scenario, double error, const worst_fp *w)
+{
+    print_message("%s, error %g: worst FP %.5f (95%% up to %.5f, %.2fx the target), "
+                  "current error %.5f, %.1f bits/key\n", scenario, error, w->fp, w->high,
+                  w->fp / error, w->estimate, w->bits);
+}
+
+/* The end of a scenario whose worst moment is now: the promise checked
+ * there with the final probes, the stream's keys all checked, closed. */
+static void end_at_worst(stream *s, const char *scenario, const char *moment, double error,
+                         uint64_t seed)
+{
+    worst_fp worst = {0};
+    check_promise(moment, s->f, s->now, error, probes_for(error, 4000), seed, &worst);
+    print_worst(scenario, error, &worst);
+    stream_end(s);
+}
+
+static const double promise_errors[] = {0.01, 0.001};
+#define PROMISE_ERRORS (sizeof promise_errors / sizeof promise_errors[0])
+
+/* Add keys at step_ns until the last one that lands before the next
+ * generation starts (the generation then holds its full share); each
+ * add checks the oldest key of the window (a sweep of the whole window
+ * is left to the caller). */
+static void fill_generation(stream *s, uint64_t span, uint64_t step_ns)
+{
+    uint64_t last = (s->now / span + 1) * span - 1;
+    for (uint64_t n = (last - s->now) / step_ns; n > 0; n--) {
+        s->now += step_ns;
+        stream_insert(s);
+    }
+}
+
+/* A steady rate: two windows at the planned 1000/s, probed at the end of
+ * a generation, just before the shift. */
+static void test_promise_steady_rate(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, rate = 1000, C = rate * 60;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        stream s;
+        tdbf *f = open_line(error, T, C, 101 + e);
+        stream_init(&s, f, T, SEC, DRV_PICK(3, 2) * C, 102 + e);
+        stream_phase(&s, DRV_PICK(2, 1) * C, SEC / rate, 0);
+        fill_generation(&s, span_of(f), SEC / rate);
+        stream_sweep(&s);
+        end_at_worst(&s, "steady rate", "before a shift", error, 103);
+    }
+}
+
+/* The rate jumps from the planned 1000/s to 10 000/s for a window, the
+ * filter's clock stopping at the end of every generation.  The first run
+ * (stop_at 0) finds the end where tdbf_current_error peaks, checking it
+ * against a modest probe at each; a second, identical run (fixed seeds)
+ * probes that end with enough keys for a narrow interval.  Returns the
+ * number of the peak's end. */
+static unsigned run_rate_jump(double error, uint64_t seed, unsigned stop_at, worst_fp *worst)
+{
+    const uint64_t T = 60 * SEC, rate = 1000, C = rate * 60;
+    stream s;
+    tdbf *f = open_line(error, T, C, seed);
+    uint64_t span = span_of(f), step = SEC / rate / 10;
+    stream_init(&s, f, T, SEC, 2 * C + 10 * C + 10 * rate * span / SEC, seed + 1);
+    stream_phase(&s, C, SEC / rate, 0);
+    fill_generation(&s, span, SEC / rate);
+    uint64_t jump = s.now;
+    unsigned end = 0, peak = 0;
+    double highest = -1.0;
+    while (s.now - jump < T + span) {
+        fill_generation(&s, span, step);
+        end++;
+        char label[64];
+        snprintf(label, sizeof label, "10x, end %u (+%.0f s)", end,
+                 (double)(s.now - jump) / 1e9);
+        if (stop_at == 0) {
+            double estimate = current_error_of(f, s.now);
+            if (estimate > highest) {
+                highest = estimate;
+                peak = end;
+            }
+            worst_fp scan = {0};
+            check_estimate(label, f, s.now, error, probes_for(error, 200), seed + 2, &scan);
+        } else if (end == stop_at) {
+            check_promise(label, f, s.now, error, probes_for(error, 4000), seed + 3, worst);
+            break;
+        }
+        s.now += step;
+    }
+    stream_sweep(&s);
+    stream_end(&s);
+    return peak;
+}
+
+static void test_promise_rate_jump(void **state)
+{
+    (void)state;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        worst_fp worst = {0};
+        unsigned peak = run_rate_jump(error, 111 + 10 * e, 0, &worst);
+        run_rate_jump(error, 111 + 10 * e, peak, &worst);
+        print_worst("10x rate jump", error, &worst);
+    }
+}
+
+/* Blocks of 4096 keys at one timestamp, the clock 1 ms on between them:
+ * `tdbf dedup --window 10m` reading a pipe (the capacity hint the
+ * library's default), 600 000 keys inside one generation (six rings). */
+static void test_promise_file_at_full_speed(void **state)
+{
+    (void)state;
+    const uint64_t T = 600 * SEC, keys = DRV_PICK(600000, 100000), block = 4096;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        stream s;
+        tdbf *f = open_line(error, T, 0, 121 + e);
+        stream_init(&s, f, T, 1000 * SEC, keys, 122 + e);
+        for (uint64_t i = 0; i < keys; i++) {
+            if (i % block == 0)
+                s.now += SEC / 1000;
+            stream_insert(&s);
+        }
+        stream_sweep(&s);
+        end_at_worst(&s, "file at full speed", "end of the file", error, 123);
+    }
+}
+
+/* 20/s for five minutes, then 1000 times a generation's keys at four
+ * timestamps 1 ms apart: probed at the peak. */
+static void test_promise_1000x_burst(void **state)
+{
+    (void)state;
+    const uint64_t T = 60 * SEC, C = 1200;
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        double error = promise_errors[e];
+        stream s;
+        tdbf *f = open_line(error, T, C, 131 + e);
+        uint64_t burst = DRV_PICK(1000, 250) * (C / stats_of(f).l);
+        stream_init(&s, f, T, SEC, 20 * 300 + burst, 132 + e);
+        stream_phase(&s, 20 * 300, SEC / 20, 0);
+        for (int at = 0; at < 4; at++) {
+            s.now += SEC / 1000;
+            stream_phase(&s, burst / 4, 0, 0);
+        }
+        end_at_worst(&s, "1000x burst", "end of the burst", error, 133);
+    }
+}
+
+static void put_le(unsigned char *p, uint64_t v, unsigned bytes);
+
+/* A file whose home ring was planned for all of its error (as before the
+ * rings' FP budget): made by rewriting a new file's error to its home
+ * ring's planned FP.  A burst read at full speed into it keeps the same
+ * room over that ring's FP as a new filter has (at most 1.03x the error
+ * it states, by the model), and costs about what it costs a new filter. */
+static void test_file_whose_home_ring_took_the_error(void **state)
+{
+    (void)state;
+    const uint64_t T = 600 * SEC, keys = DRV_PICK(200000, 50000), block = 4096;
+    const double error = 0.01;
+    tdbf *fresh = open_line(error, T, 0, 141);
+    tdbf_stats planned = stats_of(fresh);
+    byte_sink file = save_bytes(fresh);
+    uint64_t bits;
+    memcpy(&bits, &planned.error_planned, sizeof bits);
+    put_le(file.data + 40, bits, 8);        /* header: the configured error */
+    reseal_checksum(&file);
+    tdbf *f = NULL;
+    CHECK_RC(tdbf_load_buffer(&f, file.data, file.len, NULL), TDBF_OK);
+    free(file.data);
+    stream s, twin;
+    stream_init(&s, f, T, 1000 * SEC, keys, 142);
+    stream_init(&twin, fresh, T, 1000 * SEC, keys, 142);
+    for (uint64_t i = 0; i < keys; i++) {
+        if (i % block == 0) {
+            s.now += SEC / 1000;
+            twin.now = s.now;
+        }
+        stream_insert(&s);
+        stream_insert(&twin);
+    }
+    stream_sweep(&s);
+    double stated = planned.error_planned, now_bytes = (double)stats_of(f).memory_bytes;
+    double fresh_bytes = (double)stats_of(fresh).memory_bytes;
+    print_message("home ring planned for all of the error %.5f: current error %.5f, "
+                  "%.0f bytes (a new filter's %.0f)\n", stated, current_error_of(f, s.now),
+                  now_bytes, fresh_bytes);
+    worst_fp worst = {0};
+    interval iv = check_estimate("end of the burst", f, s.now, stated,
+                                 probes_for(stated, 4000), 143, &worst);
+    if (!(iv.high <= 1.03 * stated))
+        fail_msg("FP up to %.5f, above 1.03x the error %.5f the file states", iv.high, stated);
+    if (!(now_bytes <= 1.5 * fresh_bytes))
+        fail_msg("%.0f bytes, a new filter %.0f", now_bytes, fresh_bytes);
+    stream_end(&twin);
+    stream_end(&s);
+}
+
+/* tdbf_plan_tlbf_line sizes the first ring as tdbf_open does: the same
+ * shape, planned error and memory for the ring, at most 0.92 of the
+ * target (less for a small ring), and the argument errors. */
+static void test_plan_matches_open(void **state)
+{
+    (void)state;
+    const uint64_t capacities[] = {0, 1200, 60000};
+    for (size_t e = 0; e < PROMISE_ERRORS; e++) {
+        for (size_t c = 0; c < sizeof capacities / sizeof capacities[0]; c++) {
+            tdbf_config cfg = line_config(promise_errors[e], 60 * SEC, capacities[c], 151);
+            tdbf_line_plan plan;
+            CHECK_RC(tdbf_plan_tlbf_line(&cfg, &plan), TDBF_OK);
+            tdbf *f = drv_open(&cfg);
+            tdbf_stats st = stats_of(f);
+            print_message("error %g, capacity %llu: ring of %llu units, fp %.5f (%.2f of the "
+                          "target)\n", cfg.error, (unsigned long long)capacities[c],
+                          (unsigned long long)plan.units, plan.fp, plan.fp / cfg.error);
+            CHECK_U64_EQ(st.k, plan.k);
+            CHECK_U64_EQ(st.l, plan.l);
+            if (!(st.error_planned == plan.fp && plan.fp <= 0.92 * cfg.error))
+                fail_msg("planned %.6f, opened %.6f, target %g", plan.fp, st.error_planned,
+                         cfg.error);
+            if (!(st.memory_bytes >= plan.bytes && st.memory_bytes <= plan.bytes + 4096))
+                fail_msg("opened %llu bytes for a ring of %llu",
+                         (unsigned long long)st.memory_bytes, (unsigned long long)plan.bytes);
+            tdbf_close(f);
+        }
+    }
+    tdbf_config cfg = line_config(0.01, 60 * SEC, 0, 152);
+    tdbf_line_plan plan;
+    CHECK_RC(tdbf_plan_tlbf_line(NULL, &plan), TDBF_EINVAL);
+    CHECK_RC(tdbf_plan_tlbf_line(&cfg, NULL), TDBF_EINVAL);
+    cfg.error = 1.0;
+    CHECK_RC(tdbf_plan_tlbf_line(&cfg, &plan), TDBF_EERROR);
+    cfg.error = 0.01;
+    cfg.window_ns = 0;
+    CHECK_RC(tdbf_plan_tlbf_line(&cfg, &plan), TDBF_EWINDOW);
 }
 
 /* Keys older than (k + l + 1) generations answer at the FP rate. */
@@ -756,6 +1077,12 @@ int main(void)
         cmocka_unit_test(test_save_load_mid_stream),
         cmocka_unit_test(test_steady_rate_fp_and_memory),
         cmocka_unit_test(test_rate_jumps),
+        cmocka_unit_test(test_promise_steady_rate),
+        cmocka_unit_test(test_promise_rate_jump),
+        cmocka_unit_test(test_promise_file_at_full_speed),
+        cmocka_unit_test(test_promise_1000x_burst),
+        cmocka_unit_test(test_file_whose_home_ring_took_the_error),
+        cmocka_unit_test(test_plan_matches_open),
         cmocka_unit_test(test_expired_keys_at_fp_rate),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_ring_cap),

@@ -24,11 +24,14 @@
  *
  * Rings.  Every ring has the same shape (k, l, b, unit), planned once for
  * the capacity hint (g0 = ceil(capacity / l) keys per generation, the
- * "home" size) by apbf-line's planner; a ring for g keys per generation
- * takes ceil(g units0 / g0) units, so its load per unit, and its model FP,
- * is the home ring's.  New keys go into the newest ring, the ACTIVE one;
- * the others are RETIRED: they take no more keys and need no sweeping,
- * and their newest field stays at G_last, the generation they stopped in.
+ * "home" size) by apbf-line's planner, for a little under cfg.error
+ * ("False positives"); a ring for g keys per generation takes ceil(g
+ * units0 / g0) units, so its load per unit, and its model FP, is the home
+ * ring's, unless it is a burst's, planned for less (a lower load per
+ * unit, from the model's curve).  New keys go into the newest ring, the
+ * ACTIVE one; the others are RETIRED: they take no more keys and need no
+ * sweeping, and their newest field stays at G_last, the generation they
+ * stopped in.
  *
  *     slots:  [0] active, G_r = now's G   [1] retired at G_last  [2] ...
  *             newest first; freed once G - G_last > l
@@ -58,14 +61,16 @@
  *     one.  A ring left behind by more than l generations is freed
  *     (advance does that too).
  *   - Full (its g inserts taken in its newest field): the rate is
- *     projected from this generation's keys over its elapsed part; a
- *     generation that will end within 1/16 more keys is let overfill
- *     (slightly higher FP, never a false negative).  Else, in the ring's
- *     first generation, or while its keys allow, it shifts on count
- *     (Bursts, below).  Else a successor opens for twice the projection,
- *     at least 2 g (or the home g0, from a smaller ring), at most 4 g: a
- *     burst at one timestamp (no elapsed time, an infinite rate) grows by
- *     4x per ring.
+ *     projected from this generation's keys over its elapsed part, or
+ *     from the ring's keys since it opened if that is faster (a
+ *     generation that began slowly hides a burst's pace); a generation
+ *     that will end within 1/16 more keys is let overfill (slightly
+ *     higher FP, never a false negative).  Else, in the ring's first
+ *     generation, or while its keys allow, it shifts on count (Bursts,
+ *     below) if the other rings leave room for its FP (False positives).
+ *     Else a successor opens for twice the projection, at least 2 g (or
+ *     the home g0, from a smaller ring), at most 4 g: a burst at one
+ *     timestamp (no elapsed time, an infinite rate) grows by 4x per ring.
  *
  *   Sizing from an observed n keys per generation: twice n, but no more
  *   than g0 when n is within 1/16 of g0 (the hint is believed then, so
@@ -93,38 +98,89 @@
  * ring...".  A ring whose latest key (`last`) is older than G - l is
  * freed.  A burst beyond (l + 1) g opens a successor, fresh, that shifts
  * on count in turn; such rings fill all their fields while their
- * predecessors are still read, so each is planned for half its
- * predecessor's FP (a lower load per unit, about 8 % more memory per
- * halving at k b = 9): one burst's rings sum to at most twice the first
- * one's FP.  A ring left ahead of the clock waits for no shift to shrink:
- * at the first add of each generation the last one's rate is judged as
- * above.
+ * predecessors are still read, so they are planned against what those
+ * leave of cfg.error (False positives).  A ring left ahead of the clock
+ * waits for no shift to shrink: at the first add of each generation the
+ * last one's rate is judged as above.
  *
  * False positives.  A never-added key is a false positive if any live
- * ring answers yes: about the sum of the rings' FPs.  A ring at its
- * planned steady load has the model's FP (the planner meets cfg.error,
- * just before a shift).  Rings retired by growth or shrink have at most
- * one generation at that load in their run of k (a successor's fields are
- * young, the home ring's masked as it ages), so during a 10x rate jump the
- * sum stays near one ring's FP: the home ring, full when retired, plus a
- * successor of one generation (its k newest fields hold the same keys:
- * around 10^-6 at the home load) plus the final ring, under its load.
- * Measured (tests/unit/test_tlbf_line.c, T = 60 s, 60 000 keys a window):
- * at a steady rate 0.0089 for a target of 0.01 (model 0.00998) and
- * 0.00098 for 0.001; through a 10x jump at most 0.0135 (its successor
- * shifts on count while the home ring is still read), falling to 0.001
- * as the home ring ages; 20 000 keys at one ns after 20/s: 0.0136 (the
- * rings of a burst: "Bursts").
+ * ring answers yes, and every query reads every live ring: at most the
+ * sum of their FPs, which the rings are planned to keep within cfg.error
+ * at every moment, the worst (just before a shift, the peak of a burst)
+ * included:
+ *   - the home ring is planned for HOME_SHARE = 0.92 of cfg.error (less
+ *     when it has under 256 units: a small ring's FP spreads around the
+ *     model's, one standard deviation about 1.7 / sqrt(units) of it, and
+ *     such a ring is planned for three of them less: a unit or two more;
+ *     filled in a burst, 38 units measured 0.81x its model on average
+ *     over 300 seeds, 0.29x the deviation, 2.2x at most, and then the
+ *     home ring alone is past cfg.error); at a steady rate it is the only
+ *     ring, and its model FP, reached just before a shift, is the
+ *     filter's;
+ *   - the sum is kept to SUM_SHARE = 0.95 of cfg.error (the rest covers
+ *     the model's spread).  A retired ring's FP only falls (no key comes,
+ *     and it is read over fewer ages as it ages), so a ring planned for
+ *     what the live rings leave of that when it opens keeps the sum
+ *     within it, however fast it fills;
+ *   - a ring fills all its fields while the others are still read when
+ *     it shifts on count: it may only while its model FP fits in what the
+ *     other live rings leave (else a successor opens);
+ *   - a successor opened while keys come faster than it can take them on
+ *     the clock (it will shift on count: a burst) is planned for a third
+ *     (1 / BURST_SHARE) of what the live rings leave, so however long a
+ *     burst's chain grows its sum stays within the limit (1/3 + 2/9 +
+ *     4/27 + ... of the room), and a long burst's last rings, which hold
+ *     most of its keys, still find room (a third measured 54.8 bits per
+ *     key at the end of 10^6 keys read at full speed, a half 59.0);
+ *     other successors (a shrink, a gap, growth with the rate within 2 to
+ *     4 g) fill at the clock's pace as their predecessors age and take the
+ *     home ring's FP;
+ *   - each ring's FP is the count estimate below, calibrated at its own
+ *     planned load; a retired ring's is scaled to what its bits hold
+ *     (read once when it retires, at most 2^16 units), so a burst's later
+ *     rings are planned for the room its early, small rings really leave;
+ *   - a file whose home ring took all of cfg.error (written before this
+ *     rule) keeps the same room over its home ring's FP: its sum may pass
+ *     cfg.error by up to 3 %, and tdbf_current_error says so;
+ *   - no ring is planned under the home ring's FP / 1024, and a ring
+ *     planned at that floor may shift on count: the limit is spent then,
+ *     and growing by 4x at every g keys would only cost memory (10^4x,
+ *     measured, when a small home ring was 2.2x its model).
+ * Measured (test_tlbf_line.c, fixed seeds; the FP at the worst moment
+ * over 4 000 / error never-added keys, its 95 % Wilson interval's upper
+ * end; bits per key of the window then):
  *
- * Memory.  At a steady rate one ring: 22.3 and 33.0 bits per key of the
- * window at 0.01 and 0.001, 1.08x and 1.21x TLBF's (tlbf.c, same error
- * and capacity).  A burst inside one generation: the hint's worth of keys
+ *     pattern, error                 FP / target (upper)   bits/key
+ *     steady 1000/s, 0.01                 0.91 (0.95)         21.0
+ *     steady 1000/s, 0.001                0.94 (0.97)         30.7
+ *     10x rate jump, 0.01                 0.83 (0.85)        103.7
+ *     10x rate jump, 0.001                0.82 (0.85)        124.5
+ *     600 000 keys, 4096 a ms, 0.01       0.83 (0.86)         90.0
+ *     600 000 keys, 4096 a ms, 0.001      0.86 (0.89)        126.3
+ *     20/s, then 50 000 at once, 0.01     0.72 (0.75)         33.6
+ *     20/s, then 50 000 at once, 0.001    0.75 (0.78)         96.7
+ *
+ * (planned for half the predecessor's FP, the chain summed to up to twice
+ * the first ring's: 1.07x, 1.01x, 1.38x, 1.61x, 1.54x and 1.43x the
+ * target in the last six rows, and 0.98x and 1.01x at a steady rate).
+ * `tdbf dedup --window 10m` of 3 000 000 distinct lines from a pipe drops
+ * 0.80-0.81 % of them at --error 0.01 and 0.084-0.086 % at 0.001, in
+ * 26-27 and 35-37 MiB (three runs each; before, 1.35-1.57 % and
+ * 0.10-0.14 %, in 31.2 and 40.1 MiB).
+ *
+ * Memory.  At a steady rate one ring: 22.7 and 33.5 bits per key of the
+ * window at 0.01 and 0.001, 1.10x and 1.22x TLBF's (tlbf.c, same error
+ * and capacity; 1.08x and 1.21x with the home ring planned for all of
+ * cfg.error).  A burst inside one generation: the hint's worth of keys
  * at once fills the home ring by shifting on count (no other ring, the
  * planned memory); 20 000 keys at one ns on a hint of 1 200 a window
- * open two rings beyond the home ring, 34.8 bits per key, 1.7x one ring
- * of exactly the burst, FP 0.0136 at a target of 0.01 (test_tlbf_line.c;
- * 431 bits per key before rings shifted on count).  They age out a
- * window later.
+ * open two rings beyond the home ring, 38.7 bits per key, 1.9x one ring
+ * of exactly the burst (test_tlbf_line.c; 431 bits per key before rings
+ * shifted on count).  A burst's rings cost more per key than the home
+ * ring (a lower load for a lower FP) and are oversized up to 4x when it
+ * ends (the table above); they age out a window later.  Through a 10x
+ * jump, 1.1-1.5x the bits per key of rings planned at half their
+ * predecessor's FP, the same moments compared.
  *
  * The current error (tdbf_current_error) is computed from counts, not
  * bits: every ring keeps its keys per generation (64 of them, k + l < 64),
@@ -135,9 +191,13 @@
  * 1/W)^b, X ~ Poisson(lambda_a); the run probability over the ages still
  * read follows (tdbf_line_run_probability).  Fields of neighbouring ages
  * share keys, which independent fields ignore (apbf_line_plan.c measured
- * 20-40 %), so the result is scaled by the model's FP over this estimate
- * at the home ring's steady load: exact at steady state, proportional
- * elsewhere.  A few hundred ns for a few rings; stats.error_estimated
+ * 20-40 %), so the result is scaled by the ring's model FP over this
+ * estimate at its own planned load (the ratio moves with the load: the
+ * home ring's ratio on a burst's rings, planned for less, read 1.4-2x
+ * under their measured FP): exact at steady state, proportional
+ * elsewhere; and a retired ring's by what its bits hold over its count
+ * estimate (retired rings take no keys, so the ratio is read once).  A
+ * few hundred ns for a few rings; stats.error_estimated
  * scales each ring's estimate from its bits (tdbf_line_ring_estimated,
  * which reads all its ages) by the same masked-over-unmasked ratio.
  * The ring sizing and this model: tlbf_line_model.c.
@@ -162,6 +222,27 @@
 #define COUNT_LIMIT (UINT64_C(1) << 60)
 
 /* ---- slots --------------------------------------------------------------- */
+
+/* A ring's model FP at its g and what scales its count estimate. */
+static void set_ring_fp(const tlbf_line *t, ring_slot *s, double fp)
+{
+    s->fp = fp;
+    s->calibration = tdbf_tlbf_line_calibration(t, s);
+    s->realized = 1.0;
+}
+
+/* A ring takes no more keys: from now on its count estimate follows what
+ * its bits hold (a small ring's FP spreads around the model's: 20 % at
+ * 34 units, 2 % at 3 000, over 40 seeds), so a burst's later rings are
+ * planned for the FP its predecessors really have.  Read once (at most
+ * 2^16 units), as its bits never change again. */
+static void retire(const tlbf_line *t, ring_slot *s)
+{
+    s->realized = 1.0;
+    double counted = tdbf_tlbf_line_slot_fp(t, s, 0, true);
+    if (counted > 0.0)
+        s->realized = tdbf_line_ring_estimated(s->ring) / counted;
+}
 
 static void close_slot(tdbf *f, ring_slot *s)
 {
@@ -218,6 +299,8 @@ static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t
         rc = tdbf_line_ring_open(f, &plan, &ring);
     if (rc != TDBF_OK)
         return rc;
+    if (t->count > 0)
+        retire(t, &t->slots[0]);
     memmove(t->slots + 1, t->slots, t->count * sizeof *t->slots);
     t->fp_kept = false;
     t->count++;
@@ -227,8 +310,10 @@ static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t
     s->generation = G;
     s->born = G;
     s->last = G;
+    s->opened_ns = t->add_ns;
     s->g = g;
     s->units = plan.units;
+    set_ring_fp(t, s, plan.fp);
     t->check_at = g;
     return TDBF_OK;
 }
@@ -362,6 +447,7 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
             memset(fresh->counts, 0, sizeof fresh->counts);
             begin_observing(t, G, now_ns);
         }
+        fresh->opened_ns = now_ns;
         return TDBF_OK;
     }
     drop_stale(f, t, G);
@@ -380,14 +466,55 @@ static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     return TDBF_OK;
 }
 
-/* May the active ring shift on count at G?  When every key it holds keeps
- * its run of k after one more shift: the oldest field generation that may
- * hold a live key (first_live) at most l below the new newest one.  Then
- * also every later time shift keeps them (the essay's "Bursts").  A ring
- * steady on the clock never may (first_live = G - l); a fresh one may up
- * to l times in its first generation, and after it as long as its keys of
- * that generation are live and the l are not spent. */
-static bool may_shift_on_count(const tlbf_line *t, const ring_slot *a, uint64_t G)
+/* The FPs of the live rings from slots[first] on, from their counts at G
+ * (a few hundred ns a ring: exp per age and bit). */
+static double rings_fp_from(const tlbf_line *t, unsigned first, uint64_t G)
+{
+    double fp = 0.0;
+    for (unsigned i = first; i < t->count; i++)
+        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
+    return fp < 1.0 ? fp : 1.0;
+}
+
+static double rings_fp(const tlbf_line *t, uint64_t G)
+{
+    return rings_fp_from(t, 0, G);
+}
+
+/* What the limit on the sum leaves once the rings from slots[first] on
+ * answer as they do at G.  A retired ring's FP only falls as it ages
+ * (fewer ages read, no new keys), so a ring planned within this at G
+ * keeps the sum within the limit however fast it fills ("False
+ * positives"). */
+static double fp_left(const tlbf_line *t, unsigned first, uint64_t G)
+{
+    return t->fp_sum_limit - rings_fp_from(t, first, G);
+}
+
+/* The least FP a ring is planned for.  Below it the limit is spent (a
+ * small home ring far over its model, a cap): the promise is lost
+ * whatever the next rings cost, so they are planned at this and may
+ * shift on count, rather than grow by 4x at every g keys. */
+static double fp_floor(const tlbf_line *t)
+{
+    return t->fp_planned / FP_FLOOR;
+}
+
+/* May the active ring fill all its fields now, FP-wise: the other live
+ * rings leave room for its model FP, or it was planned at the floor. */
+static bool room_to_shift(const tlbf_line *t, const ring_slot *a, uint64_t G)
+{
+    return a->fp <= fp_floor(t) || a->fp <= fp_left(t, 1, G);
+}
+
+/* Would every key the active ring holds keep its run of k after a shift
+ * on count at G?  When the oldest field generation that may hold a live
+ * key (first_live) is at most l below the new newest one.  Then also
+ * every later time shift keeps them (the essay's "Bursts").  A ring
+ * steady on the clock never would (first_live = G - l); a fresh one would
+ * up to l times in its first generation, and after it as long as its
+ * keys of that generation are live and the l are not spent. */
+static bool keys_allow_shift(const tlbf_line *t, const ring_slot *a, uint64_t G)
 {
     return a->born != BORN_UNKNOWN && a->generation + 1 - first_live(t, a, G) <= t->l;
 }
@@ -404,39 +531,52 @@ static void shift_on_count(tlbf_line *t, ring_slot *a, uint64_t G)
     t->fp_kept = false;
 }
 
-/* The FP a successor is planned for.  In a burst (keys coming faster than
- * the largest successor could take in a generation) it will shift on
- * count and fill all its fields while its predecessor is still read:
- * half the predecessor's FP then, so one burst's rings add up to at most
- * twice the first one's.  Else the home ring's. */
-static double successor_fp(const tlbf_line *t, const ring_slot *a, double projected)
+/* The FP a successor is planned for.  In a burst it will shift on count
+ * and fill all its fields while every live ring is still read: a share
+ * (1 / BURST_SHARE) of what they leave of the limit on the sum, so a
+ * burst's chain of rings stays within it however long it grows.  Else
+ * the home ring's: it fills at the clock's pace as its predecessors age
+ * (and may shift on count only within what they leave). */
+static double successor_fp(const tlbf_line *t, bool burst, uint64_t G)
 {
-    if (a->excess == 0 && !(projected > GROWTH_MAX * (double)a->g))
+    if (!burst)
         return t->fp_planned;
-    tdbf_line_plan p;
-    tdbf_line_ring_plan(a->ring, &p);
-    return p.fp / 2.0;
+    double fp = fp_left(t, 0, G) / BURST_SHARE, floor = fp_floor(t);
+    return fp < floor ? floor : fp < t->fp_planned ? fp : t->fp_planned;
 }
 
 /* The active ring took its check_at keys in its newest field at G: allow
  * a last few, shift on count (a burst in the ring's first generation),
  * grow, or (refused) keep filling (see the essay). */
+/* Keys per generation at the pace the active ring fills: this
+ * generation's over its watched part, or the ring's own since it opened
+ * if faster (a generation that began slowly hides a burst's pace). */
+static double projected_rate(const tlbf_line *t, const ring_slot *a, uint64_t G, uint64_t now_ns)
+{
+    uint64_t start = G * t->span_ns;
+    if (t->observed_from > start)
+        start = t->observed_from;
+    double span = (double)t->span_ns;
+    double elapsed = (double)(now_ns - start), lived = (double)(now_ns - a->opened_ns);
+    double generation = elapsed > 0.0 ? (double)t->gen_keys * span / elapsed : INFINITY;
+    double ring = lived > 0.0 ? (double)a->keys * span / lived : INFINITY;
+    return ring > generation ? ring : generation;
+}
+
 static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
 {
     ring_slot *a = &t->slots[0];
     uint64_t fill = a->counts[a->generation % COUNTS];
-    uint64_t start = G * t->span_ns;
-    if (t->observed_from > start)
-        start = t->observed_from;
-    double elapsed = (double)(now_ns - start);
-    double projected = elapsed > 0.0 ? (double)t->gen_keys * (double)t->span_ns / elapsed
-                                     : INFINITY;
+    double projected = projected_rate(t, a, G, now_ns);
     double g = (double)a->g;
     if (t->check_at == a->g && projected <= g + g / HOME_TOLERANCE) {
         t->check_at = a->g + a->g / HOME_TOLERANCE + 1;
         return;
     }
-    if (may_shift_on_count(t, a, G)) {
+    /* A ring that fills faster than the clock shifts on count if the
+     * other rings leave room for all its fields ("False positives") */
+    bool fills_fast = keys_allow_shift(t, a, G);
+    if (fills_fast && room_to_shift(t, a, G)) {
         shift_on_count(t, a, G);
         return;
     }
@@ -447,20 +587,16 @@ static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
     if (a->excess > 0 && G != a->born)
         lo = (double)t->min_g;  /* the field it fills is the burst's: the rate may be back */
     want = want < lo ? lo : want > hi ? hi : want;
-    if (open_successor(f, t, (uint64_t)want, successor_fp(t, a, projected), G) != TDBF_OK) {
+    /* a burst: keys come faster than the successor takes them on the
+     * clock, so it will shift on count */
+    bool burst = projected > want + want / HOME_TOLERANCE;
+    if (burst)
+        retire(t, a);           /* what its bits hold, for the budget */
+    if (open_successor(f, t, (uint64_t)want, successor_fp(t, burst, G), G) != TDBF_OK) {
+        a->realized = 1.0;      /* still active after all */
         t->cap_hits++;
         t->check_at = saturating_add(fill, a->g);
     }
-}
-
-/* The live rings' FPs from their counts at G (a few hundred ns a ring:
- * exp per age and bit). */
-static double rings_fp(const tlbf_line *t, uint64_t G)
-{
-    double fp = 0.0;
-    for (unsigned i = 0; i < t->count; i++)
-        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
-    return fp < 1.0 ? fp : 1.0;
 }
 
 /* Adds keep the sum (a caller such as the Redis module asks before every
@@ -492,6 +628,7 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     tlbf_line *t = f->impl;
     uint64_t G = now_ns / t->span_ns;
+    t->add_ns = now_ns;
     if (t->settled_next == 0 || G != t->settled_next - 1) {
         /* Once settled at G, another settle at G would find nothing: the
          * stale rings are gone, the active ring is at G or ahead, and the
@@ -575,7 +712,16 @@ static void set_derived(tlbf_line *t)
 {
     t->span_ns = ceil_div(t->window_ns, t->l);
     t->min_g = t->home_g / MIN_FRACTION ? t->home_g / MIN_FRACTION : 1;
-    tdbf_tlbf_line_calibrate(t);
+    tdbf_tlbf_line_derive(t);
+}
+
+/* What the live rings' FPs may sum to: SUM_SHARE of cfg.error, or, for a
+ * file whose home ring was planned for more than HOME_SHARE of it (before
+ * this rule), as much over its home ring's FP as a new filter has. */
+static void set_sum_limit(tlbf_line *t, double error)
+{
+    double home = t->fp_planned / HOME_SHARE;
+    t->fp_sum_limit = SUM_SHARE * (home > error ? home : error);
 }
 
 static unsigned default_rings(unsigned k, unsigned l)
@@ -591,13 +737,30 @@ static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
         return TDBF_EWINDOW;
     if (cfg->max_slices > RING_LIMIT)
         return TDBF_EPARAM;
-    int rc = tdbf_line_plan_ring(cfg, cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY,
-                                 plan);
+    uint64_t capacity = cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY;
+    tdbf_config home = *cfg;
+    home.error = cfg->error * HOME_SHARE;   /* the rest for a burst's rings */
+    int rc = tdbf_line_plan_ring(&home, capacity, plan);
+    if (rc == TDBF_OK && plan->units < FEW_UNITS) {
+        /* a small ring's FP spreads around the model's ("False
+         * positives", above): planned three spreads under */
+        home.error /= 1.0 + 3.0 * UNIT_SPREAD / sqrt((double)plan->units);
+        rc = tdbf_line_plan_ring(&home, capacity, plan);
+    }
     if (rc != TDBF_OK)
         return rc;
     double fixed = (double)(sizeof(tlbf_line) + FIRST_SLOTS * sizeof(ring_slot));
     return tdbf_fits(tdbf_line_ring_bytes_planned(plan) + fixed, cfg->max_memory)
                ? TDBF_OK : TDBF_ETOOBIG;
+}
+
+int tdbf_plan_tlbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
+{
+    if (!cfg || !out)
+        return TDBF_EINVAL;
+    if (!(cfg->error > 0.0 && cfg->error < 1.0))
+        return TDBF_EERROR;
+    return tlbf_line_size(cfg, out);
 }
 
 static unsigned first_slots(unsigned max_rings)
@@ -643,6 +806,7 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
     t->home_units = plan.units;
     t->max_memory = cfg->max_memory;
     t->fp_planned = plan.fp;
+    set_sum_limit(t, f->error);
     set_derived(t);
     t->slots_allocated = first_slots(t->max_rings);
     t->slots = tdbf_mem_calloc(f, t->slots_allocated, sizeof *t->slots);
@@ -656,6 +820,7 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
     t->count = 1;
     t->slots[0].g = plan.generation;
     t->slots[0].units = plan.units;
+    set_ring_fp(t, &t->slots[0], plan.fp);
     t->check_at = plan.generation;
     f->impl = t;
     f->error_planned = t->fp_planned;
@@ -909,12 +1074,22 @@ static int load_records(tdbf_in *in, const tlbf_line *h, ring_slot *slots, uint6
     return TDBF_OK;
 }
 
+/* When a loaded ring opened, for the pace it fills at (not saved): the
+ * start of its first generation, or of the watched time if later. */
+static uint64_t opened_before(const tlbf_line *h, const ring_slot *s, uint64_t now_ns)
+{
+    uint64_t first = s->born != BORN_UNKNOWN ? s->born : s->generation;
+    uint64_t opened = first <= now_ns / h->span_ns ? first * h->span_ns : now_ns;
+    return opened > h->observed_from ? opened : h->observed_from;
+}
+
 /* Each ring from its apbf-line payload, confined to its recorded length,
  * and checked against the filter: same shape, fill as counted.  *loaded
  * counts the rings held (to be freed on failure). */
 static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots,
                       uint64_t max_memory, unsigned *loaded)
 {
+    uint64_t now_ns = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
     for (*loaded = 0; *loaded < h->count;) {
         ring_slot *s = &slots[*loaded];
         uint64_t rest = in->remaining - s->units;
@@ -928,6 +1103,10 @@ static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots
         tdbf_line_ring_plan(s->ring, &p);
         s->g = p.generation;
         s->units = p.units;
+        set_ring_fp(h, s, p.fp);
+        if (s != slots)
+            retire(h, s);
+        s->opened_ns = opened_before(h, s, now_ns);
         uint64_t fill = s->counts[s->generation % COUNTS];
         if (p.k != h->k || p.l != h->l || p.b != h->b || p.unit_bits != h->unit_bits ||
             p.fields != p.k + p.l + 1 ||     /* rings keep the spare (tdbf_line_plan_ring) */
@@ -955,6 +1134,8 @@ static int tlbf_line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return TDBF_ENOMEM;
     }
     *t = h;
+    set_sum_limit(t, f->error);
+    t->add_ns = f->now_ns;
     t->slots = slots;
     t->count = 0;              /* rings held so far, for free_rings */
     uint64_t bytes = 0;

@@ -32,9 +32,11 @@ int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, double fp, tdbf_lin
     double units = units_for(t, g, fp);
     if (!(units <= (double)(UINT64_C(1) << 40)))
         return TDBF_ETOOBIG;
-    tdbf_line_fill_shape(t->k, t->l, t->b, t->unit_bits, units < 1.0 ? 1 : (uint64_t)units, g,
-                         out);
-    out->fp = fp < t->fp_planned ? fp : t->fp_planned;   /* the ring keeps it, stats do not */
+    uint64_t whole = units < 1.0 ? 1 : (uint64_t)units;
+    tdbf_line_fill_shape(t->k, t->l, t->b, t->unit_bits, whole, g, out);
+    /* the model at the size chosen: what the ring keeps, and recomputes
+     * from its size when loaded */
+    out->fp = tdbf_apbf_line_fp(t->k, t->l, t->b, t->unit_bits, whole, g);
     return TDBF_OK;
 }
 
@@ -86,8 +88,9 @@ static void slot_loads(const tlbf_line *t, const ring_slot *s, unsigned ages, do
     }
 }
 
-/* A ring's FP at G from its counts, calibrated; `all` ages instead of the
- * ones still read gives its FP as if it were current. */
+/* A ring's FP at G from its counts, calibrated (and, retired, scaled to
+ * what its bits hold); `all` ages instead of the ones still read gives
+ * its FP as if it were current. */
 double tdbf_tlbf_line_slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G, bool all)
 {
     unsigned ages = all ? t->k + t->l : ages_read(t, s, G);
@@ -95,18 +98,28 @@ double tdbf_tlbf_line_slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G
         return 0.0;
     double load[COUNTS];
     slot_loads(t, s, ages, load);
-    return t->calibration * loads_fp(t, load, ages);
+    return s->realized * s->calibration * loads_fp(t, load, ages);
 }
 
-/* The model's FP over the independent estimate, both at the home ring's
- * steady load just before a shift (age a holds min(a + 1, k) generations). */
-void tdbf_tlbf_line_calibrate(tlbf_line *t)
+/* q = (1 - 1/W)^b, W the bits of a field: what one key leaves unset of a
+ * never-added key's positions in a field. */
+void tdbf_tlbf_line_derive(tlbf_line *t)
 {
-    double load[COUNTS], lambda = (double)t->home_g / (double)t->home_units;
     unsigned field_bits = t->unit_bits / (t->k + t->l + 1);
     t->miss_per_key = pow(1.0 - 1.0 / (double)field_bits, (double)t->b);
+}
+
+/* The ring's model FP over the independent estimate, both at its own
+ * planned load just before a shift (age a holds min(a + 1, k)
+ * generations of g keys): exact for a full ring, proportional below.
+ * Per ring, because the ratio moves with the load (a burst's rings,
+ * planned under the home ring's FP, measured 1.4-2x over the home ring's
+ * ratio). */
+double tdbf_tlbf_line_calibration(const tlbf_line *t, const ring_slot *s)
+{
+    double load[COUNTS], lambda = (double)s->g / (double)s->units;
     for (unsigned a = 0; a < t->k + t->l; a++)
         load[a] = lambda * (double)(a + 1 < t->k ? a + 1 : t->k);
     double independent = loads_fp(t, load, t->k + t->l);
-    t->calibration = independent > 0.0 ? t->fp_planned / independent : 1.0;
+    return independent > 0.0 ? s->fp / independent : 1.0;
 }

@@ -20,8 +20,22 @@ enum {
     SHRINK_BELOW = 4,          /* a generation under g / 4 keys */
     HOME_TOLERANCE = 16,       /* 1/16 over g0 still "home"; overfill allowed */
     MIN_FRACTION = 16,         /* smallest g: g0 / 16 */
-    SHIFT_THROUGH_UNITS = 4096 /* a gap costing fewer unit passes is shifted */
+    SHIFT_THROUGH_UNITS = 4096, /* a gap costing fewer unit passes is shifted */
+    BURST_SHARE = 3,           /* a burst's ring takes 1/3 of the FP left */
+    FP_FLOOR = 1024,           /* no ring planned under the home ring's FP / 1024 */
+    FEW_UNITS = 256            /* a smaller home ring is planned under its share */
 };
+
+/* The home ring is planned for HOME_SHARE of cfg.error and the live
+ * rings' model FPs sum to at most SUM_SHARE of it: between the two, room
+ * for a burst's rings; above, the model's spread (tlbf_line.c, "False
+ * positives"). */
+#define HOME_SHARE 0.92
+#define SUM_SHARE 0.95
+/* A ring of U units has a FP within about UNIT_SPREAD / sqrt(U) of the
+ * model's (one standard deviation, measured); under FEW_UNITS units the
+ * home ring is planned for less by three of them. */
+#define UNIT_SPREAD 1.7
 
 typedef struct ring_slot {
     tdbf_line_ring *ring;
@@ -31,7 +45,13 @@ typedef struct ring_slot {
                                  BORN_UNKNOWN, from an older file) */
     uint64_t last;            /* the generation of its latest key */
     unsigned excess;          /* shifts taken on count in generation born */
+    uint64_t opened_ns;       /* when it opened (not saved: a loaded ring's
+                                 first generation's start) */
     uint64_t g;               /* keys per generation it was planned for */
+    double fp;                /* its model FP at g (from its size, not saved) */
+    double calibration;       /* fp over the count estimate at g (not saved) */
+    double realized;          /* retired: its FP from its bits over the count
+                                 estimate, both over all ages; active: 1 */
     uint64_t units;
     uint64_t keys;            /* adds it took (0: never used) */
     uint64_t counts[COUNTS];  /* adds per generation G, at G % COUNTS */
@@ -54,7 +74,7 @@ typedef struct tlbf_line {
     uint64_t  cap_hits;
     uint64_t  max_memory;
     double    fp_planned;     /* the home ring's model FP */
-    double    calibration;    /* model FP / independent fields, at home */
+    double    fp_sum_limit;   /* SUM_SHARE cfg.error: what the rings' FPs may sum to */
     double    miss_per_key;   /* q = (1 - 1/W)^b */
     /* tdbf_current_error's sum, kept by add (not saved): valid while
      * fp_kept, at generation fp_G, for fp_adds more adds. */
@@ -64,6 +84,7 @@ typedef struct tlbf_line {
     /* G + 1 of the last add's settle (0: none yet; not saved): at the same
      * G another settle has nothing to do. */
     uint64_t  settled_next;
+    uint64_t  add_ns;         /* the time of the add in progress (not saved) */
     ring_slot *slots;         /* newest first; [0] takes the adds */
 } tlbf_line;
 
@@ -113,6 +134,7 @@ static inline unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_
 int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, double fp, tdbf_line_plan *out);
 uint64_t tdbf_tlbf_line_sized_for(const tlbf_line *t, double n);
 double tdbf_tlbf_line_slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G, bool all);
-void tdbf_tlbf_line_calibrate(tlbf_line *t);
+void tdbf_tlbf_line_derive(tlbf_line *t);
+double tdbf_tlbf_line_calibration(const tlbf_line *t, const ring_slot *s);
 
 #endif
