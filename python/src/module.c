@@ -261,32 +261,23 @@ static PyObject *line_fields(const tdbf_line_plan *p)
                          "bits_per_item", p->bits_per_item, "fp", p->fp);
 }
 
-/* apbf-line, and tlbf-line's first ring: apbf-line's plan for `capacity`
- * keys with the spare field (its rings shift all at once, as concurrent
- * apbf-line does), a generation being window / l of time. */
+/* apbf-line, and tlbf-line's first ring as tdbf_open sizes it (its
+ * share of the error, a generation being window / l of time). */
 static PyObject *plan_line(const tdbf_config *cfg, int *rc)
 {
-    tdbf_config line = *cfg;
     int rings = cfg->design == TDBF_TLBF_LINE;
-    if (rings) {
-        line.design = TDBF_APBF_LINE;
-        line.window_items = cfg->capacity ? cfg->capacity : 1024;
-        line.window_ns = 0;
-        line.capacity = 0;
-        line.concurrent = 1;
-    }
     tdbf_line_plan p;
     Py_BEGIN_ALLOW_THREADS
-    *rc = tdbf_plan_apbf_line(&line, &p);
+    *rc = rings ? tdbf_plan_tlbf_line(cfg, &p) : tdbf_plan_apbf_line(cfg, &p);
     Py_END_ALLOW_THREADS
     if (*rc != TDBF_OK)
         return NULL;
     PyObject *dict = line_fields(&p);
     if (!rings)
         return dict;
+    uint64_t capacity = cfg->capacity ? cfg->capacity : 1024;
     uint64_t span = cfg->window_ns / p.l + (cfg->window_ns % p.l != 0);
-    return merged(dict, Py_BuildValue("{s:K,s:K}", "capacity",
-                                      (unsigned long long)line.window_items,
+    return merged(dict, Py_BuildValue("{s:K,s:K}", "capacity", (unsigned long long)capacity,
                                       "generation_ns", (unsigned long long)span));
 }
 

@@ -445,16 +445,16 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
     tdbf_config_init(&cfg);
-    cfg.design = TDBF_APBF_LINE;
-    cfg.window_items = req->capacity ? req->capacity : 1024;
+    cfg.design = TDBF_TLBF_LINE;
+    cfg.window_ns = req->window_ns;
+    cfg.capacity = req->capacity ? req->capacity : 1024;
     cfg.error = req->error;
     cfg.block_bits = req->block_bits;
-    cfg.concurrent = 1;
     char window[32], what[96], span[32], slack[32], memory[32], capacity[32];
     cli_format_duration_ns(window, sizeof window, req->window_ns);
     snprintf(what, sizeof what, "tlbf-line, window %s, error %g", window, req->error);
-    tdbf_line_plan ring;
-    int rc = tdbf_plan_apbf_line(&cfg, &ring);
+    tdbf_line_plan ring;   /* its first ring, as tdbf_open sizes it */
+    int rc = tdbf_plan_tlbf_line(&cfg, &ring);
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
     uint64_t span_ns = req->window_ns / ring.l + (req->window_ns % ring.l != 0);
@@ -468,7 +468,7 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
         json_built(&j, ring.k, ring.l, 0, req->window_ns);
         plan_json_bound(&j, req);
         cli_json_u64(&j, "window_ns", req->window_ns);
-        cli_json_u64(&j, "capacity", cfg.window_items);
+        cli_json_u64(&j, "capacity", cfg.capacity);
         cli_json_u64(&j, "generation_ns", span_ns);
         cli_json_u64(&j, "k", ring.k);
         cli_json_u64(&j, "l", ring.l);
@@ -488,7 +488,7 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     cli_format_duration_ns(span, sizeof span, span_ns);
     cli_format_duration_ns(slack, sizeof slack, slack_ns);
     cli_format_bytes(memory, sizeof memory, ring.bytes);
-    cli_format_count(capacity, sizeof capacity, cfg.window_items);
+    cli_format_count(capacity, sizeof capacity, cfg.capacity);
     printf("TLBF-LINE (line-local APBF rings over a time window) for a window of %s,\n"
            "%s keys per window, target error %g\n\n", window, capacity, req->error);
     printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "ring", "k", "l", "b", "unit",
@@ -502,6 +502,8 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
            "follows the rate, a query reads one unit per live ring.  A burst inside\n"
            "one generation first fills a new ring by shifting it on count (up to l\n"
            "times: the capacity's worth of keys at once takes the planned ring).\n"
+           "All live rings share --error: this ring is planned under it, a burst's\n"
+           "rings for what the live ones leave, so a query's FP stays within it.\n"
            "fp: the ring's model at its planned load, just before a shift.\n",
            span, memory, ring.bits_per_item, slack);
     plan_print_bound(req);

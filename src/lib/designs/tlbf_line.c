@@ -739,7 +739,9 @@ static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
         return TDBF_EPARAM;
     uint64_t capacity = cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY;
     tdbf_config home = *cfg;
-    home.error = cfg->error * HOME_SHARE;   /* the rest for a burst's rings */
+    /* the rest for a burst's rings; HOME_SHARE is this design's own margin
+     * under the model, so the planner's (line.h) is not taken twice */
+    home.error = cfg->error * HOME_SHARE * TDBF_LINE_PLAN_MARGIN;
     int rc = tdbf_line_plan_ring(&home, capacity, plan);
     if (rc == TDBF_OK && plan->units < FEW_UNITS) {
         /* a small ring's FP spreads around the model's ("False
