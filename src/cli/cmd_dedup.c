@@ -876,7 +876,6 @@ static int start_run(dedup_run *run, dedup_args *args, int argc, char **argv)
     run->argc = argc;
     run->argv = argv;
     run->in_size = READ_BUFFER_BYTES;
-    run->batch_limit = batch_keys(args);
     run->in = malloc(run->in_size + 1);
     run->key_scratch = malloc(run->in_size + 1);
     run->out.buf = malloc(WRITE_BUFFER_BYTES);
@@ -887,6 +886,7 @@ static int start_run(dedup_run *run, dedup_args *args, int argc, char **argv)
         status = dedup_open_filter(args, &run->filter);
     if (status != 0)
         return status;
+    run->batch_limit = batch_keys(args);   /* a resumed run's window is the state's */
     tdbf_stats st;
     if (tdbf_get_stats(run->filter, &st) == TDBF_OK) {
         run->error_target = st.error_configured;
@@ -916,13 +916,13 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
     dedup_run *run = calloc(1, sizeof *run);
     struct sigaction old[STOP_SIGNAL_COUNT + 1];
     memset(old, 0, sizeof old);   /* SIG_DFL, should installing fail midway */
-    int handlers = 0;
-    int status = run == NULL ? cli_error("dedup", "out of memory")
-                             : start_run(run, &args, argc, argv);
-    if (status == 0) {
-        handlers = 1;
-        status = install_handlers(old);
-    }
+    /* The handlers go in before the filter is opened (planning may take
+     * tens of ms): a stop signal from then on is seen by the first read,
+     * which stops before taking a line and saves the state as it is. */
+    int handlers = run != NULL;
+    int status = run == NULL ? cli_error("dedup", "out of memory") : install_handlers(old);
+    if (status == 0)
+        status = start_run(run, &args, argc, argv);
     if (status == 0) {
         status = read_inputs(run);
         progress_clear(run);

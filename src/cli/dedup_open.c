@@ -219,6 +219,27 @@ static int probe_window(const dedup_args *a, const tdbf_shape *have, tdbf_shape 
     return rc == TDBF_OK ? 0 : open_error(a, &cfg, rc);
 }
 
+/* A key section that records the window the state was made with (one
+ * written by a run that named none holds zeros: the filter tells). */
+static int spec_names_window(const dedup_state *state)
+{
+    return state->has_spec && (state->spec.window_ns != 0 || state->spec.window_items != 0);
+}
+
+/* A run that names no window takes the state's: it then reads the clock
+ * for a time window, and saves the window with its keys for the next. */
+static void adopt_window(dedup_args *a, const dedup_state *state, const tdbf_shape *have)
+{
+    if (a->window_ns != 0 || a->window_items != 0)
+        return;
+    if (spec_names_window(state)) {
+        a->window_ns = state->spec.window_ns;
+        a->window_items = state->spec.window_items;
+    } else {
+        a->window_ns = have->window_ns;   /* a count window's --last is unknown */
+    }
+}
+
 /* The window the options ask for must be the state's. */
 static int check_window(const dedup_args *a, const char *path, const dedup_state *state,
                         const tdbf_shape *have)
@@ -226,7 +247,7 @@ static int check_window(const dedup_args *a, const char *path, const dedup_state
     char shown[32], asked[32];
     if (a->window_ns == 0 && a->window_items == 0)
         return 0;
-    if (state->has_spec) {
+    if (spec_names_window(state)) {
         const dedup_keyspec *spec = &state->spec;
         if (spec->window_ns != a->window_ns && a->window_ns != 0)
             return cli_error("dedup", "%s was made with --window %s, not %s", path,
@@ -296,6 +317,8 @@ static int check_state(dedup_args *a, const char *path, const dedup_state *state
     if (seed != 0 && seed != have.seed)
         return cli_error("dedup", "%s was made with another hash seed", path);
     int rc = check_window(a, path, state, &have);
+    if (rc == 0)
+        adopt_window(a, state, &have);
     return rc != 0 ? rc : check_keys(a, path, state);
 }
 

@@ -22,6 +22,7 @@ import math
 import os
 import random
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -450,6 +451,15 @@ def send_when_caught(proc, sig, settle):
     proc.wait(timeout=30)      # before closing stdin: EOF would race it
 
 
+def wait_for_output(proc, seconds=20):
+    """The first output of proc, once it comes.  dedup writes its output
+    out when its next read would wait, so by then it has taken everything
+    it was given, and its own signal handlers are in place."""
+    ready, _, _ = select.select([proc.stdout], [], [], seconds)
+    check(ready, "no output within %d s" % seconds)
+    return os.read(proc.stdout.fileno(), 1 << 20)
+
+
 def signal_case(sig, expected_status):
     state = tmp("signal-%d.tdbf" % sig)
     proc = subprocess.Popen([TDBF, "dedup", "--window", "1h", "--state", state,
@@ -459,8 +469,10 @@ def signal_case(sig, expected_status):
     lines = ["line-%d" % (i % 700) for i in range(2000)]
     proc.stdin.write(joined(lines))
     proc.stdin.flush()
-    send_when_caught(proc, sig, 0.3)   # it reads, then blocks in read(2)
+    first = wait_for_output(proc)      # it has read them, and blocks in read(2)
+    send_when_caught(proc, sig, 0.1)
     out, err = proc.communicate(timeout=30)
+    out = first + out
     check(proc.returncode == expected_status, "exit %d, expected %d (%s)" % (
         proc.returncode, expected_status, err.decode(errors="replace")))
     doc = json.loads(run(["info", "--json", state]).stdout)
@@ -497,9 +509,10 @@ def stop_on_stdin(args, first_lines, sig=signal.SIGINT):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdin.write(joined(first_lines))
     proc.stdin.flush()
-    send_when_caught(proc, sig, 0.3)
+    first = wait_for_output(proc)
+    send_when_caught(proc, sig, 0.1)
     out, err = proc.communicate(timeout=30)
-    return proc.returncode, out, err
+    return proc.returncode, first + out, err
 
 
 def test_resume_command_continues_the_run():

@@ -29,7 +29,8 @@ import tempfile
 import time
 
 from test_dedup import (SEED, TDBF, Failure, check, handles_signal, joined,
-                        lines_of, main, run, send_when_caught, tmp)
+                        lines_of, main, run, send_when_caught, tmp,
+                        wait_for_output)
 
 STOP_STATUS = {signal.SIGHUP: 129, signal.SIGINT: 130, signal.SIGTERM: 143}
 
@@ -162,8 +163,10 @@ def signal_stop_resumes(sig):
     try:
         proc.stdin.write(joined(lines[:1700]))
         proc.stdin.flush()
-        send_when_caught(proc, sig, 0.3)
+        first = wait_for_output(proc)
+        send_when_caught(proc, sig, 0.1)
         out, err = proc.communicate(timeout=30)
+        out = first + out
     finally:
         kill(proc)
     check(proc.returncode == STOP_STATUS[sig], "%s: exit %d: %r" % (
@@ -431,6 +434,20 @@ def test_backward_times_are_clamped_and_counted():
 
 
 # ---- records, --invert, --count -----------------------------------------------------
+
+def test_a_resumed_run_without_options_keeps_the_window():
+    # a run that names no window takes the state's: it reads the clock for
+    # it (keys expire) and saves it, so a later run naming it is accepted
+    state = fresh_state("resumed-window.tdbf")
+    run(["dedup", "--window", "1s", "--seed", SEED, "--state", state], b"a\n")
+    again = run(["dedup", "--state", state], b"a\nb\n")
+    check(again.stdout == b"b\n", "resumed at once: %r" % again.stdout)
+    named = run(["dedup", "--window", "1s", "--state", state], b"c\n")
+    check(named.stdout == b"c\n", "named window refused or wrong: %r" % named.stdout)
+    time.sleep(2.5)            # past the window and its slack (a quarter of it)
+    later = run(["dedup", "--state", state], b"a\nb\nc\n")
+    check(later.stdout == b"a\nb\nc\n", "keys did not expire: %r" % later.stdout)
+
 
 def test_null_data_records():
     proc = run(["dedup", "--last", "100", "--null-data"], b"a\0x\ny\0a\0x\ny\0last")
