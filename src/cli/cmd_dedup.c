@@ -1008,7 +1008,7 @@ const cli_command cli_cmd_dedup = {
         "(bloom over --last N adds, clock or rotating over --capacity keys per\n"
         "window) would drop almost every new line as a repeat.  dedup checks\n"
         "the filter's estimated false-positive rate before each batch of\n"
-        "lines; above 2 x --error it stops: it says which option fixes it,\n"
+        "lines; above 1.5 x --error it stops: it says which option fixes it,\n"
         "saves --state with the lines decided so far, and exits 1 with the\n"
         "line to resume from.  The defaults never stop this way.\n"
         "\n"

@@ -26,10 +26,11 @@ tdbf_design cli_default_design(int time_window);
 
 /* A filter whose estimated false-positive rate (tdbf_current_error) is
  * above this many times its target (--error) is past its capacity:
- * `tdbf dedup` stops there, and `tdbf plan` says so.  The same rule as
- * the Redis module's refusal (max-error-ratio 1.5 there), with more room:
- * a time window's estimate models the live generations' fill. */
-#define CLI_OVERLOAD_FACTOR 2.0
+ * `tdbf dedup` stops there, and `tdbf plan` says so.  The same line as
+ * the Redis module's refusal (tdbf.max-error-ratio) and Python's
+ * FullError (max_error_ratio) draw by default; the designs that grow
+ * (apbf-line, tlbf-line) keep their estimate within the target itself. */
+#define CLI_OVERLOAD_FACTOR 1.5
 
 /* The slack of a filter or plan (tdbf_slack: how far past its window a
  * key may still be reported): "14,286 lines" (count window, `unit` the

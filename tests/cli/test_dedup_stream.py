@@ -363,18 +363,20 @@ def peak_ratio(stderr):
 
 def test_defaults_never_stop_at_capacity():
     # a burst through a pipe (every line at one arrival time), a count
-    # window far shorter than the input, and bursts of stamped lines
+    # window far shorter than the input, and bursts of stamped lines: the
+    # default designs' estimates stay within --error itself, well under
+    # the stop at 1.5x
     burst = ("\n".join(str(i) for i in range(1, 1000001)) + "\n").encode()
     proc = run(["dedup", "--window", "10m", "--stats"], burst)
-    check(peak_ratio(proc.stderr) < 2, "tlbf-line burst: %r" % proc.stderr)
+    check(peak_ratio(proc.stderr) <= 1, "tlbf-line burst: %r" % proc.stderr)
     proc = run(["dedup", "--last", "100000", "--stats"], burst + burst)
-    check(peak_ratio(proc.stderr) < 2, "apbf-line: %r" % proc.stderr)
+    check(peak_ratio(proc.stderr) <= 1, "apbf-line: %r" % proc.stderr)
     stamped = []
     for second in range(0, 3600 * 4, 600):
         stamped += ["%d k%d" % (1700000000 + second, i) for i in range(50000)]
     proc = run(["dedup", "--window", "1h", "--time-field", "1", "--field", "2",
                 "--stats"], joined(stamped))
-    check(peak_ratio(proc.stderr) < 2, "stamped bursts: %r" % proc.stderr)
+    check(peak_ratio(proc.stderr) <= 1, "stamped bursts: %r" % proc.stderr)
 
 
 # ---- time that cannot poison ------------------------------------------------------

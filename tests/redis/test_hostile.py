@@ -550,7 +550,13 @@ def test_burst_without_capacity_keeps_answers_right(r, design):
     print(f"\n{design}: accepted {len(accepted)}, refused {refusals}, "
           f"false negatives {false_negatives}, FP {fp:.4f}")
     assert false_negatives == 0
-    assert fp <= 2 * 0.01, f"FP {fp} with {refusals} refusals"
+    if design == "tlbf-line":
+        # the growing default keeps its rings' sum within the error: not
+        # above it beyond the probes' noise (3 sigma)
+        assert fp <= 0.01 + 3 * (0.01 * 0.99 / len(never)) ** 0.5, f"FP {fp}"
+    else:
+        # the others are refused adds at 1.5x (tdbf.max-error-ratio)
+        assert fp <= 2 * 0.01, f"FP {fp} with {refusals} refusals"
 
 
 def test_max_error_ratio_zero_disables_refusals(make_server):
