@@ -53,10 +53,17 @@ static const char *burst_limit(const plan_request *req)
     if (req->window_ns == 0)
         return NULL;
     switch (req->design) {
-    case TDBF_CLOCK:    return "its memory is fixed";
-    case TDBF_ROTATING: return "a burst beyond it adds filters, up to a cap (cfg.max_slices)";
-    case TDBF_TLBF:     return "a burst beyond it adds slices, up to a cap (cfg.max_slices)";
-    default:            return NULL;
+    case TDBF_CLOCK:
+        return "its memory is fixed: past that its FP rises above the\nerror, up to 1";
+    case TDBF_ROTATING:
+        return "a burst beyond it adds filters, up to a cap (cfg.max_slices):\n"
+               "past that its FP rises above the error, up to 1";
+    case TDBF_TLBF:
+        return "it adds slices as the rate grows, but a rate jump takes\n"
+               "its FP over the error (1.1-1.65x in tdbf eval burst), and past a\n"
+               "cap of slices (cfg.max_slices) it rises up to 1";
+    default:
+        return NULL;
     }
 }
 
@@ -77,11 +84,11 @@ void plan_print_bound(const plan_request *req)
                      "seen before may be reported at any age, less often the older.\n");
     const char *limit = burst_limit(req);
     if (limit != NULL)
-        printf("Sized for %s keys per window; %s.\nPast that its FP rises above %g, up to 1: "
-               "tdbf dedup stops (exit 1, state saved)\nonce its estimate passes %g x %g, "
-               "and says to raise --capacity.\n",
+        printf("Sized for %s keys per window; %s.\ntdbf dedup stops (exit 1, state "
+               "saved) once its estimate passes %g x %g,\nand says to raise --capacity "
+               "or use tlbf-line, whose rings keep within the error.\n",
                cli_format_count(capacity, sizeof capacity, req->capacity ? req->capacity : 1024),
-               limit, req->error, CLI_OVERLOAD_FACTOR, req->error);
+               limit, CLI_OVERLOAD_FACTOR, req->error);
 }
 
 void plan_json_bound(cli_json *j, const plan_request *req)
