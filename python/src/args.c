@@ -264,25 +264,73 @@ static int timedelta_ns(PyObject *obj, const char *name, uint64_t *ns)
     return 0;
 }
 
-int pytdbf_window(PyObject *obj, const char *name, uint64_t *items, uint64_t *ns)
+/* window=: an int count, a str (count or duration), a timedelta.  A float
+ * is refused: Filter(1e6) meant a million keys as often as 11.6 days. */
+static int window_value(PyObject *obj, uint64_t *items, uint64_t *ns)
+{
+    if (PyLong_Check(obj) && !PyBool_Check(obj))
+        return pytdbf_u64(obj, "window", 1, UINT64_MAX, 0, 0, items);
+    if (PyUnicode_Check(obj)) {
+        const char *text = PyUnicode_AsUTF8(obj);
+        return text == NULL ? -1 : pytdbf_parse_duration(text, "window", ns);
+    }
+    if (PyDelta_Check(obj))
+        return timedelta_ns(obj, "window", ns);
+    if (PyFloat_Check(obj)) {
+        PyErr_Format(PyExc_TypeError,
+                     "window: a float is ambiguous (%R: a count of keys, or seconds?): "
+                     "give window_items=<int> for the last N keys, or window_seconds=%R or "
+                     "a str such as '10m' for a time window", obj, obj);
+        return -1;
+    }
+    PyErr_Format(PyExc_TypeError,
+                 "window: expected a count of keys (int, or a str such as '1M') or a "
+                 "duration (a str such as '10m', a datetime.timedelta), not %.100s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+/* window_seconds=: int or float seconds. */
+static int window_seconds_value(PyObject *obj, uint64_t *ns)
+{
+    if (PyLong_Check(obj) && !PyBool_Check(obj)) {
+        uint64_t seconds;
+        if (pytdbf_u64(obj, "window_seconds", 1, UINT64_MAX / NS_PER_SECOND, 0, 0,
+                       &seconds) != 0)
+            return -1;
+        *ns = seconds * NS_PER_SECOND;
+        return 0;
+    }
+    if (PyFloat_Check(obj))
+        return seconds_to_ns(PyFloat_AS_DOUBLE(obj), obj, "window_seconds", 0, ns);
+    PyErr_Format(PyExc_TypeError, "window_seconds: expected seconds (int or float), not "
+                 "%.100s", Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+static int given(PyObject *obj)
+{
+    return obj != NULL && obj != Py_None;
+}
+
+int pytdbf_window(const pytdbf_options *opt, uint64_t *items, uint64_t *ns)
 {
     *items = 0;
     *ns = 0;
-    if (PyLong_Check(obj) && !PyBool_Check(obj))
-        return pytdbf_u64(obj, name, 1, UINT64_MAX, 0, 0, items);
-    if (PyFloat_Check(obj))
-        return seconds_to_ns(PyFloat_AS_DOUBLE(obj), obj, name, 0, ns);
-    if (PyUnicode_Check(obj)) {
-        const char *text = PyUnicode_AsUTF8(obj);
-        return text == NULL ? -1 : pytdbf_parse_duration(text, name, ns);
+    int spellings = given(opt->window) + given(opt->window_items) +
+                    given(opt->window_seconds);
+    if (spellings != 1) {
+        PyErr_SetString(PyExc_ValueError, spellings == 0
+            ? "window: required: a count of keys (window=1000000 or window_items=1000000) "
+              "or a duration (window='10m' or window_seconds=600)"
+            : "window, window_items, window_seconds: give one of them, not several");
+        return -1;
     }
-    if (PyDelta_Check(obj))
-        return timedelta_ns(obj, name, ns);
-    PyErr_Format(PyExc_TypeError,
-                 "%s: expected a count of insertions (int) or a duration (str such as "
-                 "'10m', float seconds, datetime.timedelta), not %.100s",
-                 name, Py_TYPE(obj)->tp_name);
-    return -1;
+    if (given(opt->window_items))
+        return pytdbf_u64(opt->window_items, "window_items", 1, UINT64_MAX, 0, 0, items);
+    if (given(opt->window_seconds))
+        return window_seconds_value(opt->window_seconds, ns);
+    return window_value(opt->window, items, ns);
 }
 
 /* ---- time --------------------------------------------------------------- */
@@ -295,8 +343,62 @@ uint64_t pytdbf_wall_ns(void)
     return (uint64_t)ts.tv_sec * NS_PER_SECOND + (uint64_t)ts.tv_nsec;
 }
 
+/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (exact, in
+ * integers: a date is a count of days, not a float of seconds). */
+static int64_t days_since_epoch(int64_t year, int64_t month, int64_t day)
+{
+    /* March-based years put the leap day last: the day of the year is
+     * then a fixed function of the month (153 days per 5 months). */
+    year -= month <= 2;
+    int64_t era = (year >= 0 ? year : year - 399) / 400;
+    int64_t year_of_era = year - era * 400;
+    int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+    int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    return era * 146097 + day_of_era - 719468;
+}
+
+/* A timedelta in ns, signed (a UTC offset may be negative). */
+static int64_t delta_signed_ns(PyObject *delta)
+{
+    return ((int64_t)PyDateTime_DELTA_GET_DAYS(delta) * 86400 +
+            PyDateTime_DELTA_GET_SECONDS(delta)) * (int64_t)NS_PER_SECOND +
+           (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(delta) * 1000;
+}
+
+/* A datetime in ns since 1970, exactly.  A naive datetime is UTC, as the
+ * CLI reads an ISO 8601 time without an offset: never the local zone,
+ * which would shift a log's times by the reader's time zone.  An aware
+ * one is moved to UTC by its utcoffset(). */
+static int datetime_ns(PyObject *when, uint64_t *out)
+{
+    int64_t days = days_since_epoch(PyDateTime_GET_YEAR(when), PyDateTime_GET_MONTH(when),
+                                    PyDateTime_GET_DAY(when));
+    int64_t seconds = days * 86400 + PyDateTime_DATE_GET_HOUR(when) * 3600 +
+                      PyDateTime_DATE_GET_MINUTE(when) * 60 + PyDateTime_DATE_GET_SECOND(when);
+    PyObject *offset = PyObject_CallMethod(when, "utcoffset", NULL);
+    if (offset == NULL)
+        return -1;
+    int64_t offset_ns = PyDelta_Check(offset) ? delta_signed_ns(offset) : 0;
+    Py_DECREF(offset);
+    /* int64 ns reach 2262 (year 9999 would overflow them): check in
+     * seconds before scaling, leaving room for the microseconds and an
+     * offset of up to a day either way */
+    int64_t limit = INT64_MAX / (int64_t)NS_PER_SECOND - 2 * 86400;
+    int64_t micros = PyDateTime_DATE_GET_MICROSECOND(when);
+    if (seconds < -limit || seconds > limit)
+        seconds = -1;
+    int64_t ns = seconds < 0 ? -1 : seconds * (int64_t)NS_PER_SECOND + micros * 1000 - offset_ns;
+    if (ns < 0) {
+        PyErr_Format(PyExc_ValueError, "now: %R is out of range (1970-01-01 UTC .. 2262)",
+                     when);
+        return -1;
+    }
+    *out = (uint64_t)ns;
+    return 0;
+}
+
 /* `now` in seconds: an int exactly, a float rounded to the ns, or a
- * datetime through its timestamp(). */
+ * datetime (naive: UTC). */
 static int now_seconds(PyObject *now, uint64_t *out)
 {
     if (PyLong_Check(now) && !PyBool_Check(now)) {
@@ -308,18 +410,10 @@ static int now_seconds(PyObject *now, uint64_t *out)
     }
     if (PyFloat_Check(now))
         return seconds_to_ns(PyFloat_AS_DOUBLE(now), now, "now", 1, out);
-    if (PyDateTime_Check(now)) {
-        PyObject *stamp = PyObject_CallMethod(now, "timestamp", NULL);
-        if (stamp == NULL)
-            return -1;
-        double seconds = PyFloat_AsDouble(stamp);
-        int rc = seconds == -1.0 && PyErr_Occurred()
-                     ? -1 : seconds_to_ns(seconds, now, "now", 1, out);
-        Py_DECREF(stamp);
-        return rc;
-    }
+    if (PyDateTime_Check(now))
+        return datetime_ns(now, out);
     PyErr_Format(PyExc_TypeError,
-                 "now: expected seconds (int or float) or a datetime, not %.100s",
+                 "now: expected seconds (int or float) or a datetime (naive: UTC), not %.100s",
                  Py_TYPE(now)->tp_name);
     return -1;
 }
@@ -333,10 +427,9 @@ int pytdbf_now(PyObject *now, PyObject *now_ns, uint64_t *out)
         return -1;
     }
     if (have_ns)
-        return pytdbf_u64(now_ns, "now_ns", 0, UINT64_MAX, 0, 0, out);
+        return pytdbf_u64(now_ns, "now_ns", 0, UINT64_MAX, 0, 0, out) == 0 ? 1 : -1;
     if (have_now)
-        return now_seconds(now, out);
-    *out = pytdbf_wall_ns();
+        return now_seconds(now, out) == 0 ? 1 : -1;
     return 0;
 }
 
@@ -379,14 +472,17 @@ int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out)
 
 /* ---- the common configuration ------------------------------------------ */
 
-int pytdbf_config(PyObject *window, PyObject *error, PyObject *design, PyObject *capacity,
-                  tdbf_config *cfg)
+int pytdbf_config(const pytdbf_options *opt, tdbf_config *cfg)
 {
     tdbf_config_init(cfg);
-    if (pytdbf_window(window, "window", &cfg->window_items, &cfg->window_ns) != 0 ||
-        pytdbf_design(design, cfg->window_ns ? TDBF_TLBF_LINE : TDBF_APBF_LINE, &cfg->design) != 0 ||
-        pytdbf_real(error, "error", 0.0, 1.0, 1, 0.01, &cfg->error) != 0 ||
-        pytdbf_u64(capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg->capacity) != 0)
+    if (pytdbf_window(opt, &cfg->window_items, &cfg->window_ns) != 0 ||
+        pytdbf_design(opt->design, cfg->window_ns ? TDBF_TLBF_LINE : TDBF_APBF_LINE,
+                      &cfg->design) != 0 ||
+        pytdbf_real(opt->error, "error", 0.0, 1.0, 1, 0.01, &cfg->error) != 0 ||
+        pytdbf_u64(opt->capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg->capacity) != 0 ||
+        pytdbf_u64(opt->seed, "seed", 1, UINT64_MAX, 1, 0, &cfg->seed) != 0 ||
+        pytdbf_u64(opt->max_memory, "max_memory", 1, UINT64_MAX, 1, cfg->max_memory,
+                   &cfg->max_memory) != 0)
         return -1;
     if (cfg->capacity != 0 && cfg->window_ns == 0) {
         PyErr_SetString(PyExc_ValueError, "capacity: applies to time windows (keys expected "

@@ -14,9 +14,13 @@
  * ever runs outside the lock, so it may call back into the same filter.
  *
  * Time.  Count-window designs ignore time and never read a clock.  Time
- * designs take `now` (seconds) or `now_ns`, else the wall clock in ns
- * since 1970; libtdbf clamps a time behind the latest it saw to that
- * latest, so mixing explicit times and the clock never rewinds a filter.
+ * designs take `now` (seconds) or `now_ns`.  A call without either takes
+ * the filter's clock mode: 'wall' (the wall clock in ns since 1970) until
+ * the first call that names a time, 'filter' from then on (the filter's
+ * own clock, the largest time an add or advance gave it).  A filter fed
+ * log timestamps would otherwise answer `key in f` at today's date, where
+ * everything it holds has long expired.  libtdbf clamps a time behind the
+ * latest it saw to that latest, so mixing the two never rewinds a filter.
  */
 #include "pytdbf.h"
 
@@ -38,7 +42,14 @@ typedef struct filter_object {
     uint64_t    window_ns;          /* time window, or 0 */
     double      error;              /* configured false-positive rate */
     uint64_t    seed;
+    unsigned    l;                  /* generations in the window (0: none) */
+    /* as asked for (0: default, or unknown for a loaded filter) */
+    uint64_t    asked_items, asked_ns, capacity, max_memory;
     double      max_error_ratio;    /* adds refused past this x error; 0: never */
+    /* the clock (see Time above); clock_ns and count change under the lock */
+    int         filter_clock;       /* 1: calls without a time use clock_ns */
+    uint64_t    clock_ns;           /* largest time given to the library */
+    uint64_t    count;              /* adds since open or clear (stats items) */
     PyObject   *weakrefs;
 } filter_object;
 
@@ -48,7 +59,13 @@ typedef struct filter_object {
 #define DEFAULT_MAX_ERROR_RATIO 1.5
 
 static const char not_open[] =
-    "the filter is not open (create it with tdbf.Filter(window, ...) or tdbf.load)";
+    "the filter is not open or was closed (create one with tdbf.Filter(window, ...) "
+    "or tdbf.load)";
+
+/* A saved clock at or past this (2001-09-09 in ns since 1970) and not in
+ * the future reads as a wall-clock time: see loaded_clock. */
+#define WALL_CLOCK_SINCE_NS UINT64_C(1000000000000000000)
+#define WALL_CLOCK_SKEW_NS  (UINT64_C(86400) * UINT64_C(1000000000))
 
 /* ---- the lock ----------------------------------------------------------- */
 
@@ -95,9 +112,18 @@ static void filter_dealloc(filter_object *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Install a freshly opened or loaded handle (closing any previous one, if
- * __init__ runs twice) and cache what never changes.  Takes ownership. */
-static int filter_install(filter_object *self, tdbf *handle)
+/* Where a handle's clock and add count start: zero for a new filter, the
+ * original's for a copy, the saved ones for a load. */
+typedef struct clock_state {
+    int      filter_clock;
+    uint64_t clock_ns;
+    uint64_t count;
+} clock_state;
+
+/* Install a freshly opened, copied or loaded handle (closing any previous
+ * one, if __init__ runs twice) and cache what never changes.  Takes
+ * ownership. */
+static int filter_install(filter_object *self, tdbf *handle, const clock_state *clock)
 {
     tdbf_shape st;
     int rc = tdbf_get_shape(handle, &st);     /* O(1): no scan of the bits */
@@ -114,8 +140,78 @@ static int filter_install(filter_object *self, tdbf *handle)
     self->window_ns = st.window_ns;
     self->error = st.error_configured;
     self->seed = st.seed;
+    self->l = st.l;
+    self->filter_clock = clock->filter_clock;
+    self->clock_ns = clock->clock_ns;
+    self->count = clock->count;
     unlock_filter(self);
     tdbf_close(old);
+    return 0;
+}
+
+/* The clock mode of a loaded filter: `mode` as asked (CLOCK_AUTO: guess).
+ * The file keeps the filter's clock, not how it was driven.  A clock that
+ * reads as a wall-clock time in the past (or within a day ahead: skew)
+ * was most likely driven by the wall clock, as `tdbf dedup --state`
+ * without --time is, and a service restarting after a pause wants its
+ * keys to expire by the wall clock.  Any other clock (small times from
+ * a simulation or time.monotonic(), a time in the future) was given
+ * explicitly: calls without a time stay at it. */
+enum { CLOCK_WALL = 0, CLOCK_FILTER = 1, CLOCK_AUTO = -1 };
+
+static int loaded_clock(tdbf *handle, int mode, clock_state *clock)
+{
+    tdbf_stats st;
+    int rc = tdbf_get_stats(handle, &st);     /* once per load: O(memory) */
+    if (rc != TDBF_OK)
+        return rc;
+    clock->clock_ns = st.now_ns;
+    clock->count = st.items;
+    if (mode != CLOCK_AUTO) {
+        clock->filter_clock = mode;
+        return TDBF_OK;
+    }
+    uint64_t wall = pytdbf_wall_ns();
+    int wall_like = st.now_ns == 0 ||
+                    (st.now_ns >= WALL_CLOCK_SINCE_NS && st.now_ns <= wall + WALL_CLOCK_SKEW_NS);
+    clock->filter_clock = st.window_ns != 0 && !wall_like;
+    return TDBF_OK;
+}
+
+/* "wall" or "filter" (None: CLOCK_AUTO) to a mode, or -2 with ValueError. */
+static int clock_mode(PyObject *value, int allow_none)
+{
+    if (allow_none && (value == NULL || value == Py_None))
+        return CLOCK_AUTO;
+    const char *name = value != NULL && PyUnicode_Check(value) ? PyUnicode_AsUTF8(value) : NULL;
+    if (name != NULL && strcmp(name, "wall") == 0)
+        return CLOCK_WALL;
+    if (name != NULL && strcmp(name, "filter") == 0)
+        return CLOCK_FILTER;
+    PyErr_Clear();
+    PyErr_Format(PyExc_ValueError, "clock: %R is not 'wall' (calls without a time read the "
+                 "wall clock) or 'filter' (they use the filter's own clock)%s", value,
+                 allow_none ? " or None (guess from the saved clock)" : "");
+    return -2;
+}
+
+static PyObject *get_clock(filter_object *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(self->filter_clock ? "filter" : "wall");
+}
+
+static int set_clock(filter_object *self, PyObject *value, void *closure)
+{
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "clock cannot be deleted");
+        return -1;
+    }
+    int mode = clock_mode(value, 0);
+    if (mode < 0)
+        return -1;
+    self->filter_clock = mode;
     return 0;
 }
 
@@ -152,23 +248,22 @@ static PyObject *get_max_error_ratio(filter_object *self, void *closure)
 
 static int filter_init(filter_object *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"window", "error", "design", "seed", "capacity",
-                             "max_memory", "k", "l", "max_error_ratio", NULL};
-    PyObject *window, *error = NULL, *design = NULL, *seed = NULL, *capacity = NULL;
-    PyObject *max_memory = NULL, *k = NULL, *l = NULL, *ratio = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O$OOOOOOO:Filter", kwlist, &window,
-                                     &error, &design, &seed, &capacity, &max_memory, &k,
-                                     &l, &ratio))
+    static char *kwlist[] = {"window", "error", "window_items", "window_seconds", "design",
+                             "seed", "capacity", "max_memory", "k", "l", "max_error_ratio",
+                             NULL};
+    pytdbf_options opt = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *k = NULL, *l = NULL, *ratio = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OO$OOOOOOOOO:Filter", kwlist, &opt.window,
+                                     &opt.error, &opt.window_items, &opt.window_seconds,
+                                     &opt.design, &opt.seed, &opt.capacity, &opt.max_memory,
+                                     &k, &l, &ratio))
         return -1;
     if (ratio != NULL && set_max_error_ratio(self, ratio, NULL) != 0)
         return -1;
 
     tdbf_config cfg;
     uint64_t value;
-    if (pytdbf_config(window, error, design, capacity, &cfg) != 0 ||
-        pytdbf_u64(seed, "seed", 1, UINT64_MAX, 1, 0, &cfg.seed) != 0 ||
-        pytdbf_u64(max_memory, "max_memory", 1, UINT64_MAX, 1, 0, &cfg.max_memory) != 0 ||
-        pytdbf_u64(k, "k", 1, TDBF_MAX_K, 1, 0, &value) != 0)
+    if (pytdbf_config(&opt, &cfg) != 0 || pytdbf_u64(k, "k", 1, TDBF_MAX_K, 1, 0, &value) != 0)
         return -1;
     cfg.k = (unsigned)value;
     if (pytdbf_u64(l, "l", 1, TDBF_MAX_L, 1, 0, &value) != 0)
@@ -189,7 +284,14 @@ static int filter_init(filter_object *self, PyObject *args, PyObject *kwds)
         pytdbf_config_error(rc, &cfg, "Filter");
         return -1;
     }
-    return filter_install(self, handle);
+    static const clock_state fresh = {0, 0, 0};
+    if (filter_install(self, handle, &fresh) != 0)
+        return -1;
+    self->asked_items = cfg.window_items;
+    self->asked_ns = cfg.window_ns;
+    self->capacity = cfg.capacity;
+    self->max_memory = cfg.max_memory;
+    return 0;
 }
 
 /* ---- argument parsing: (first, now=None, *, now_ns=None) ------------------ */
@@ -199,12 +301,56 @@ static int keyword_is(PyObject *name, const char *expected)
     return PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, expected) == 0;
 }
 
+/* The time of one call: the one it gave, or its filter's default, which
+ * for the 'filter' clock is read under the lock (at_clock). */
+typedef struct call_time {
+    uint64_t ns;
+    int      at_clock;
+} call_time;
+
+/* now / now_ns (NULL or None: not given) to the time of a call.  A time
+ * given switches the filter to its own clock (see Time above).  Count
+ * designs never read a clock: they get 0 unless a time was given. */
+static int call_time_of(filter_object *self, PyObject *now_obj, PyObject *now_ns,
+                        call_time *when)
+{
+    when->ns = 0;
+    when->at_clock = 0;
+    int given = pytdbf_now(now_obj, now_ns, &when->ns);
+    if (given != 0) {
+        if (given > 0)
+            self->filter_clock = 1;
+        return given < 0 ? -1 : 0;
+    }
+    if (self->filter != NULL && self->window_ns == 0)
+        return 0;
+    if (self->filter_clock)
+        when->at_clock = 1;
+    else
+        when->ns = pytdbf_wall_ns();
+    return 0;
+}
+
+/* Under the lock: the time a call runs at. */
+static uint64_t time_now(const filter_object *self, const call_time *when)
+{
+    return when->at_clock ? self->clock_ns : when->ns;
+}
+
+/* Under the lock, after an add or advance at `now` succeeded: the
+ * filter's clock is the largest time it was given (libtdbf clamps the
+ * same way, so this is its tdbf_stats.now_ns). */
+static void clock_reached(filter_object *self, uint64_t now)
+{
+    if (now > self->clock_ns)
+        self->clock_ns = now;
+}
+
 /* Parse a vectorcall of `fname` taking an optional leading positional
  * argument (when `first` is not NULL: required), then now, and now_ns by
- * keyword.  The time is read (or the clock consulted) only for time
- * designs; count designs get 0 after the arguments are checked. */
+ * keyword, into the time of the call. */
 static int parse_call(filter_object *self, const char *fname, PyObject *const *args,
-                      Py_ssize_t nargs, PyObject *kwnames, PyObject **first, uint64_t *now)
+                      Py_ssize_t nargs, PyObject *kwnames, PyObject **first, call_time *when)
 {
     Py_ssize_t fixed = first != NULL ? 1 : 0;
     PyObject *now_obj = NULL, *now_ns = NULL;
@@ -229,11 +375,7 @@ static int parse_call(filter_object *self, const char *fname, PyObject *const *a
         }
         *slot = args[nargs + i];
     }
-    if (self->filter != NULL && self->window_ns == 0 && now_obj == NULL && now_ns == NULL) {
-        *now = 0;
-        return 0;
-    }
-    return pytdbf_now(now_obj, now_ns, now);
+    return call_time_of(self, now_obj, now_ns, when);
 }
 
 /* ---- refusing adds past the bound ---------------------------------------- */
@@ -285,20 +427,25 @@ static PyObject *single_call(filter_object *self, const char *fname, int adding,
                              PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *key_obj;
-    uint64_t now;
+    call_time when;
     pytdbf_key key;
-    if (parse_call(self, fname, args, nargs, kwnames, &key_obj, &now) != 0 ||
+    if (parse_call(self, fname, args, nargs, kwnames, &key_obj, &when) != 0 ||
         pytdbf_key_get(key_obj, &key) != 0)
         return NULL;
     int rc = TDBF_EINVAL, open;
     double estimate = 0.0;
     lock_filter(self);
     open = self->filter != NULL;
+    uint64_t now = time_now(self, &when);
     if (open && adding && overloaded(self, now, &estimate))
         rc = ADD_REFUSED;
     else if (open)
         rc = adding ? tdbf_add(self->filter, key.data, key.len, now)
                     : tdbf_contains(self->filter, key.data, key.len, now);
+    if (adding && rc >= 0 && rc != ADD_REFUSED) {
+        clock_reached(self, now);
+        self->count++;
+    }
     unlock_filter(self);
     pytdbf_key_release(&key);
     if (!open) {
@@ -412,19 +559,24 @@ static int batch_fill(key_batch *b, PyObject *iter)
 
 /* One library batch call with the GIL released; TDBF_EINVAL if closed,
  * ADD_REFUSED (with *estimate) if the filter is past its bound. */
-static int batch_run(filter_object *self, key_batch *b, int adding, uint64_t now, int *open,
-                     double *estimate)
+static int batch_run(filter_object *self, key_batch *b, int adding, const call_time *when,
+                     int *open, double *estimate)
 {
     int rc = TDBF_EINVAL;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     *open = self->filter != NULL;
+    uint64_t now = time_now(self, when);
     if (*open && adding && overloaded(self, now, estimate))
         rc = ADD_REFUSED;
     else if (*open)
         rc = adding ? tdbf_add_batch(self->filter, b->n, b->data, b->lens, now, b->results)
                     : tdbf_contains_batch(self->filter, b->n, b->data, b->lens, now,
                                           b->results);
+    if (adding && rc == TDBF_OK) {
+        clock_reached(self, now);
+        self->count += b->n;
+    }
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
     return rc;
@@ -445,8 +597,8 @@ static PyObject *batch_call(filter_object *self, const char *fname, int adding,
                             PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *keys;
-    uint64_t now;
-    if (parse_call(self, fname, args, nargs, kwnames, &keys, &now) != 0)
+    call_time when;
+    if (parse_call(self, fname, args, nargs, kwnames, &keys, &when) != 0)
         return NULL;
     if (PyUnicode_Check(keys) || PyBytes_Check(keys) || PyByteArray_Check(keys)) {
         /* iterating a str would add its characters: surely a mistake */
@@ -474,7 +626,7 @@ static PyObject *batch_call(filter_object *self, const char *fname, int adding,
         if (b.n == 0)
             break;
         double estimate = 0.0;
-        int open, rc = batch_run(self, &b, adding, now, &open, &estimate);
+        int open, rc = batch_run(self, &b, adding, &when, &open, &estimate);
         if (!open)
             PyErr_SetString(PyExc_ValueError, not_open);
         else if (rc == ADD_REFUSED)
@@ -511,16 +663,19 @@ static PyObject *filter_contains_many(filter_object *self, PyObject *const *args
 static PyObject *clock_call(filter_object *self, const char *fname, int estimate,
                            PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    uint64_t now;
-    if (parse_call(self, fname, args, nargs, kwnames, NULL, &now) != 0)
+    call_time when;
+    if (parse_call(self, fname, args, nargs, kwnames, NULL, &when) != 0)
         return NULL;
     double error = 0.0;
     int rc = TDBF_EINVAL, open;
     lock_filter(self);
     open = self->filter != NULL;
+    uint64_t now = time_now(self, &when);
     if (open)
         rc = estimate ? tdbf_current_error(self->filter, now, &error)
                       : tdbf_advance(self->filter, now);
+    if (!estimate && rc == TDBF_OK)
+        clock_reached(self, now);
     unlock_filter(self);
     if (!open) {
         PyErr_SetString(PyExc_ValueError, not_open);
@@ -603,14 +758,14 @@ static PyObject *inference(filter_object *self, PyObject *args, PyObject *kwds,
     tdbf_prior prior;
     tdbf_prior_model kind;
     double size, power, probability;
-    uint64_t now;
+    call_time when;
     pytdbf_key key;
     if (prior_model(model, &kind) != 0 ||
         pytdbf_real(universe, "universe", 0.0, INFINITY, 0, 0.0, &size) != 0 ||
         pytdbf_real(exponent, "exponent", 0.0, INFINITY, 1, 1.0, &power) != 0 ||
         pytdbf_real(key_probability, "key_probability", 0.0, 1.0 + 1e-12, 1, 0.0,
                     &probability) != 0 ||
-        pytdbf_now(now_obj, now_ns, &now) != 0 || pytdbf_key_get(key_obj, &key) != 0)
+        call_time_of(self, now_obj, now_ns, &when) != 0 || pytdbf_key_get(key_obj, &key) != 0)
         return NULL;
     tdbf_prior_init(&prior, kind, size);
     prior.exponent = power;
@@ -620,6 +775,7 @@ static PyObject *inference(filter_object *self, PyObject *args, PyObject *kwds,
     int rc = TDBF_EINVAL, open;
     lock_filter(self);
     open = self->filter != NULL;
+    uint64_t now = time_now(self, &when);
     if (open && question == ASK_POSTERIOR)
         rc = tdbf_posterior(self->filter, key.data, key.len, now, &prior, &answer);
     else if (open)
@@ -672,11 +828,15 @@ static PyObject *filter_copy(filter_object *self, PyObject *unused)
         return NULL;
     tdbf *handle = NULL;
     int rc = TDBF_EINVAL, open;
+    clock_state clock = {0, 0, 0};
     Py_BEGIN_ALLOW_THREADS                 /* O(memory) */
     PyThread_acquire_lock(self->lock, WAIT_LOCK);
     open = self->filter != NULL;
     if (open)
         rc = tdbf_copy(&handle, self->filter);
+    clock.filter_clock = self->filter_clock;
+    clock.clock_ns = self->clock_ns;
+    clock.count = self->count;
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
     if (!open || rc != TDBF_OK) {
@@ -685,10 +845,15 @@ static PyObject *filter_copy(filter_object *self, PyObject *unused)
             return PyErr_Format(PyExc_ValueError, not_open);
         return pytdbf_raise(rc, "copy", 0);
     }
-    if (filter_install(twin, handle) != 0) {
+    if (filter_install(twin, handle, &clock) != 0) {
         Py_DECREF(twin);
         return NULL;
     }
+    twin->asked_items = self->asked_items;
+    twin->asked_ns = self->asked_ns;
+    twin->capacity = self->capacity;
+    twin->max_memory = self->max_memory;
+    twin->max_error_ratio = self->max_error_ratio;
     return (PyObject *)twin;
 }
 
@@ -701,6 +866,8 @@ static PyObject *filter_clear(filter_object *self, PyObject *unused)
     open = self->filter != NULL;
     if (open)
         rc = tdbf_clear(self->filter);
+    if (rc == TDBF_OK)
+        self->count = 0;                   /* the clock is kept, as libtdbf's */
     PyThread_release_lock(self->lock);
     Py_END_ALLOW_THREADS
     if (!open)
@@ -792,22 +959,47 @@ static PyObject *filter_save(filter_object *self, PyObject *path_arg)
     return result;
 }
 
-/* The end of a load: the filter, or (dropping it) the error. */
-static PyObject *loaded(filter_object *self, int rc, tdbf *handle, const char *what)
+/* The end of a load: the filter with its clock in `mode`, or (dropping
+ * it) the error. */
+static PyObject *loaded(filter_object *self, int rc, tdbf *handle, int mode, const char *what)
 {
+    clock_state clock = {0, 0, 0};
+    if (rc == TDBF_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = loaded_clock(handle, mode, &clock);
+        Py_END_ALLOW_THREADS
+        if (rc != TDBF_OK)
+            tdbf_close(handle);
+    }
     if (rc != TDBF_OK) {
         Py_DECREF(self);
         return pytdbf_raise(rc, what, 1);
     }
-    if (filter_install(self, handle) != 0) {
+    if (filter_install(self, handle, &clock) != 0) {
         Py_DECREF(self);
         return NULL;
     }
     return (PyObject *)self;
 }
 
-static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
+/* The arguments of from_bytes and load: (source, /, clock=None). */
+static int load_args(PyObject *args, PyObject *kwds, const char *format, PyObject **source,
+                     int *mode)
 {
+    static char *kwlist[] = {"", "clock", NULL};
+    PyObject *clock = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, format, kwlist, source, &clock))
+        return -1;
+    *mode = clock_mode(clock, 1);
+    return *mode == -2 ? -1 : 0;
+}
+
+static PyObject *filter_from_bytes(PyObject *cls, PyObject *args, PyObject *kwds)
+{
+    PyObject *data;
+    int mode;
+    if (load_args(args, kwds, "O|O:from_bytes", &data, &mode) != 0)
+        return NULL;
     Py_buffer view;
     if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) != 0) {
         PyErr_Clear();
@@ -823,13 +1015,15 @@ static PyObject *filter_from_bytes(PyObject *cls, PyObject *data)
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&view);
-    return self != NULL ? loaded(self, rc, handle, "from_bytes") : NULL;
+    return self != NULL ? loaded(self, rc, handle, mode, "from_bytes") : NULL;
 }
 
-static PyObject *filter_load(PyObject *cls, PyObject *path_arg)
+static PyObject *filter_load(PyObject *cls, PyObject *args, PyObject *kwds)
 {
-    PyObject *path;
-    if (!PyUnicode_FSConverter(path_arg, &path))
+    PyObject *path, *path_arg;
+    int mode;
+    if (load_args(args, kwds, "O|O:load", &path_arg, &mode) != 0 ||
+        !PyUnicode_FSConverter(path_arg, &path))
         return NULL;
     filter_object *self = filter_blank(cls);
     tdbf *handle = NULL;
@@ -848,11 +1042,11 @@ static PyObject *filter_load(PyObject *cls, PyObject *path_arg)
         errno = saved_errno;
         return PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, path_arg);
     }
-    return loaded(self, rc, handle, "load");
+    return loaded(self, rc, handle, mode, "load");
 }
 
-/* pickle and copy: rebuilt from the saved bytes by the class's from_bytes;
- * a subclass's instance attributes travel as the state. */
+/* pickle: rebuilt from the saved bytes by the class's from_bytes, in the
+ * same clock mode; a subclass's instance attributes travel as the state. */
 static PyObject *filter_reduce(filter_object *self, PyObject *unused)
 {
     (void)unused;
@@ -866,13 +1060,106 @@ static PyObject *filter_reduce(filter_object *self, PyObject *unused)
     PyObject *result = NULL;
     if (rebuild != NULL && attributes != NULL && PyDict_Check(attributes) &&
         PyDict_GET_SIZE(attributes) > 0)
-        result = Py_BuildValue("(O(O)O)", rebuild, data, attributes);
+        result = Py_BuildValue("(O(Os)O)", rebuild, data,
+                               self->filter_clock ? "filter" : "wall", attributes);
     else if (rebuild != NULL)
-        result = Py_BuildValue("(O(O))", rebuild, data);
+        result = Py_BuildValue("(O(Os))", rebuild, data, self->filter_clock ? "filter" : "wall");
     Py_XDECREF(attributes);
     Py_XDECREF(rebuild);
     Py_DECREF(data);
     return result;
+}
+
+/* copy.copy and copy.deepcopy: copy() (a clearable twin, where a trip
+ * through the saved bytes would forget the configuration clear needs),
+ * with a subclass's instance attributes copied (deepcopy: deeply). */
+static PyObject *copy_with_attributes(filter_object *self, PyObject *memo)
+{
+    PyObject *twin = filter_copy(self, NULL);
+    PyObject *attributes = twin != NULL ? PyObject_GetAttrString((PyObject *)self, "__dict__")
+                                        : NULL;
+    if (twin == NULL || attributes == NULL) {
+        PyErr_Clear();                      /* the base type has no __dict__ */
+        return twin;
+    }
+    PyObject *copied = NULL;
+    if (memo == NULL) {
+        copied = PyDict_Copy(attributes);
+    } else {
+        PyObject *id = PyLong_FromVoidPtr(self);
+        PyObject *copy_module = PyImport_ImportModule("copy");
+        if (id != NULL && copy_module != NULL && PyDict_Check(memo) &&
+            PyDict_SetItem(memo, id, twin) == 0)
+            copied = PyObject_CallMethod(copy_module, "deepcopy", "OO", attributes, memo);
+        Py_XDECREF(id);
+        Py_XDECREF(copy_module);
+    }
+    int rc = copied != NULL ? PyObject_SetAttrString(twin, "__dict__", copied) : -1;
+    Py_XDECREF(copied);
+    Py_DECREF(attributes);
+    if (rc != 0)
+        Py_CLEAR(twin);
+    return twin;
+}
+
+static PyObject *filter_dunder_copy(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    return copy_with_attributes(self, NULL);
+}
+
+static PyObject *filter_deepcopy(filter_object *self, PyObject *memo)
+{
+    return copy_with_attributes(self, memo);
+}
+
+/* ---- closing, context manager, size -------------------------------------- */
+
+static PyObject *filter_close(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    tdbf *handle;
+    Py_BEGIN_ALLOW_THREADS                 /* waits for a batch to finish */
+    PyThread_acquire_lock(self->lock, WAIT_LOCK);
+    handle = self->filter;
+    self->filter = NULL;
+    PyThread_release_lock(self->lock);
+    Py_END_ALLOW_THREADS
+    tdbf_close(handle);
+    Py_RETURN_NONE;
+}
+
+static PyObject *filter_enter(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    if (self->filter == NULL)
+        return PyErr_Format(PyExc_ValueError, not_open);
+    Py_INCREF(self);
+    return (PyObject *)self;
+}
+
+static PyObject *filter_exit(filter_object *self, PyObject *args)
+{
+    (void)args;
+    PyObject *closed = filter_close(self, NULL);
+    Py_XDECREF(closed);
+    if (closed == NULL)
+        return NULL;
+    Py_RETURN_FALSE;                       /* never swallows the exception */
+}
+
+/* sys.getsizeof: the object and the filter's memory (its bits, slices,
+ * rings: tdbf_shape.memory_bytes, O(1)). */
+static PyObject *filter_sizeof(filter_object *self, PyObject *unused)
+{
+    (void)unused;
+    uint64_t bytes = (uint64_t)Py_TYPE(self)->tp_basicsize;
+    tdbf_shape st;
+    lock_filter(self);
+    if (self->filter != NULL && tdbf_get_shape(self->filter, &st) == TDBF_OK)
+        bytes += st.memory_bytes;
+    unlock_filter(self);
+    return PyLong_FromUnsignedLongLong(bytes);
 }
 
 /* ---- attributes ------------------------------------------------------- */
@@ -919,19 +1206,132 @@ static PyObject *get_seed(filter_object *self, void *closure)
     return check_open(self) ? NULL : PyLong_FromUnsignedLongLong(self->seed);
 }
 
-/* Filter(window=..., error=..., design=...): the window as get_window
- * gives it, so that a time window reads back as a float of seconds. */
+/* Unsigned attributes: 0 reads as None where it means "not set" (a
+ * default, or what a loaded filter does not know). */
+static PyObject *u64_or_none(filter_object *self, uint64_t value, int zero_is_none)
+{
+    if (check_open(self))
+        return NULL;
+    if (value == 0 && zero_is_none)
+        Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong(value);
+}
+
+static PyObject *get_window_items(filter_object *self, void *closure)
+{
+    (void)closure;
+    return u64_or_none(self, self->window_items, 0);
+}
+
+static PyObject *get_window_ns(filter_object *self, void *closure)
+{
+    (void)closure;
+    return u64_or_none(self, self->window_ns, 0);
+}
+
+static PyObject *get_capacity(filter_object *self, void *closure)
+{
+    (void)closure;
+    return u64_or_none(self, self->capacity, 1);
+}
+
+static PyObject *get_max_memory(filter_object *self, void *closure)
+{
+    (void)closure;
+    return u64_or_none(self, self->max_memory, 1);
+}
+
+static PyObject *get_count(filter_object *self, void *closure)
+{
+    (void)closure;
+    if (check_open(self))
+        return NULL;
+    lock_filter(self);
+    uint64_t count = self->count;
+    unlock_filter(self);
+    return PyLong_FromUnsignedLongLong(count);
+}
+
+static PyObject *get_now_ns(filter_object *self, void *closure)
+{
+    (void)closure;
+    if (check_open(self))
+        return NULL;
+    lock_filter(self);
+    uint64_t now = self->clock_ns;
+    unlock_filter(self);
+    return PyLong_FromUnsignedLongLong(now);
+}
+
+/* ns as the terms of the parameter language, largest unit first, exact:
+ * 5400e9 -> "1h30m", 1.5e9 -> "1s500ms", so the text reads back the same. */
+static void duration_text(uint64_t ns, char *buf, size_t size)
+{
+    static const struct {
+        const char *name;
+        uint64_t    ns;
+    } units[] = {
+        {"d", UINT64_C(86400000000000)}, {"h", UINT64_C(3600000000000)},
+        {"m", UINT64_C(60000000000)}, {"s", UINT64_C(1000000000)},
+        {"ms", UINT64_C(1000000)}, {"us", UINT64_C(1000)}, {"ns", 1},
+    };
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof units / sizeof units[0] && used < size; i++) {
+        if (ns < units[i].ns)
+            continue;
+        used += (size_t)snprintf(buf + used, size - used, "%llu%s",
+                                 (unsigned long long)(ns / units[i].ns), units[i].name);
+        ns %= units[i].ns;
+    }
+}
+
+/* The window as the constructor takes it, and why the built one differs
+ * from the request: "1000 (built 1002: 6 generations of 167 adds)". */
+static void window_text(const filter_object *self, char *buf, size_t size)
+{
+    char built[64], asked[64];
+    uint64_t built_value = self->window_ns ? self->window_ns : self->window_items;
+    uint64_t asked_value = self->window_ns ? self->asked_ns : self->asked_items;
+    if (self->window_ns) {
+        duration_text(self->window_ns, built + 1, sizeof built - 2);
+        built[0] = '\'';
+        strcat(built, "'");
+    } else {
+        snprintf(built, sizeof built, "%llu", (unsigned long long)self->window_items);
+    }
+    if (asked_value == 0 || asked_value == built_value) {
+        snprintf(buf, size, "%s", built);
+        return;
+    }
+    if (self->window_ns) {
+        duration_text(self->asked_ns, asked + 1, sizeof asked - 2);
+        asked[0] = '\'';
+        strcat(asked, "'");
+    } else {
+        snprintf(asked, sizeof asked, "%llu", (unsigned long long)self->asked_items);
+    }
+    if (self->window_ns == 0 && self->l > 0 && self->window_items % self->l == 0)
+        snprintf(buf, size, "%s (built %s: %u generations of %llu adds)", asked, built,
+                 self->l, (unsigned long long)(self->window_items / self->l));
+    else
+        snprintf(buf, size, "%s (built %s)", asked, built);
+}
+
+/* Filter(window=..., error=..., design=...): the window as asked, a time
+ * window in the parameter language ('10m'), and the built window beside
+ * it where the design rounded the request up. */
 static PyObject *filter_repr(filter_object *self)
 {
     if (self->filter == NULL)
         return PyUnicode_FromFormat("<%s (not open)>", Py_TYPE(self)->tp_name);
-    PyObject *window = get_window(self, NULL);
+    char window[200];
+    window_text(self, window, sizeof window);
     PyObject *error = PyFloat_FromDouble(self->error);
-    PyObject *text = window && error
-        ? PyUnicode_FromFormat("%s(window=%R, error=%R, design='%s')", Py_TYPE(self)->tp_name,
+    PyObject *text = error
+        ? PyUnicode_FromFormat("%s(window=%s, error=%R, design='%s')", Py_TYPE(self)->tp_name,
                                window, error, tdbf_design_name(self->design))
         : NULL;
-    Py_XDECREF(window);
     Py_XDECREF(error);
     return text;
 }
@@ -944,6 +1344,13 @@ static PyGetSetDef filter_getset[] = {
     {"time_window", (getter)get_time_window, NULL, doc_time_window, NULL},
     {"error", (getter)get_error, NULL, doc_error, NULL},
     {"seed", (getter)get_seed, NULL, doc_seed, NULL},
+    {"window_items", (getter)get_window_items, NULL, doc_window_items, NULL},
+    {"window_ns", (getter)get_window_ns, NULL, doc_window_ns, NULL},
+    {"capacity", (getter)get_capacity, NULL, doc_capacity, NULL},
+    {"max_memory", (getter)get_max_memory, NULL, doc_max_memory, NULL},
+    {"count", (getter)get_count, NULL, doc_count, NULL},
+    {"clock", (getter)get_clock, (setter)set_clock, doc_clock, NULL},
+    {"now_ns", (getter)get_now_ns, NULL, doc_now_ns, NULL},
     {"max_error_ratio", (getter)get_max_error_ratio, (setter)set_max_error_ratio,
      doc_max_error_ratio, NULL},
     {NULL, NULL, NULL, NULL, NULL}
@@ -969,8 +1376,16 @@ static PyMethodDef filter_methods[] = {
      METH_VARARGS | METH_KEYWORDS, doc_expected_age},
     {"to_bytes", (PyCFunction)filter_to_bytes, METH_NOARGS, doc_to_bytes},
     {"save", (PyCFunction)filter_save, METH_O, doc_save},
-    {"from_bytes", (PyCFunction)filter_from_bytes, METH_O | METH_CLASS, doc_from_bytes},
-    {"load", (PyCFunction)filter_load, METH_O | METH_CLASS, doc_load},
+    {"from_bytes", (PyCFunction)(void (*)(void))filter_from_bytes,
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS, doc_from_bytes},
+    {"load", (PyCFunction)(void (*)(void))filter_load, METH_VARARGS | METH_KEYWORDS | METH_CLASS,
+     doc_load},
+    {"close", (PyCFunction)filter_close, METH_NOARGS, doc_close},
+    {"__enter__", (PyCFunction)filter_enter, METH_NOARGS, doc_enter},
+    {"__exit__", (PyCFunction)filter_exit, METH_VARARGS, doc_exit},
+    {"__sizeof__", (PyCFunction)filter_sizeof, METH_NOARGS, doc_sizeof},
+    {"__copy__", (PyCFunction)filter_dunder_copy, METH_NOARGS, doc_dunder_copy},
+    {"__deepcopy__", (PyCFunction)filter_deepcopy, METH_O, doc_deepcopy},
     {"__reduce__", (PyCFunction)filter_reduce, METH_NOARGS, doc_reduce},
     {NULL, NULL, 0, NULL}
 };

@@ -7,7 +7,7 @@
 #define PYTDBF_FILTER_DOC_H
 
 PyDoc_STRVAR(doc_filter,
-"Filter(window, error=0.01, *, design=None, seed=None, capacity=None, max_memory=None, k=None, l=None, max_error_ratio=1.5)\n"
+"Filter(window=None, error=0.01, *, window_items=None, window_seconds=None, design=None, seed=None, capacity=None, max_memory=None, k=None, l=None, max_error_ratio=1.5)\n"
 "--\n"
 "\n"
 "A time-decaying Bloom filter: \"have I seen this key recently?\"\n"
@@ -45,16 +45,23 @@ PyDoc_STRVAR(doc_filter,
 "not take, TypeError for a wrong type, MemoryError if it cannot be allocated.\n"
 "\n"
 "Time designs take the time of each call as `now` (seconds, on any scale the\n"
-"caller keeps to, e.g. Unix time from a log; a datetime works too) or\n"
-"`now_ns` (int nanoseconds); by default the wall clock.  Time never goes\n"
-"back: a `now` behind the latest seen counts as that latest.  Count designs\n"
-"ignore time.\n"
+"caller keeps to, e.g. Unix time from a log; or a datetime, naive = UTC) or\n"
+"`now_ns` (int nanoseconds).  A call without a time uses the filter's clock\n"
+"mode (.clock): 'wall', the wall clock, until the first call that gives a\n"
+"time; 'filter' from then on: the filter's own clock (.now_ns, the largest\n"
+"time an add or advance gave it), so that after f.add(k, now=5.0), `k in f`\n"
+"answers at 5 s, not at today's date.  Time never goes back: a `now` behind\n"
+"the latest seen counts as that latest.  Count designs ignore time and\n"
+"never read a clock.\n"
 "\n"
 "Thread safety: every call takes the filter's own lock, so one filter may be\n"
 "used from any number of threads.  add_many, contains_many, save, to_bytes,\n"
 "stats and the loaders release the GIL while the library works.\n"
 "\n"
-"Filters pickle and copy (through to_bytes/from_bytes).");
+"Filters pickle (through to_bytes/from_bytes) and copy (copy.copy,\n"
+"copy.deepcopy and f.copy() give the same independent filter).  close()\n"
+"frees the filter at once; `with tdbf.Filter(...) as f:` closes it at the\n"
+"end of the block (tdbf.open also loads and saves a file).");
 
 PyDoc_STRVAR(doc_add,
 "add($self, key, /, now=None, *, now_ns=None)\n"
@@ -66,7 +73,8 @@ PyDoc_STRVAR(doc_add,
 "\n"
 "key is bytes, str (hashed as UTF-8) or any C-contiguous buffer\n"
 "(bytearray, memoryview, array); empty keys and NUL bytes are fine.\n"
-"now / now_ns: the time of the add (time designs), see Filter.\n"
+"now / now_ns: the time of the add (time designs); neither: the wall clock\n"
+"if f.clock is 'wall', f.now_ns if 'filter' (see Filter).\n"
 "Raises tdbf.FullError, adding nothing, when the filter is past its error\n"
 "bound (see max_error_ratio).");
 
@@ -75,8 +83,9 @@ PyDoc_STRVAR(doc_contains,
 "--\n"
 "\n"
 "Return True if `key` is in the window as of `now` (possibly a false\n"
-"positive), False if not.  Never changes the filter.  `key in f` is the\n"
-"same call at the wall clock.");
+"positive), False if not.  Never changes the filter (a time given still\n"
+"sets f.clock to 'filter').  `key in f` is the same call without a time:\n"
+"at the wall clock if f.clock is 'wall', at f.now_ns if 'filter'.");
 
 PyDoc_STRVAR(doc_add_many,
 "add_many($self, keys, /, now=None, *, now_ns=None)\n"
@@ -97,14 +106,17 @@ PyDoc_STRVAR(doc_contains_many,
 "--\n"
 "\n"
 "contains() for each key of an iterable, at one time: a list of bools.\n"
-"The GIL is released while the library works.");
+"The GIL is released while the library works.  Without a time: the wall\n"
+"clock or f.now_ns, as f.clock says.");
 
 PyDoc_STRVAR(doc_advance,
 "advance($self, /, now=None, *, now_ns=None)\n"
 "--\n"
 "\n"
 "Move a time design's clock to `now` and free what has expired, without\n"
-"inserting (adds do this on their own).  Count designs: nothing to do.");
+"inserting (adds do this on their own).  Without a time: the wall clock if\n"
+"f.clock is 'wall' (f.clock 'filter': f.now_ns, nothing moves).  Count\n"
+"designs: nothing to do.");
 
 PyDoc_STRVAR(doc_current_error,
 "current_error($self, /, now=None, *, now_ns=None)\n"
@@ -112,7 +124,8 @@ PyDoc_STRVAR(doc_current_error,
 "\n"
 "The false-positive rate a query at `now` has, estimated from the insert\n"
 "counts the filter keeps (cheap: no scan of the bits).  A time filter fed\n"
-"far above its capacity never loses a key, but this rate climbs.");
+"far above its capacity never loses a key, but this rate climbs.  Without\n"
+"a time: the wall clock or f.now_ns, as f.clock says.");
 
 PyDoc_STRVAR(doc_stats,
 "stats($self, /)\n"
@@ -135,7 +148,8 @@ PyDoc_STRVAR(doc_posterior,
 "occur, equally likely (model='uniform') or by a power law of `exponent`\n"
 "(model='power_law', which needs the key's own `key_probability`).  0\n"
 "exactly when contains() says no.  Designs tbf, btbf, apbf, apbbf and\n"
-"apbf-line; others raise tdbf.Error.");
+"apbf-line; others raise tdbf.Error.  Without a time: the wall clock or\n"
+"f.now_ns, as f.clock says.");
 
 PyDoc_STRVAR(doc_expected_age,
 "expected_age($self, key, universe, now=None, *, model='uniform', exponent=1.0, key_probability=None, now_ns=None)\n"
@@ -148,10 +162,11 @@ PyDoc_STRVAR(doc_copy,
 "copy($self, /)\n"
 "--\n"
 "\n"
-"An independent copy: same design, parameters, seed, clock and contents,\n"
-"so it answers every query as this filter does.  The GIL is released while\n"
-"the library copies (O(memory)).  copy.copy, copy.deepcopy and pickle work\n"
-"too, through to_bytes().");
+"An independent copy: same design, parameters, seed, clock (and clock\n"
+"mode), count and contents, so it answers every query as this filter does,\n"
+"and clear() works on it as on this one.  The GIL is released while the\n"
+"library copies (O(memory)).  copy.copy and copy.deepcopy are this call\n"
+"(a subclass's attributes copied too); pickle goes through to_bytes().");
 
 PyDoc_STRVAR(doc_clear,
 "clear($self, /)\n"
@@ -159,9 +174,9 @@ PyDoc_STRVAR(doc_clear,
 "\n"
 "Forget every key and count no adds, as if just opened with the same\n"
 "configuration and seed (time designs drop the slices they grew; the\n"
-"clock is kept).  A filter made by load or from_bytes does not know the\n"
-"configuration it was opened with: it raises tdbf.Error; open a new Filter\n"
-"instead.");
+"clock is kept), count back to 0.  A filter made by load or from_bytes\n"
+"(or pickle) does not know the configuration it was opened with: it raises\n"
+"tdbf.Error; open a new Filter instead.  Reads no clock.");
 
 PyDoc_STRVAR(doc_to_bytes,
 "to_bytes($self, /)\n"
@@ -179,19 +194,46 @@ PyDoc_STRVAR(doc_save,
 "Raises OSError if it cannot be written.");
 
 PyDoc_STRVAR(doc_from_bytes,
-"from_bytes($type, data, /)\n"
+"from_bytes($type, data, /, clock=None)\n"
 "--\n"
 "\n"
 "A filter from to_bytes() output (any bytes-like object).  Every field is\n"
-"checked before use: corrupt, truncated or foreign data raises tdbf.Error.");
+"checked before use: corrupt, truncated or foreign data raises tdbf.Error.\n"
+"clock: as load().");
 
 PyDoc_STRVAR(doc_load,
-"load($type, path, /)\n"
+"load($type, path, /, clock=None)\n"
 "--\n"
 "\n"
 "A filter from a file written by save() (or `tdbf dedup --state`).\n"
 "Raises OSError if it cannot be read, tdbf.Error if it is not a valid\n"
-"filter.");
+"filter.\n"
+"\n"
+"The file keeps the filter's clock (.now_ns) but not how it was driven.\n"
+"clock='wall' or 'filter' sets .clock; None (default) guesses: 'wall' if\n"
+"the saved clock reads as a past wall-clock time (2001-09-09 or later, at\n"
+"most a day ahead of now: a filter fed by the wall clock, as `tdbf dedup\n"
+"--state` without --time, whose keys keep expiring by the wall clock after\n"
+"a restart) or was never moved; 'filter' otherwise (small times from a\n"
+"simulation or time.monotonic(), a time in the future), so that `key in f`\n"
+"answers at the filter's own clock.  A filter replayed from a log's Unix\n"
+"times reads as 'wall' until a call gives a time: pass clock='filter'.\n"
+"Count designs ignore the clock.");
+
+PyDoc_STRVAR(doc_close,
+"close($self, /)\n"
+"--\n"
+"\n"
+"Free the filter's memory now (waiting for a running batch call); any\n"
+"later call raises ValueError.  Closing twice is fine.  `with f:` closes\n"
+"at the end of the block; a filter also frees itself when collected.");
+
+PyDoc_STRVAR(doc_enter, "`with Filter(...) as f:` -- the filter itself.");
+PyDoc_STRVAR(doc_exit, "The end of a `with` block: close().");
+PyDoc_STRVAR(doc_sizeof,
+"Bytes of the object and of the filter it holds (stats()['memory_bytes']).");
+PyDoc_STRVAR(doc_dunder_copy, "copy.copy(f): f.copy().");
+PyDoc_STRVAR(doc_deepcopy, "copy.deepcopy(f): f.copy(), attributes copied deeply.");
 
 PyDoc_STRVAR(doc_reduce, "Pickle support: the filter's bytes and from_bytes.");
 
@@ -202,6 +244,29 @@ PyDoc_STRVAR(doc_window,
 PyDoc_STRVAR(doc_time_window, "True for a time window, False for a count window.");
 PyDoc_STRVAR(doc_error, "The configured false-positive rate.");
 PyDoc_STRVAR(doc_seed, "The hash seed in use (never 0).");
+PyDoc_STRVAR(doc_window_items,
+"The count window built, in insertions (at least what was asked; the\n"
+"designs round up to whole generations); 0 for a time window.");
+PyDoc_STRVAR(doc_window_ns, "The time window in ns; 0 for a count window.");
+PyDoc_STRVAR(doc_capacity,
+"The capacity asked for (keys expected per time window), or None: the\n"
+"default, or a loaded filter (the file does not keep it).");
+PyDoc_STRVAR(doc_max_memory,
+"The max_memory in bytes the filter was opened with (default 4 GiB), or\n"
+"None for a loaded filter (the file does not keep it).");
+PyDoc_STRVAR(doc_count,
+"The adds since the filter was opened or cleared (stats()['items'], kept\n"
+"by save and load): every add counts, repeats of a key too, and keys that\n"
+"have left the window since.  Not the keys in the window, which a Bloom\n"
+"filter cannot count: that is why a Filter has no len().");
+PyDoc_STRVAR(doc_clock,
+"Where a call without now/now_ns takes its time: 'wall' (the wall clock,\n"
+"ns since 1970) or 'filter' (.now_ns, the filter's own clock).  'wall' for\n"
+"a new filter; 'filter' from the first call that gives a time; load()\n"
+"restores or guesses it.  Writable.  Count designs ignore it.");
+PyDoc_STRVAR(doc_now_ns,
+"The filter's clock: the largest time in ns an add or advance gave it\n"
+"(stats()['now_ns']); 0 before any.  Queries do not move it.");
 
 PyDoc_STRVAR(doc_max_error_ratio,
 "Adds are refused with tdbf.FullError once current_error() is above this\n"

@@ -390,14 +390,17 @@ PyDoc_STRVAR(doc_plan,
 static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {
     (void)module;
-    static char *kwlist[] = {"window", "error", "design", "capacity", "block_bits", NULL};
-    PyObject *window, *error = NULL, *design = NULL, *capacity = NULL, *block_bits = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|OO$OO:plan", kwlist, &window, &error,
-                                     &design, &capacity, &block_bits))
+    static char *kwlist[] = {"window", "error", "design", "window_items", "window_seconds",
+                             "capacity", "block_bits", NULL};
+    pytdbf_options opt = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    PyObject *block_bits = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|OOO$OOOO:plan", kwlist, &opt.window,
+                                     &opt.error, &opt.design, &opt.window_items,
+                                     &opt.window_seconds, &opt.capacity, &block_bits))
         return NULL;
     tdbf_config cfg;
     uint64_t bits;
-    if (pytdbf_config(window, error, design, capacity, &cfg) != 0 ||
+    if (pytdbf_config(&opt, &cfg) != 0 ||
         pytdbf_u64(block_bits, "block_bits", 64, 1024, 1, 0, &bits) != 0)
         return NULL;
     cfg.block_bits = (unsigned)bits;

@@ -61,19 +61,27 @@ typedef struct pytdbf_key {
 int pytdbf_key_get(PyObject *obj, pytdbf_key *key);
 void pytdbf_key_release(pytdbf_key *key);
 
-/* A window: an int is a count of insertions (1 .. 2^64-1); a str a
- * duration ("10m", "1h30m", "250ms"); a float seconds; a
- * datetime.timedelta.  Exactly one of *items, *ns ends up nonzero.
- * Returns 0 or -1 with ValueError/TypeError naming `name`. */
-int pytdbf_window(PyObject *obj, const char *name, uint64_t *items, uint64_t *ns);
+/* The options every front shares (tdbf_config_set's), as Python objects:
+ * NULL or None where not given. */
+typedef struct pytdbf_options {
+    PyObject *window, *window_items, *window_seconds;
+    PyObject *error, *design, *capacity, *seed, *max_memory;
+} pytdbf_options;
+
+/* The window, given once as window (int count, str count or duration,
+ * timedelta; a float is a TypeError), window_items (int) or
+ * window_seconds (int or float).  Exactly one of *items, *ns ends up
+ * nonzero.  Returns 0 or -1 with ValueError/TypeError naming the keyword. */
+int pytdbf_window(const pytdbf_options *opt, uint64_t *items, uint64_t *ns);
 
 /* A duration string in ns: one or more <number><unit> terms, units ns,
  * us, ms, s, m, h, d ("1h30m", "1.5s").  Returns 0, or -1 with ValueError. */
 int pytdbf_parse_duration(const char *text, const char *name, uint64_t *ns);
 
 /* The time of an operation in ns: `now` in seconds (int or float, since
- * any epoch the caller keeps to) or a datetime, or `now_ns` an int; both
- * NULL/None: the wall clock.  Returns 0 or -1 with an exception. */
+ * any epoch the caller keeps to) or a datetime (naive: UTC), or `now_ns`
+ * an int.  Returns 1 with *out set, 0 if neither was given (NULL/None:
+ * the caller picks the clock), or -1 with an exception. */
 int pytdbf_now(PyObject *now, PyObject *now_ns, uint64_t *out);
 
 /* The wall clock in ns since 1970. */
@@ -94,11 +102,10 @@ int pytdbf_real(PyObject *obj, const char *name, double low, double high,
 int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out);
 
 /* What Filter and plan share: a config from tdbf_config_init with the
- * window, the error (None: 0.01), the design (None: apbf-line for a count
- * window, tlbf-line for a time window) and the capacity (time windows only).
- * Returns 0 or -1 with an exception naming the parameter. */
-int pytdbf_config(PyObject *window, PyObject *error, PyObject *design, PyObject *capacity,
-                  tdbf_config *cfg);
+ * options set (error None: 0.01; design None: apbf-line for a count
+ * window, tlbf-line for a time window; capacity for time windows only).
+ * Returns 0 or -1 with an exception naming the keyword. */
+int pytdbf_config(const pytdbf_options *opt, tdbf_config *cfg);
 
 /* ---- module.c -------------------------------------------------------- */
 

@@ -21,25 +21,93 @@ package.
     for line in tdbf.dedup(open("app.log"), window="10m"):
         ...                                             # lines not seen lately
 
-Contents: Filter, load, plan, dedup, designs, parse_duration, Error, FullError.
+    with tdbf.open("seen.tdbf", window="10m") as f:    # loaded, saved at the end
+        ...
+
+Contents: Filter, load, open, plan, dedup, designs, parse_duration, Error,
+FullError.
 """
+import contextlib
+import datetime as _datetime
+import os as _os
+
 from ._tdbf import Error, Filter, FullError, __version__, designs, parse_duration, plan, simd
 
-__all__ = ["Error", "Filter", "FullError", "dedup", "designs", "load", "parse_duration", "plan",
-           "__version__"]
+__all__ = ["Error", "Filter", "FullError", "dedup", "designs", "load", "open",
+           "parse_duration", "plan", "__version__"]
 
 
-def load(path):
+def load(path, clock=None):
     """Load a filter saved with Filter.save() (or `tdbf dedup --state`).
 
-    Raises OSError if the file cannot be read and tdbf.Error if it is not a
-    valid filter (corrupt, truncated, another format version).
+    clock: 'wall' or 'filter', where calls without a time take it (see
+    Filter.load); None guesses from the saved clock.  Raises OSError if the
+    file cannot be read and tdbf.Error if it is not a valid filter
+    (corrupt, truncated, another format version).
     """
-    return Filter.load(path)
+    return Filter.load(path, clock)
+
+
+@contextlib.contextmanager
+def open(path, window=None, error=None, *, clock=None, **options):
+    """`with tdbf.open(path, window, ...) as f:` -- a filter kept in a file.
+
+    Loads `path` if it exists (clock as load()), else creates a filter with
+    `window`, `error` and the keyword options of Filter (window_items,
+    window_seconds, design, seed, capacity, max_memory, k, l,
+    max_error_ratio).  When the file exists, the options given must
+    describe it (design, window, error, seed): ValueError otherwise, rather
+    than running with a filter other than the one asked for; leave them out
+    to take the file as it is.  At the end of the block the filter is saved
+    (atomically: a temporary file, fsync, rename) and closed.  If the block
+    raises, the file is left as it was (the keys of an interrupted run are
+    not recorded as seen: call f.save(path) to keep a checkpoint).
+    """
+    if _os.path.exists(path):
+        f = Filter.load(path, clock)
+        try:
+            _check_describes(f, path, window, error, options)
+        except BaseException:
+            f.close()
+            raise
+    else:
+        f = Filter(window, error, **options)
+        if clock is not None:
+            f.clock = clock
+    try:
+        yield f
+        f.save(path)
+    finally:
+        f.close()
+
+
+def _check_describes(f, path, window, error, options):
+    # The options given, planned as Filter would build them (plan() builds
+    # nothing), must match the loaded filter: design, window, error, seed.
+    planned = {name: options[name] for name in
+               ("window_items", "window_seconds", "design", "capacity")
+               if options.get(name) is not None}
+    wrong = []
+    if window is not None or planned or error is not None:
+        if window is None and "window_items" not in planned and \
+                "window_seconds" not in planned:
+            window = f.window_items or "%dns" % f.window_ns
+        asked = plan(window, error, **planned)
+        built = asked["built"]
+        if (asked["design"], built["window_items"], built["window_ns"]) != \
+                (f.design, f.window_items, f.window_ns):
+            wrong.append("design %s, window %s" % (asked["design"], asked["window"]))
+        if error is not None and asked["target_error"] != f.error:
+            wrong.append("error %s" % error)
+    if options.get("seed") is not None and options["seed"] != f.seed:
+        wrong.append("seed %s" % options["seed"])
+    if wrong:
+        raise ValueError("%s: holds %r, not the %s asked for (leave the options out to "
+                         "use the file as it is, or remove it)" % (path, f, "; ".join(wrong)))
 
 
 def dedup(iterable, window=None, error=0.01, key=None, *, time=None, design=None,
-          seed=None, capacity=None, filter=None):
+          seed=None, capacity=None, filter=None, window_items=None, window_seconds=None):
     """Yield the items of `iterable` whose key was not seen within the window.
 
     A generator: it reads one item, adds its key to the filter (one
@@ -52,23 +120,32 @@ def dedup(iterable, window=None, error=0.01, key=None, *, time=None, design=None
     design fed past what it was sized for raises tdbf.FullError instead of
     dropping new items silently (Filter's max_error_ratio).
 
-    window    as Filter's: an int (the last N items) or a duration ('10m',
-              seconds as float, timedelta).
+    window    as Filter's: an int (the last N items), a str count or
+              duration ('1M', '10m'), a timedelta; or window_items=N /
+              window_seconds=S.  A float is refused (count or seconds?).
     key       a function item -> key (bytes, str or buffer); default: the
               item itself.
     time      time windows: a function item -> its time (seconds as int or
-              float, or a datetime), to replay a log by its own timestamps;
-              default: the wall clock when the item is read.
+              float, or a datetime; naive datetimes are UTC), to replay a
+              log by its own timestamps.  It must return a time for every
+              item: anything else (None included) raises TypeError naming
+              the item (line) number and its start.  Without it, each item
+              takes the filter's default time: the wall clock when it is
+              read, or the filter's own clock if it was given times before
+              (Filter.clock).
     filter    an existing Filter to use (and keep, e.g. to save it after);
               then window, error, design, seed and capacity must be left out.
     design, seed, capacity: as Filter's.
+
+    A key that is not bytes, str or a buffer raises TypeError naming the
+    item (line) number, as does a time out of range (ValueError).
     """
+    windows = (window, window_items, window_seconds)
     if filter is None:
-        if window is None:
-            raise ValueError("window: required (a count such as 1000000, or a duration "
-                             "such as '10m'), unless a filter is given")
-        filter = Filter(window, error, design=design, seed=seed, capacity=capacity)
-    elif window is not None or design is not None or seed is not None or \
+        filter = Filter(window, error, window_items=window_items,
+                        window_seconds=window_seconds, design=design, seed=seed,
+                        capacity=capacity)
+    elif any(w is not None for w in windows) or design is not None or seed is not None or \
             capacity is not None:
         raise ValueError("filter: give a filter or the parameters of a new one, not both")
     if time is not None and not filter.time_window:
@@ -76,18 +153,39 @@ def dedup(iterable, window=None, error=0.01, key=None, *, time=None, design=None
     return _dedup(iterable, filter, key, time)
 
 
+_TIMES = (int, float, _datetime.datetime)
+
+
 def _dedup(iterable, f, key, time):
     # A separate generator, so that dedup() checks its arguments at once.
     add = f.add
-    if key is None and time is None:
-        for item in iterable:
-            if add(item):
-                yield item
-    elif time is None:
-        for item in iterable:
-            if add(key(item)):
-                yield item
-    else:
-        for item in iterable:
-            if add(item if key is None else key(item), time(item)):
-                yield item
+    for number, item in enumerate(iterable, 1):
+        k = item if key is None else key(item)
+        if time is None:
+            try:
+                new = add(k)
+            except (TypeError, ValueError) as exc:
+                raise _at_item(exc, number, item) from exc
+        else:
+            when = time(item)
+            if when.__class__ not in _TIMES and (isinstance(when, bool) or
+                                                 not isinstance(when, _TIMES)):
+                raise TypeError("time: returned %r for item %d (%s): expected seconds (int "
+                                "or float) or a datetime" % (when, number, _start(item)))
+            try:
+                new = add(k, when)
+            except (TypeError, ValueError) as exc:
+                raise _at_item(exc, number, item) from exc
+        if new:
+            yield item
+
+
+def _start(item, width=40):
+    # The first characters of an item (a line), to find it in the input.
+    text = item if isinstance(item, (str, bytes)) else repr(item)
+    text = text.rstrip("\r\n" if isinstance(text, str) else b"\r\n")
+    return repr(text[:width]) + ("..." if len(text) > width else "")
+
+
+def _at_item(exc, number, item):
+    return type(exc)("item %d (%s): %s" % (number, _start(item), exc))

@@ -1,14 +1,25 @@
 # Type stubs of the tdbf package (the Filter type lives in tdbf._tdbf).
 import datetime
 import os
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Type, TypeVar, Union
+from types import TracebackType
+from typing import (Any, Callable, ContextManager, Dict, Iterable, Iterator, List, Literal,
+                    Optional, Type, TypeVar, Union)
 
 Key = Union[bytes, bytearray, memoryview, str, Any]
 """bytes, str (hashed as UTF-8) or any C-contiguous buffer."""
-Window = Union[int, float, str, datetime.timedelta]
-"""int: a count of insertions; str ('10m'), float seconds, timedelta: a time."""
+Window = Union[int, str, datetime.timedelta]
+"""int or a str count ('1M'): a count of insertions; a str duration ('10m') or a
+timedelta: a time.  No float: window_items= or window_seconds= say which."""
 Now = Union[int, float, datetime.datetime, None]
-"""Seconds on the caller's scale (e.g. Unix time), a datetime, or None: the clock."""
+"""Seconds on the caller's scale (e.g. Unix time), a datetime (naive: UTC), or
+None: the filter's clock mode (Filter.clock: the wall clock or the filter's own)."""
+Clock = Literal["wall", "filter"]
+Count = Union[int, str]
+"""An int, or a str in the parameter language ('1M', '4096')."""
+Size = Union[int, str]
+"""Bytes as an int, or a str ('512M', '1.5GiB')."""
+Rate = Union[float, str]
+"""A false-positive rate: a float, or a str ('0.01', '1%')."""
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 
 _F = TypeVar("_F", bound="Filter")
@@ -28,13 +39,15 @@ class FullError(Error):
 class Filter:
     def __init__(
         self,
-        window: Window,
-        error: float = 0.01,
+        window: Optional[Window] = None,
+        error: Optional[Rate] = 0.01,
         *,
+        window_items: Optional[int] = None,
+        window_seconds: Optional[Union[int, float]] = None,
         design: Optional[str] = None,
-        seed: Optional[int] = None,
-        capacity: Optional[int] = None,
-        max_memory: Optional[int] = None,
+        seed: Optional[Count] = None,
+        capacity: Optional[Count] = None,
+        max_memory: Optional[Size] = None,
         k: Optional[int] = None,
         l: Optional[int] = None,
         max_error_ratio: Optional[float] = 1.5,
@@ -43,6 +56,10 @@ class Filter:
     def max_error_ratio(self) -> float: ...
     @max_error_ratio.setter
     def max_error_ratio(self, ratio: Optional[float]) -> None: ...
+    @property
+    def clock(self) -> Clock: ...
+    @clock.setter
+    def clock(self, mode: Clock) -> None: ...
     def add(self, key: Key, /, now: Now = None, *, now_ns: Optional[int] = None) -> bool: ...
     def contains(self, key: Key, /, now: Now = None, *, now_ns: Optional[int] = None) -> bool: ...
     def __contains__(self, key: object) -> bool: ...
@@ -54,7 +71,14 @@ class Filter:
     def current_error(self, /, now: Now = None, *, now_ns: Optional[int] = None) -> float: ...
     def stats(self) -> Dict[str, Any]: ...
     def copy(self: _F) -> _F: ...
+    def __copy__(self: _F) -> _F: ...
+    def __deepcopy__(self: _F, memo: Dict[int, Any], /) -> _F: ...
     def clear(self) -> None: ...
+    def close(self) -> None: ...
+    def __enter__(self: _F) -> _F: ...
+    def __exit__(self, exc_type: Optional[Type[BaseException]],
+                 exc: Optional[BaseException], traceback: Optional[TracebackType], /) -> bool: ...
+    def __sizeof__(self) -> int: ...
     def posterior(self, key: Key, universe: float, now: Now = None, *, model: str = ...,
                   exponent: float = ..., key_probability: Optional[float] = ...,
                   now_ns: Optional[int] = ...) -> float: ...
@@ -64,34 +88,57 @@ class Filter:
     def to_bytes(self) -> bytes: ...
     def save(self, path: PathLike, /) -> None: ...
     @classmethod
-    def from_bytes(cls: Type[_F], data: Union[bytes, bytearray, memoryview], /) -> _F: ...
+    def from_bytes(cls: Type[_F], data: Union[bytes, bytearray, memoryview], /,
+                   clock: Optional[Clock] = None) -> _F: ...
     @classmethod
-    def load(cls: Type[_F], path: PathLike, /) -> _F: ...
+    def load(cls: Type[_F], path: PathLike, /, clock: Optional[Clock] = None) -> _F: ...
     @property
     def design(self) -> str: ...
     @property
     def window(self) -> Union[int, float]: ...
+    @property
+    def window_items(self) -> int: ...
+    @property
+    def window_ns(self) -> int: ...
     @property
     def time_window(self) -> bool: ...
     @property
     def error(self) -> float: ...
     @property
     def seed(self) -> int: ...
+    @property
+    def capacity(self) -> Optional[int]: ...
+    @property
+    def max_memory(self) -> Optional[int]: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def now_ns(self) -> int: ...
 
-def load(path: PathLike) -> Filter: ...
-def plan(window: Window, error: float = 0.01, design: Optional[str] = None, *,
-         capacity: Optional[int] = None, block_bits: Optional[int] = None) -> Dict[str, Any]: ...
+def load(path: PathLike, clock: Optional[Clock] = None) -> Filter: ...
+def open(path: PathLike, window: Optional[Window] = None, error: Optional[Rate] = None, *,
+         clock: Optional[Clock] = None, window_items: Optional[int] = ...,
+         window_seconds: Optional[Union[int, float]] = ..., design: Optional[str] = ...,
+         seed: Optional[Count] = ..., capacity: Optional[Count] = ...,
+         max_memory: Optional[Size] = ..., k: Optional[int] = ..., l: Optional[int] = ...,
+         max_error_ratio: Optional[float] = ...) -> ContextManager[Filter]: ...
+def plan(window: Optional[Window] = None, error: Optional[Rate] = 0.01,
+         design: Optional[str] = None, *, window_items: Optional[int] = None,
+         window_seconds: Optional[Union[int, float]] = None, capacity: Optional[Count] = None,
+         block_bits: Optional[int] = None) -> Dict[str, Any]: ...
 def designs() -> List[str]: ...
 def parse_duration(text: str, /) -> float: ...
 def dedup(
     iterable: Iterable[_T],
     window: Optional[Window] = None,
-    error: float = 0.01,
+    error: Optional[Rate] = 0.01,
     key: Optional[Callable[[_T], Key]] = None,
     *,
-    time: Optional[Callable[[_T], Now]] = None,
+    time: Optional[Callable[[_T], Union[int, float, datetime.datetime]]] = None,
     design: Optional[str] = None,
-    seed: Optional[int] = None,
-    capacity: Optional[int] = None,
+    seed: Optional[Count] = None,
+    capacity: Optional[Count] = None,
     filter: Optional[Filter] = None,
+    window_items: Optional[int] = None,
+    window_seconds: Optional[Union[int, float]] = None,
 ) -> Iterator[_T]: ...

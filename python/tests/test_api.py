@@ -36,7 +36,7 @@ def test_key_types_hash_alike():
 @pytest.mark.parametrize("window, time_window, seconds", [
     (1000, False, None), ("10m", True, 600.0), ("1h30m", True, 5400.0),
     ("250ms", True, 0.25), ("1.5s", True, 1.5), (" 2d ", True, 172800.0),
-    (90.0, True, 90.0), (datetime.timedelta(minutes=2, microseconds=5), True, 120.000005),
+    (datetime.timedelta(minutes=2, microseconds=5), True, 120.000005),
 ])
 def test_window_spellings(window, time_window, seconds):
     f = tdbf.Filter(window, 0.01)
@@ -47,6 +47,30 @@ def test_window_spellings(window, time_window, seconds):
         assert f.stats()["window_ns"] == round(seconds * 1e9)
     else:
         assert f.design == "apbf-line" and f.window >= window
+
+
+@pytest.mark.parametrize("kwargs, items, ns", [
+    (dict(window_items=1000), 1000, 0), (dict(window_seconds=90), 0, 90 * 10**9),
+    (dict(window_seconds=1.5), 0, 1_500_000_000), (dict(window_seconds=0.25), 0, 250_000_000),
+])
+def test_window_keywords(kwargs, items, ns):
+    f = tdbf.Filter(**kwargs)
+    assert f.window_ns == ns and (f.window_items >= items if items else f.window_items == 0)
+    assert tdbf.plan(**kwargs)["window_ns"] == ns
+
+
+@pytest.mark.parametrize("call", [
+    lambda w: tdbf.Filter(w), lambda w: tdbf.Filter(window=w), lambda w: tdbf.plan(w),
+    lambda w: tdbf.dedup([], w),
+])
+def test_a_float_window_is_refused_with_both_spellings(call):
+    # tdbf.Filter(1e6) used to build an 11.6-day time window
+    for window in [1e6, 1000.0]:
+        with pytest.raises(TypeError) as info:
+            call(window)
+        message = str(info.value)
+        assert "window_items=" in message and "window_seconds=" in message
+        assert "'10m'" in message
 
 
 def test_parse_duration():
@@ -62,9 +86,18 @@ def test_parse_duration():
 def test_attributes_and_repr():
     f = tdbf.Filter(5000, 0.001, design="apbf_line", seed=9)
     assert (f.design, f.error, f.seed, f.time_window) == ("apbf-line", 0.001, 9, False)
-    assert repr(f) == "tdbf.Filter(window=%d, error=0.001, design='apbf-line')" % f.window
-    t = tdbf.Filter("1m", design="TLBF-LINE")
-    assert repr(t) == "tdbf.Filter(window=60.0, error=0.01, design='tlbf-line')"
+    # the request and the window built, and why they differ
+    assert repr(f) == ("tdbf.Filter(window=5000 (built 5004: 12 generations of 417 adds), "
+                       "error=0.001, design='apbf-line')")
+    assert (f.window, f.window_items, f.window_ns) == (5004, 5004, 0)
+    assert repr(tdbf.Filter(5004, 0.001, seed=9)) == \
+        "tdbf.Filter(window=5004, error=0.001, design='apbf-line')"
+    t = tdbf.Filter("1h30m", design="TLBF-LINE")
+    assert repr(t) == "tdbf.Filter(window='1h30m', error=0.01, design='tlbf-line')"
+    assert (t.window, t.window_items, t.window_ns) == (5400.0, 0, 5400 * 10**9)
+    assert "'1s500ms'" in repr(tdbf.Filter(window_seconds=1.5))
+    loaded = tdbf.Filter.from_bytes(f.to_bytes())
+    assert repr(loaded) == "tdbf.Filter(window=5004, error=0.001, design='apbf-line')"
     assert tdbf.Filter(10).seed != 0                        # random, read back
 
 
@@ -179,7 +212,16 @@ def test_stubs_match_the_module():
                and cls.name == "Filter" for node in cls.body
                if isinstance(node, ast.FunctionDef)}
     public = {name for name in dir(tdbf.Filter) if not name.startswith("_")}
-    assert public == methods - {"__init__", "__contains__"}
+    dunders = {"__init__", "__contains__", "__copy__", "__deepcopy__", "__enter__",
+               "__exit__", "__sizeof__"}
+    assert public == methods - dunders
+    assert dunders <= methods
+    # the stub's constructor takes the keywords the type's signature lists
+    init = next(node for cls in tree.body if isinstance(cls, ast.ClassDef)
+                and cls.name == "Filter" for node in cls.body
+                if isinstance(node, ast.FunctionDef) and node.name == "__init__")
+    stub_params = [a.arg for a in init.args.args[1:] + init.args.kwonlyargs]
+    assert stub_params == list(inspect.signature(tdbf.Filter).parameters)
     assert os.path.exists(os.path.join(os.path.dirname(tdbf.__file__), "py.typed"))
 
 

@@ -13,11 +13,16 @@ import tdbf
     (dict(window=0), ["window", "out of range", "1 .. 2**64-1"]),
     (dict(window=-5), ["window", "out of range"]),
     (dict(window=2**64), ["window", "out of range"]),
-    (dict(window=0.0), ["window", "out of range"]),
-    (dict(window=float("nan")), ["window", "out of range"]),
-    (dict(window=-1.5), ["window", "out of range"]),
-    (dict(window=1e300), ["window", "out of range"]),
-    (dict(window="10"), ["window", "not a duration", "units"]),
+    (dict(window_seconds=0.0), ["window_seconds", "out of range"]),
+    (dict(window_seconds=float("nan")), ["window_seconds", "out of range"]),
+    (dict(window_seconds=-1.5), ["window_seconds", "out of range"]),
+    (dict(window_seconds=1e300), ["window_seconds", "out of range"]),
+    (dict(window_seconds=0), ["window_seconds", "out of range"]),
+    (dict(window_items=0), ["window_items", "out of range"]),
+    (dict(), ["window", "required", "window_items", "window_seconds"]),
+    (dict(window=None), ["window", "required"]),
+    (dict(window=10, window_items=10), ["window_items", "one of them"]),
+    (dict(window="10m", window_seconds=600), ["window_seconds", "one of them"]),
     (dict(window="10x"), ["window", "not a duration"]),
     (dict(window="m"), ["window", "not a duration"]),
     (dict(window="1.2.3s"), ["window", "not a duration"]),
@@ -52,7 +57,8 @@ def test_bad_parameters_raise_value_error(kwargs, words):
 
 
 @pytest.mark.parametrize("kwargs", [
-    dict(window=None), dict(window=[1]), dict(window=True), dict(window=b"10m"),
+    dict(window=1e6), dict(window=1000.0), dict(window_items=1000.0),
+    dict(window_items="1000"), dict(window_seconds="10m"), dict(window=[1]), dict(window=True), dict(window=b"10m"),
     dict(window=100, error="0.01"), dict(window=100, design=3), dict(window=100, seed=1.5),
     dict(window=100, k="3", l=3),
 ])

@@ -41,7 +41,8 @@ def test_no_false_negatives_time_window(design):
     window_ns = 1_000_000_000
     # sized for the stream (about 3000 adds a window), so that no design is
     # past its error bound and refusing adds (tdbf.FullError)
-    f = tdbf.Filter(window_ns / 1e9, 0.01, design=design, seed=12, capacity=4000)
+    f = tdbf.Filter(window_seconds=window_ns / 1e9, error=0.01, design=design, seed=12,
+                    capacity=4000)
     exact = ExactTimeWindow(window_ns)
     keys = repeating_stream(20_000, 4000, seed=3)
     rng = random.Random(4)
