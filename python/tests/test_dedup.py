@@ -81,3 +81,50 @@ def test_dedup_argument_errors():
         tdbf.dedup([], window=10, time=lambda x: 0)
     with pytest.raises(TypeError, match="key"):
         list(tdbf.dedup([1, 2], window=10))
+
+
+def test_a_time_function_returning_no_time_names_the_line():
+    # 31 lines, one without a timestamp: it used to switch that line, and
+    # the filter with it, to the wall clock (9 of 31 kept instead of 31)
+    lines = ["2024-05-01T12:%02d:00 user=%d GET /" % (i, i) for i in range(31)]
+    lines[17] = "garbage without a time, and long enough to be cut short " * 2
+
+    def stamp(line):
+        try:
+            return datetime.datetime.fromisoformat(line.split()[0])
+        except ValueError:
+            return None
+    out = tdbf.dedup(lines, window="10m", key=lambda line: line.split()[1], time=stamp,
+                     seed=3)
+    with pytest.raises(TypeError) as info:
+        list(out)
+    message = str(info.value)
+    assert "item 18" in message and "None" in message
+    assert "'garbage without a time" in message and "..." in message
+    assert len(message) < 300
+    good = [line for i, line in enumerate(lines) if i != 17]
+    assert len(list(tdbf.dedup(good, window="10m", key=lambda line: line.split()[1],
+                               time=stamp, seed=3))) == 30
+
+
+@pytest.mark.parametrize("bad", [None, "12:00", True, [1.0], b"5"])
+def test_anything_not_a_time_is_refused(bad):
+    out = tdbf.dedup(["a", "b"], window="10s", time=lambda item: 1.0 if item == "a" else bad)
+    assert next(out) == "a"
+    with pytest.raises(TypeError, match=r"time: returned .* for item 2 \('b'\)"):
+        next(out)
+
+
+def test_bad_keys_and_times_name_the_item():
+    with pytest.raises(TypeError, match=r"item 3 \(\"\{'id': 3\}\"\): key: expected bytes"):
+        list(tdbf.dedup([b"a", b"b", {"id": 3}], window=10))
+    with pytest.raises(ValueError, match=r"item 2 \('y'\): now: .*out of range"):
+        list(tdbf.dedup(["x", "y"], window="10s", time=lambda item: 1 if item == "x" else -1))
+
+
+def test_naive_datetimes_are_utc_as_in_the_cli():
+    lines = [("2024-05-01T12:00:00", "a"), ("2024-05-01T12:00:00+00:00", "b")]
+    f = tdbf.Filter("10m", seed=4)
+    list(tdbf.dedup(lines, key=lambda e: e[1],
+                    time=lambda e: datetime.datetime.fromisoformat(e[0]), filter=f))
+    assert f.now_ns == 1714564800 * 10**9
