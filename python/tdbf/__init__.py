@@ -158,24 +158,37 @@ _TIMES = (int, float, _datetime.datetime)
 
 def _dedup(iterable, f, key, time):
     # A separate generator, so that dedup() checks its arguments at once.
+    # One loop per case: a per-item test of key and time would slow the
+    # plain loop down.
     add = f.add
+    if key is None and time is None:
+        for number, item in enumerate(iterable, 1):
+            try:
+                new = add(item)
+            except (TypeError, ValueError) as exc:
+                raise _at_item(exc, number, item) from exc
+            if new:
+                yield item
+        return
+    if time is None:
+        for number, item in enumerate(iterable, 1):
+            try:
+                new = add(key(item))
+            except (TypeError, ValueError) as exc:
+                raise _at_item(exc, number, item) from exc
+            if new:
+                yield item
+        return
     for number, item in enumerate(iterable, 1):
-        k = item if key is None else key(item)
-        if time is None:
-            try:
-                new = add(k)
-            except (TypeError, ValueError) as exc:
-                raise _at_item(exc, number, item) from exc
-        else:
-            when = time(item)
-            if when.__class__ not in _TIMES and (isinstance(when, bool) or
-                                                 not isinstance(when, _TIMES)):
-                raise TypeError("time: returned %r for item %d (%s): expected seconds (int "
-                                "or float) or a datetime" % (when, number, _start(item)))
-            try:
-                new = add(k, when)
-            except (TypeError, ValueError) as exc:
-                raise _at_item(exc, number, item) from exc
+        when = time(item)
+        if when.__class__ not in _TIMES and (isinstance(when, bool) or
+                                             not isinstance(when, _TIMES)):
+            raise TypeError("time: returned %r for item %d (%s): expected seconds (int "
+                            "or float) or a datetime" % (when, number, _start(item)))
+        try:
+            new = add(item if key is None else key(item), when)
+        except (TypeError, ValueError) as exc:
+            raise _at_item(exc, number, item) from exc
         if new:
             yield item
 
