@@ -251,6 +251,75 @@ typedef struct tdbf_config {
  * cfg may be NULL (no-op). */
 TDBF_API void tdbf_config_init(tdbf_config *cfg);
 
+/* ---- The parameter language -------------------------------------------
+ *
+ * Every front (the tdbf tool, the Python package, the Redis module) reads
+ * option text through these functions, so "1M", "10m" or "1%" mean the
+ * same everywhere (docs/options.md lists how each front spells each
+ * option).  Syntax:
+ *
+ *   count     an integer from 0 (options that count things need 1 or
+ *             more): digits, '_' between digits ("1_000_000"), then an
+ *             optional exponent ("1e6") or one suffix: k K M G T (powers
+ *             of 1000) or Ki Mi Gi Ti (powers of 1024); or "0x" and hex
+ *             digits.  Case matters: "1M" is 10^6, "1m" a minute.
+ *   duration  one or more <number><unit> terms ("10m", "1h30m", "1.5s",
+ *             "250ms"); units ns us ms s m h d; a unit is required.  At
+ *             least 1 ns, at most 2^64 - 1 ns (about 584 years).
+ *   error     a probability strictly between 0 and 1: "0.01", "1e-2" or
+ *             "1%".  Read without the C locale (the point is always '.').
+ *   size      bytes: a number with an optional suffix K M G T (powers of
+ *             1024; also KiB MiB GiB TiB) or kB MB GB TB (powers of
+ *             1000): "512M", "1.5GiB".
+ *   window    a count (a count window of that many insertions) or a
+ *             duration (a time window).
+ *
+ * Each parser returns TDBF_OK and stores the value, or TDBF_EINVAL and
+ * writes a one-line reason to why (why_size bytes, NUL-terminated; why
+ * may be NULL).  A reason quotes the text but never names the option:
+ * the caller prefixes its own spelling ("--window: ", "WINDOW: "). */
+TDBF_API int tdbf_parse_count(const char *text, uint64_t *out, char *why, size_t why_size);
+TDBF_API int tdbf_parse_duration(const char *text, uint64_t *ns, char *why, size_t why_size);
+TDBF_API int tdbf_parse_error(const char *text, double *out, char *why, size_t why_size);
+TDBF_API int tdbf_parse_size(const char *text, uint64_t *bytes, char *why, size_t why_size);
+/* Exactly one of *items and *ns becomes nonzero. */
+TDBF_API int tdbf_parse_window(const char *text, uint64_t *items, uint64_t *ns,
+                               char *why, size_t why_size);
+
+/* The options tdbf_config_set knows, and the tdbf_config field each sets. */
+typedef enum tdbf_option {
+    TDBF_OPT_WINDOW = 0,     /* window: window_items or window_ns */
+    TDBF_OPT_ERROR = 1,      /* error: error */
+    TDBF_OPT_CAPACITY = 2,   /* count >= 1: capacity (time windows only) */
+    TDBF_OPT_SEED = 3,       /* count >= 1: seed (0 is refused: leave the
+                                seed out for a random one) */
+    TDBF_OPT_DESIGN = 4,     /* a design name, any case, '_' or '-':
+                                design (one this build has) */
+    TDBF_OPT_MAX_MEMORY = 5  /* size: max_memory */
+} tdbf_option;
+
+/* Number of tdbf_option values (0 .. TDBF_OPTION_COUNT-1). */
+#define TDBF_OPTION_COUNT 6
+
+/* Canonical name of an option ("window", "max-memory"), or NULL. */
+TDBF_API const char *tdbf_option_name(tdbf_option opt);
+
+/* Set one option of cfg from its text.  *given (0 before the first call)
+ * records the options set so far: an option given twice is TDBF_EINVAL,
+ * as is text the option's syntax refuses; cfg is unchanged then.  Ranges
+ * are the library's own: what tdbf_config_set accepts, tdbf_open does not
+ * refuse for being malformed (it may still refuse a plan: too big, a
+ * design without that kind of window). */
+TDBF_API int tdbf_config_set(tdbf_config *cfg, unsigned *given, tdbf_option opt,
+                             const char *text, char *why, size_t why_size);
+
+/* After the last tdbf_config_set: the rules between options.  A window is
+ * required; a capacity needs a time window (a count window is sized by
+ * itself); a design not given follows the window: APBF_LINE for a count,
+ * TLBF_LINE for a time window (the one change made to cfg).  Returns
+ * TDBF_OK or TDBF_EINVAL with why. */
+TDBF_API int tdbf_config_check(tdbf_config *cfg, unsigned given, char *why, size_t why_size);
+
 /* ======================================================================
  * 4. Memory: allocator hooks
  * ====================================================================== */

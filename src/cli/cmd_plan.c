@@ -242,15 +242,7 @@ static int resolve_window(const char *cmd, plan_request *req)
                                "or T (10m), or --time T");
     if (req->window_text == NULL)
         return CLI_EXIT_OK;
-    uint64_t count;
-    int as_count = req->design_given ? !time_only(req->design)
-                                     : cli_scan_count(req->window_text, &count) == 0;
-    if (req->design_given && req->design == TDBF_ROTATING)   /* takes both */
-        as_count = cli_scan_count(req->window_text, &count) == 0;
-    if (as_count)
-        return cli_parse_count(cmd, "window", req->window_text, 1, UINT64_MAX, &req->window)
-               ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-    return cli_parse_duration_ns(cmd, "window", req->window_text, &req->window_ns)
+    return cli_parse_window(cmd, "window", req->window_text, &req->window, &req->window_ns)
            ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
@@ -332,8 +324,9 @@ static int parse_args(const cli_command *self, int argc, char **argv,
             break;
         case OPT_DESIGN:
             req->design_given = 1;
-            if (tdbf_design_parse(value, &req->design) != TDBF_OK ||
-                (req->design != TDBF_APBF && req->design != TDBF_APBBF &&
+            if (cli_parse_design(cmd, "design", value, &req->design) != 0)
+                return CLI_EXIT_USAGE;
+            if ((req->design != TDBF_APBF && req->design != TDBF_APBBF &&
                  req->design != TDBF_APBF_LINE && req->design != TDBF_FPDECAY &&
                  req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
                  req->design != TDBF_ROTATING && req->design != TDBF_TLBF_LINE &&

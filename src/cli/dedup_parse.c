@@ -48,8 +48,9 @@ enum {
 };
 
 const cli_option dedup_options[] = {
-    [OPT_WINDOW]     = {"window", "T", "time window: drop a line whose key was seen in the "
-                                       "last T (10m, 30s; default design tlbf-line)"},
+    [OPT_WINDOW]     = {"window", "T|N", "time window: drop a line whose key was seen in the "
+                                         "last T (10m, 30s; default design tlbf-line); a "
+                                         "count N (1M) is --last N"},
     [OPT_LAST]       = {"last", "N", "count window: drop a line whose key is among the "
                                      "last N lines' (default design apbf-line)"},
     [OPT_ERROR]      = {"error", "E", "false-positive rate: share of lines whose key was never "
@@ -227,6 +228,42 @@ static int parse_time_option(dedup_args *a, const char *value)
     return -1;
 }
 
+/* The filter's options go through the library's parameter language, so
+ * they read as the Python package and the Redis module read them. */
+static int set_param(dedup_args *a, const char *name, tdbf_option which, const char *value)
+{
+    return cli_config_set("dedup", name, &a->params, &a->params_given, which, value);
+}
+
+/* --window N|T or --last N: both set the window; --last takes a count. */
+static int parse_window_option(dedup_args *a, int last, const char *value)
+{
+    if (a->params_given & (1u << TDBF_OPT_WINDOW)) {
+        cli_usage_error("dedup", "--window and --last exclude each other (each sets "
+                        "the window)");
+        return -1;
+    }
+    uint64_t count;
+    if (last && cli_parse_count("dedup", "last", value, 1, UINT64_MAX, &count) != 0)
+        return -1;
+    return set_param(a, last ? "last" : "window", TDBF_OPT_WINDOW, value);
+}
+
+/* The parsed filter options into the fields the command reads. */
+static void adopt_params(dedup_args *a)
+{
+    const tdbf_config *p = &a->params;
+    unsigned given = a->params_given;
+    a->window_ns = p->window_ns;
+    a->window_items = p->window_items;
+    a->error = given & (1u << TDBF_OPT_ERROR) ? p->error : 0.0;
+    a->design_given = (given & (1u << TDBF_OPT_DESIGN)) != 0;
+    a->design = p->design;
+    a->capacity = given & (1u << TDBF_OPT_CAPACITY) ? p->capacity : 0;
+    a->seed = given & (1u << TDBF_OPT_SEED) ? p->seed : 0;
+    a->max_memory = given & (1u << TDBF_OPT_MAX_MEMORY) ? p->max_memory : 0;
+}
+
 /* Apply one option.  Returns 0, or -1 after a usage error. */
 static int apply_option(dedup_args *a, int opt, const char *value,
                         const char **key_regex)
@@ -234,29 +271,14 @@ static int apply_option(dedup_args *a, int opt, const char *value,
     const char *cmd = "dedup";
     switch (opt) {
     case OPT_WINDOW:
-        return cli_parse_duration_ns(cmd, "window", value, &a->window_ns);
     case OPT_LAST:
-        return cli_parse_count(cmd, "last", value, 1, UINT64_MAX,
-                               &a->window_items);
+        return parse_window_option(a, opt == OPT_LAST, value);
     case OPT_ERROR:
-        return cli_parse_probability(cmd, "error", value, &a->error);
+        return set_param(a, "error", TDBF_OPT_ERROR, value);
     case OPT_DESIGN:
-        if (tdbf_design_parse(value, &a->design) != TDBF_OK) {
-            char names[256] = "";
-            for (int d = 0; d < TDBF_DESIGN_COUNT; d++) {
-                size_t used = strlen(names);
-                snprintf(names + used, sizeof names - used, "%s%s",
-                         d > 0 ? ", " : "", tdbf_design_name((tdbf_design)d));
-            }
-            cli_usage_error(cmd, "--design: unknown design '%s' (%s)", value,
-                            names);
-            return -1;
-        }
-        a->design_given = 1;
-        return 0;
+        return set_param(a, "design", TDBF_OPT_DESIGN, value);
     case OPT_CAPACITY:
-        return cli_parse_count(cmd, "capacity", value, 1, UINT64_MAX,
-                               &a->capacity);
+        return set_param(a, "capacity", TDBF_OPT_CAPACITY, value);
     case OPT_FIELD:
         return parse_field_list("field", value, &a->fields, &a->field);
     case OPT_DELIMITER:
@@ -282,7 +304,7 @@ static int apply_option(dedup_args *a, int opt, const char *value,
         a->skip_bad = 1;
         return 0;
     case OPT_SEED:
-        return cli_parse_count(cmd, "seed", value, 1, UINT64_MAX, &a->seed);
+        return set_param(a, "seed", TDBF_OPT_SEED, value);
     case OPT_SEED_FILE:
         a->seed_file = value;
         return 0;
@@ -305,7 +327,7 @@ static int apply_option(dedup_args *a, int opt, const char *value,
         a->quiet = 1;
         return 0;
     case OPT_MAX_MEMORY:
-        return cli_parse_size(cmd, "max-memory", value, &a->max_memory);
+        return set_param(a, "max-memory", TDBF_OPT_MAX_MEMORY, value);
     case OPT_DROP_BAD:
         a->drop_bad = 1;
         return 0;
@@ -387,6 +409,7 @@ static int compile_regex(dedup_args *a, const char *pattern)
 int dedup_parse_args(dedup_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
+    tdbf_config_init(&a->params);
     a->delimiter = DEDUP_BLANKS;
     a->terminator = '\n';
     a->max_skew_ns = DEDUP_DEFAULT_MAX_SKEW_NS;
@@ -417,6 +440,7 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv)
             return CLI_OPT_ERROR;
         }
     }
+    adopt_params(a);
     /* --time-field alone reads seconds, as its help says */
     if (a->time_field != 0 && !a->time_format_given)
         a->time_format = DEDUP_TIME_UNIX;

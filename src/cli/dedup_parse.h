@@ -54,9 +54,12 @@ typedef struct dedup_fields {
 
 /* Everything the command line says.  A field of 0 means "not given". */
 typedef struct dedup_args {
-    /* the filter */
-    uint64_t     window_ns;      /* --window: time window */
-    uint64_t     window_items;   /* --last: count window */
+    /* the filter: the options below as the parameter language read them
+     * (tdbf_config_set), then copied to the named fields */
+    tdbf_config  params;
+    unsigned     params_given;   /* tdbf_option bits */
+    uint64_t     window_ns;      /* --window T: time window */
+    uint64_t     window_items;   /* --last N or --window N: count window */
     double       error;          /* --error, 0 = not given */
     int          design_given;   /* --design */
     tdbf_design  design;

@@ -172,7 +172,7 @@ def test_texts_name_the_defaults():
             r"default: what tdbf dedup builds, %s for a count window, %s for a time window"
             % (c, t)]),
         ("man/tdbf.1", manual, [
-            r"--window T Time window: .{0,80}The default design is %s" % t,
+            r"--window T.{0,6}Time window: .{0,80}The default design is %s" % t,
             r"--last N Count window: .{0,80}The default design is %s" % c,
             r"when none is named: %s for a count window .{0,80}, %s for a time window" % (c, t)]),
         ("man/libtdbf.3", library_manual, [

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "tdbf.h"
+
 /* ======================================================================
  * Number parsing.  Each function prints a usage error naming the option
  * ("tdbf plan: --window: '12x' is not a positive integer") and returns -1,
@@ -43,5 +45,21 @@ int cli_parse_duration_ns(const char *cmd, const char *opt, const char *text,
  * with an optional suffix K, M, G, T (powers of 1024; also KiB, MiB, ...)
  * or kB, MB, GB, TB (powers of 1000): "512M", "4G", "1.5GiB". */
 int cli_parse_size(const char *cmd, const char *opt, const char *text, uint64_t *out);
+
+/* A window: a count of insertions ("1M") or a duration ("10m"); exactly
+ * one of *items and *ns becomes nonzero. */
+int cli_parse_window(const char *cmd, const char *opt, const char *text, uint64_t *items,
+                     uint64_t *ns);
+
+/* Set option `which` of cfg from text, as the library's parameter
+ * language reads it (tdbf_config_set: the same values and refusals as the
+ * Python package and the Redis module); `opt` is the tool's spelling
+ * for the usage error.  *given collects the options set: a second
+ * option setting the same field is "given twice". */
+int cli_config_set(const char *cmd, const char *opt, tdbf_config *cfg, unsigned *given,
+                   tdbf_option which, const char *text);
+
+/* A design name as every front reads it (any case, '_' or '-'). */
+int cli_parse_design(const char *cmd, const char *opt, const char *text, tdbf_design *out);
 
 #endif /* TDBF_CLI_COMMON_NUMBERS_H */

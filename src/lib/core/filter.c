@@ -79,7 +79,7 @@ int tdbf_open(tdbf **out, const tdbf_config *cfg)
     if (!cfg)
         return TDBF_EINVAL;
     tdbf_config local;
-    int check = tdbf_config_check(cfg, &local);
+    int check = tdbf_config_normalize(cfg, &local);
     if (check != TDBF_OK)
         return check;
     const tdbf_allocator *alloc = cfg->allocator ? cfg->allocator : tdbf_default_allocator();

@@ -192,7 +192,7 @@ extern const tdbf_ops tdbf_tlbf_line_ops;
 const tdbf_ops *tdbf_design_ops(tdbf_design design);
 /* tdbf_open's generic checks of cfg (design, error, k/l range); on
  * success *local is cfg with defaults filled in (max_memory). */
-int tdbf_config_check(const tdbf_config *cfg, tdbf_config *local);
+int tdbf_config_normalize(const tdbf_config *cfg, tdbf_config *local);
 /* A filter shell with no design state yet (impl NULL), or NULL. */
 tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
                      double error, uint64_t seed);

@@ -21,7 +21,7 @@ int tdbf_plan_shape(const tdbf_config *cfg, tdbf_shape *out)
     if (!cfg || !out)
         return TDBF_EINVAL;
     tdbf_config local;
-    int rc = tdbf_config_check(cfg, &local);
+    int rc = tdbf_config_normalize(cfg, &local);
     if (rc != TDBF_OK)
         return rc;
     const tdbf_ops *ops = tdbf_design_ops(cfg->design);
@@ -49,7 +49,7 @@ int tdbf_plan_clock_rotating(const tdbf_config *cfg, tdbf_clock_rotating_plan *o
         return TDBF_EDESIGN;
     /* tdbf_open's own checks, before the design's */
     tdbf_config local;
-    int rc = tdbf_config_check(cfg, &local);
+    int rc = tdbf_config_normalize(cfg, &local);
     if (rc != TDBF_OK)
         return rc;
     tdbf_clock_rotating_plan plan;

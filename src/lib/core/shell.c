@@ -88,7 +88,7 @@ void tdbf_shell_free(tdbf *f)
     f->alloc.free(f->alloc.opaque, f);
 }
 
-int tdbf_config_check(const tdbf_config *cfg, tdbf_config *local)
+int tdbf_config_normalize(const tdbf_config *cfg, tdbf_config *local)
 {
     if (!tdbf_design_available(cfg->design))
         return TDBF_EDESIGN;
