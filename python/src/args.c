@@ -9,7 +9,6 @@
  */
 #include "pytdbf.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -145,91 +144,7 @@ int pytdbf_real(PyObject *obj, const char *name, double low, double high,
     return -1;
 }
 
-/* ---- durations and windows -------------------------------------------- */
-
-static const struct {
-    const char *name;
-    double      ns;
-} duration_units[] = {
-    /* two-letter units first: "ms" must not be read as "m" and a stray "s" */
-    {"ns", 1.0}, {"us", 1e3}, {"ms", 1e6},
-    {"s", 1e9},  {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9},
-    {NULL, 0.0}
-};
-
-/* A plain decimal at s ("90", "1.5", ".25"): digits by hand, not strtod,
- * whose decimal point follows the locale a program may have set.  Returns
- * the characters read, 0 if there is no number. */
-static size_t decimal(const char *s, double *value)
-{
-    double whole = 0.0, scale = 1.0;
-    size_t len = 0, digits = 0;
-    int in_fraction = 0;
-    for (;; len++) {
-        if (isdigit((unsigned char)s[len])) {
-            whole = whole * 10.0 + (s[len] - '0');
-            scale *= in_fraction ? 10.0 : 1.0;
-            digits++;
-        } else if (s[len] == '.' && !in_fraction) {
-            in_fraction = 1;
-        } else {
-            break;
-        }
-    }
-    *value = whole / scale;
-    return digits > 0 ? len : 0;
-}
-
-/* One <number><unit> term at *p; adds its ns to *total.  Returns 0 or -1. */
-static int duration_term(const char **p, double *total)
-{
-    double value;
-    size_t len = decimal(*p, &value);
-    if (len == 0)
-        return -1;
-    const char *unit = *p + len;
-    size_t unit_len = 0;
-    while (isalpha((unsigned char)unit[unit_len]))
-        unit_len++;
-    for (int i = 0; duration_units[i].name != NULL; i++) {
-        if (strlen(duration_units[i].name) == unit_len &&
-            strncmp(unit, duration_units[i].name, unit_len) == 0) {
-            *total += value * duration_units[i].ns;
-            *p = unit + unit_len;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-int pytdbf_parse_duration(const char *text, const char *name, uint64_t *ns)
-{
-    const char *p = text;
-    double total = 0.0;
-    while (*p == ' ')
-        p++;
-    int terms = 0;
-    while (*p != '\0' && *p != ' ') {
-        if (duration_term(&p, &total) != 0)
-            break;
-        terms++;
-    }
-    while (*p == ' ')
-        p++;
-    if (terms == 0 || *p != '\0') {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: '%.100s' is not a duration (numbers with units, e.g. '10m', "
-                     "'1h30m', '250ms', '1.5s'; units ns, us, ms, s, m, h, d)", name, text);
-        return -1;
-    }
-    if (total + 0.5 < 1.0 || total >= U64_LIMIT) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: '%.100s' is out of range (1 ns .. about 584 years)", name, text);
-        return -1;
-    }
-    *ns = (uint64_t)(total + 0.5);
-    return 0;
-}
+/* ---- seconds and timedeltas ------------------------------------------ */
 
 /* Seconds as a float to ns, or -1 with ValueError. */
 static int seconds_to_ns(double seconds, PyObject *obj, const char *name, int zero_ok,
@@ -264,18 +179,69 @@ static int timedelta_ns(PyObject *obj, const char *name, uint64_t *ns)
     return 0;
 }
 
+/* ---- the options, through the library's parameter language ------------ */
+
+/* Text for tdbf_config_set is at most this long; a longer str is cut (the
+ * parser then refuses it, quoting its start). */
+#define OPTION_TEXT 128
+
+static int given(PyObject *obj)
+{
+    return obj != NULL && obj != Py_None;
+}
+
+static int is_int(PyObject *obj)
+{
+    return PyLong_Check(obj) && !PyBool_Check(obj);
+}
+
+/* An int as decimal text, so its range is checked by the parser, as the
+ * CLI's and the module's are. */
+static int int_text(PyObject *obj, char *text)
+{
+    PyObject *decimal = PyObject_Str(obj);
+    const char *utf8 = decimal != NULL ? PyUnicode_AsUTF8(decimal) : NULL;
+    if (utf8 != NULL)
+        snprintf(text, OPTION_TEXT, "%s", utf8);
+    Py_XDECREF(decimal);
+    return utf8 != NULL ? 0 : -1;
+}
+
+static int str_text(PyObject *obj, char *text)
+{
+    const char *utf8 = PyUnicode_AsUTF8(obj);
+    if (utf8 != NULL)
+        snprintf(text, OPTION_TEXT, "%s", utf8);
+    return utf8 != NULL ? 0 : -1;
+}
+
+static void ns_text(uint64_t ns, char *text)
+{
+    snprintf(text, OPTION_TEXT, "%lluns", (unsigned long long)ns);
+}
+
+static int wrong_type(PyObject *obj, const char *keyword, const char *expected)
+{
+    PyErr_Format(PyExc_TypeError, "%s: expected %s, not %.100s", keyword, expected,
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
 /* window=: an int count, a str (count or duration), a timedelta.  A float
  * is refused: Filter(1e6) meant a million keys as often as 11.6 days. */
-static int window_value(PyObject *obj, uint64_t *items, uint64_t *ns)
+static int window_text(PyObject *obj, char *text)
 {
-    if (PyLong_Check(obj) && !PyBool_Check(obj))
-        return pytdbf_u64(obj, "window", 1, UINT64_MAX, 0, 0, items);
-    if (PyUnicode_Check(obj)) {
-        const char *text = PyUnicode_AsUTF8(obj);
-        return text == NULL ? -1 : pytdbf_parse_duration(text, "window", ns);
+    if (is_int(obj))
+        return int_text(obj, text);
+    if (PyUnicode_Check(obj))
+        return str_text(obj, text);
+    if (PyDelta_Check(obj)) {
+        uint64_t ns;
+        if (timedelta_ns(obj, "window", &ns) != 0)
+            return -1;
+        ns_text(ns, text);
+        return 0;
     }
-    if (PyDelta_Check(obj))
-        return timedelta_ns(obj, "window", ns);
     if (PyFloat_Check(obj)) {
         PyErr_Format(PyExc_TypeError,
                      "window: a float is ambiguous (%R: a count of keys, or seconds?): "
@@ -283,54 +249,136 @@ static int window_value(PyObject *obj, uint64_t *items, uint64_t *ns)
                      "a str such as '10m' for a time window", obj, obj);
         return -1;
     }
-    PyErr_Format(PyExc_TypeError,
-                 "window: expected a count of keys (int, or a str such as '1M') or a "
-                 "duration (a str such as '10m', a datetime.timedelta), not %.100s",
-                 Py_TYPE(obj)->tp_name);
-    return -1;
+    return wrong_type(obj, "window", "a count of keys (int, or a str such as '1M') or a "
+                      "duration (a str such as '10m', a datetime.timedelta)");
 }
 
-/* window_seconds=: int or float seconds. */
-static int window_seconds_value(PyObject *obj, uint64_t *ns)
+/* window_seconds=: int or float seconds, as ns. */
+static int window_seconds_text(PyObject *obj, char *text)
 {
-    if (PyLong_Check(obj) && !PyBool_Check(obj)) {
+    uint64_t ns;
+    if (is_int(obj)) {
         uint64_t seconds;
         if (pytdbf_u64(obj, "window_seconds", 1, UINT64_MAX / NS_PER_SECOND, 0, 0,
                        &seconds) != 0)
             return -1;
-        *ns = seconds * NS_PER_SECOND;
-        return 0;
+        ns = seconds * NS_PER_SECOND;
+    } else if (PyFloat_Check(obj)) {
+        if (seconds_to_ns(PyFloat_AS_DOUBLE(obj), obj, "window_seconds", 0, &ns) != 0)
+            return -1;
+    } else {
+        return wrong_type(obj, "window_seconds", "seconds (int or float)");
     }
-    if (PyFloat_Check(obj))
-        return seconds_to_ns(PyFloat_AS_DOUBLE(obj), obj, "window_seconds", 0, ns);
-    PyErr_Format(PyExc_TypeError, "window_seconds: expected seconds (int or float), not "
-                 "%.100s", Py_TYPE(obj)->tp_name);
-    return -1;
+    ns_text(ns, text);
+    return 0;
 }
 
-static int given(PyObject *obj)
+/* The one window keyword given, as text; *keyword names it. */
+static int window_option(const pytdbf_options *opt, const char **keyword, char *text)
 {
-    return obj != NULL && obj != Py_None;
-}
-
-int pytdbf_window(const pytdbf_options *opt, uint64_t *items, uint64_t *ns)
-{
-    *items = 0;
-    *ns = 0;
     int spellings = given(opt->window) + given(opt->window_items) +
                     given(opt->window_seconds);
     if (spellings != 1) {
         PyErr_SetString(PyExc_ValueError, spellings == 0
-            ? "window: required: a count of keys (window=1000000 or window_items=1000000) "
-              "or a duration (window='10m' or window_seconds=600)"
+            ? "window: required: a count of keys (window=1000000, window='1M' or "
+              "window_items=1000000) or a duration (window='10m' or window_seconds=600)"
             : "window, window_items, window_seconds: give one of them, not several");
         return -1;
     }
-    if (given(opt->window_items))
-        return pytdbf_u64(opt->window_items, "window_items", 1, UINT64_MAX, 0, 0, items);
-    if (given(opt->window_seconds))
-        return window_seconds_value(opt->window_seconds, ns);
-    return window_value(opt->window, items, ns);
+    if (given(opt->window_items)) {
+        *keyword = "window_items";
+        return is_int(opt->window_items) ? int_text(opt->window_items, text)
+                                         : wrong_type(opt->window_items, *keyword, "an int");
+    }
+    if (given(opt->window_seconds)) {
+        *keyword = "window_seconds";
+        return window_seconds_text(opt->window_seconds, text);
+    }
+    *keyword = "window";
+    return window_text(opt->window, text);
+}
+
+/* error=: a float (as "%.17g": every bit of it reaches the parser), an
+ * int (0 and 1 are refused by the parser's range) or a str ("1%"). */
+static int error_text(PyObject *obj, char *text)
+{
+    if (PyFloat_Check(obj)) {
+        snprintf(text, OPTION_TEXT, "%.17g", PyFloat_AS_DOUBLE(obj));
+        return 0;
+    }
+    if (is_int(obj))
+        return int_text(obj, text);
+    if (PyUnicode_Check(obj))
+        return str_text(obj, text);
+    return wrong_type(obj, "error", "a rate (float, or a str such as '1%')");
+}
+
+/* capacity=, seed=, max_memory=: an int or a str ("1M", "512M"). */
+static int count_text(PyObject *obj, const char *keyword, char *text)
+{
+    if (is_int(obj))
+        return int_text(obj, text);
+    if (PyUnicode_Check(obj))
+        return str_text(obj, text);
+    return wrong_type(obj, keyword, "an int or a str");
+}
+
+static int design_text(PyObject *obj, char *text)
+{
+    if (PyUnicode_Check(obj))
+        return str_text(obj, text);
+    return wrong_type(obj, "design", "a design name (str)");
+}
+
+/* One option through tdbf_config_set; ValueError "<keyword>: <why>". */
+static int set_option(tdbf_config *cfg, unsigned *set, tdbf_option option,
+                      const char *keyword, const char *text)
+{
+    char why[256];
+    if (tdbf_config_set(cfg, set, option, text, why, sizeof why) == TDBF_OK)
+        return 0;
+    PyErr_Format(PyExc_ValueError, "%s: %s", keyword, why);
+    return -1;
+}
+
+int pytdbf_config(const pytdbf_options *opt, tdbf_config *cfg)
+{
+    tdbf_config_init(cfg);
+    unsigned set = 0;
+    char text[OPTION_TEXT];
+    const char *keyword = "window";
+    if (window_option(opt, &keyword, text) != 0 ||
+        set_option(cfg, &set, TDBF_OPT_WINDOW, keyword, text) != 0)
+        return -1;
+    const struct {
+        PyObject   *value;
+        tdbf_option option;
+        const char *keyword;
+    } options[] = {
+        {opt->error, TDBF_OPT_ERROR, "error"},
+        {opt->design, TDBF_OPT_DESIGN, "design"},
+        {opt->capacity, TDBF_OPT_CAPACITY, "capacity"},
+        {opt->seed, TDBF_OPT_SEED, "seed"},
+        {opt->max_memory, TDBF_OPT_MAX_MEMORY, "max_memory"},
+    };
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        if (!given(options[i].value))
+            continue;
+        int rc = options[i].option == TDBF_OPT_ERROR ? error_text(options[i].value, text)
+               : options[i].option == TDBF_OPT_DESIGN ? design_text(options[i].value, text)
+               : count_text(options[i].value, options[i].keyword, text);
+        if (rc != 0 || set_option(cfg, &set, options[i].option, options[i].keyword, text) != 0)
+            return -1;
+    }
+    char why[256];
+    if (tdbf_config_check(cfg, set, why, sizeof why) != TDBF_OK) {
+        /* the window is always set above: what the rules refuse is the
+         * capacity of a count window (a reason may open with the word) */
+        const char *reason = strncmp(why, "capacity ", 9) == 0 ? why + 9 : why;
+        PyErr_Format(PyExc_ValueError, "capacity: %s", reason);
+        return -1;
+    }
+    return 0;
 }
 
 /* ---- time --------------------------------------------------------------- */
@@ -433,61 +481,3 @@ int pytdbf_now(PyObject *now, PyObject *now_ns, uint64_t *out)
     return 0;
 }
 
-/* ---- designs ------------------------------------------------------------ */
-
-int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out)
-{
-    if (obj == NULL || obj == Py_None) {
-        *out = fallback;
-        return 0;
-    }
-    if (!PyUnicode_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "design: expected a design name (str), not %.100s",
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    const char *name = PyUnicode_AsUTF8(obj);
-    if (name == NULL)
-        return -1;
-    char spelled[32];
-    size_t len = strlen(name);
-    if (len < sizeof spelled) {
-        /* apbf_line reads as apbf-line: Python users write identifiers */
-        for (size_t i = 0; i <= len; i++)
-            spelled[i] = name[i] == '_' ? '-' : name[i];
-        if (tdbf_design_parse(spelled, out) == TDBF_OK && tdbf_design_available(*out))
-            return 0;
-    }
-    char names[256] = "";
-    for (int d = 0; d < TDBF_DESIGN_COUNT; d++) {
-        if (!tdbf_design_available((tdbf_design)d))
-            continue;
-        size_t used = strlen(names);
-        snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
-                 tdbf_design_name((tdbf_design)d));
-    }
-    PyErr_Format(PyExc_ValueError, "design: unknown design %R (one of %s)", obj, names);
-    return -1;
-}
-
-/* ---- the common configuration ------------------------------------------ */
-
-int pytdbf_config(const pytdbf_options *opt, tdbf_config *cfg)
-{
-    tdbf_config_init(cfg);
-    if (pytdbf_window(opt, &cfg->window_items, &cfg->window_ns) != 0 ||
-        pytdbf_design(opt->design, cfg->window_ns ? TDBF_TLBF_LINE : TDBF_APBF_LINE,
-                      &cfg->design) != 0 ||
-        pytdbf_real(opt->error, "error", 0.0, 1.0, 1, 0.01, &cfg->error) != 0 ||
-        pytdbf_u64(opt->capacity, "capacity", 1, UINT64_MAX, 1, 0, &cfg->capacity) != 0 ||
-        pytdbf_u64(opt->seed, "seed", 1, UINT64_MAX, 1, 0, &cfg->seed) != 0 ||
-        pytdbf_u64(opt->max_memory, "max_memory", 1, UINT64_MAX, 1, cfg->max_memory,
-                   &cfg->max_memory) != 0)
-        return -1;
-    if (cfg->capacity != 0 && cfg->window_ns == 0) {
-        PyErr_SetString(PyExc_ValueError, "capacity: applies to time windows (keys expected "
-                        "per window); a count window is sized by the window itself");
-        return -1;
-    }
-    return 0;
-}

@@ -371,7 +371,7 @@ static PyObject *plan_design(const tdbf_config *cfg, const tdbf_shape *built, in
 }
 
 PyDoc_STRVAR(doc_plan,
-"plan(window, error=0.01, design=None, *, capacity=None, block_bits=None)\n"
+"plan(window=None, error=0.01, design=None, *, window_items=None, window_seconds=None, capacity=None, block_bits=None)\n"
 "--\n"
 "\n"
 "The parameters a filter for `window` and `error` gets, without building it:\n"
@@ -385,7 +385,10 @@ PyDoc_STRVAR(doc_plan,
 "tlbf and tlbf-line capacity and generation_ns; clock and rotating cells,\n"
 "filters, resolution; fpdecay and stable cells, fn_window, fn_half_window.\n"
 "design None is what Filter would build: apbf-line for a count window,\n"
-"tlbf-line for a time window.  Raises ValueError as Filter does.");
+"tlbf-line for a time window.  The window, error, design and capacity are\n"
+"read as Filter reads them (a str in the parameter language; a float\n"
+"window is a TypeError: window_items= or window_seconds=).  Raises\n"
+"ValueError as Filter does.");
 
 static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
 {
@@ -471,9 +474,12 @@ static PyObject *module_parse_duration(PyObject *module, PyObject *text)
         return PyErr_Format(PyExc_TypeError, "duration: expected str, not %.100s",
                             Py_TYPE(text)->tp_name);
     const char *utf8 = PyUnicode_AsUTF8(text);
-    uint64_t ns;
-    if (utf8 == NULL || pytdbf_parse_duration(utf8, "duration", &ns) != 0)
+    if (utf8 == NULL)
         return NULL;
+    uint64_t ns;
+    char why[256];
+    if (tdbf_parse_duration(utf8, &ns, why, sizeof why) != TDBF_OK)
+        return PyErr_Format(PyExc_ValueError, "duration: %s", why);
     return PyFloat_FromDouble((double)ns / 1e9);
 }
 

@@ -4,10 +4,11 @@
  * The extension is three files over the public libtdbf API (tdbf.h only):
  *   module.c  the module: errors, version, design names, plan()
  *   args.c    turning Python objects into what libtdbf takes: keys
- *             (bytes, str as UTF-8, any contiguous buffer), windows
- *             (counts, durations), times (seconds, datetimes, ns) and
- *             unsigned 64-bit integers, each with a ValueError or
- *             TypeError that names the parameter and its range
+ *             (bytes, str as UTF-8, any contiguous buffer), the filter
+ *             options (as text for the library's parameter language),
+ *             times (seconds, datetimes, ns) and unsigned 64-bit
+ *             integers, each with a ValueError or TypeError that names
+ *             the parameter and its range
  *   filter.c  the Filter type
  */
 #ifndef PYTDBF_H
@@ -68,16 +69,6 @@ typedef struct pytdbf_options {
     PyObject *error, *design, *capacity, *seed, *max_memory;
 } pytdbf_options;
 
-/* The window, given once as window (int count, str count or duration,
- * timedelta; a float is a TypeError), window_items (int) or
- * window_seconds (int or float).  Exactly one of *items, *ns ends up
- * nonzero.  Returns 0 or -1 with ValueError/TypeError naming the keyword. */
-int pytdbf_window(const pytdbf_options *opt, uint64_t *items, uint64_t *ns);
-
-/* A duration string in ns: one or more <number><unit> terms, units ns,
- * us, ms, s, m, h, d ("1h30m", "1.5s").  Returns 0, or -1 with ValueError. */
-int pytdbf_parse_duration(const char *text, const char *name, uint64_t *ns);
-
 /* The time of an operation in ns: `now` in seconds (int or float, since
  * any epoch the caller keeps to) or a datetime (naive: UTC), or `now_ns`
  * an int.  Returns 1 with *out set, 0 if neither was given (NULL/None:
@@ -97,14 +88,14 @@ int pytdbf_u64(PyObject *obj, const char *name, uint64_t min, uint64_t max,
 int pytdbf_real(PyObject *obj, const char *name, double low, double high,
                 int allow_none, double none_value, double *out);
 
-/* A design name (None -> `fallback`).  Returns 0 or -1 with ValueError
- * listing the designs. */
-int pytdbf_design(PyObject *obj, tdbf_design fallback, tdbf_design *out);
-
-/* What Filter and plan share: a config from tdbf_config_init with the
- * options set (error None: 0.01; design None: apbf-line for a count
- * window, tlbf-line for a time window; capacity for time windows only).
- * Returns 0 or -1 with an exception naming the keyword. */
+/* What Filter, plan and dedup share: a config from tdbf_config_init with
+ * the options set through the library's parameter language
+ * (tdbf_config_set, then tdbf_config_check: the CLI's and the module's
+ * ranges and rules).  A str is passed as it is; an int as decimal text;
+ * a float error as "%.17g"; a timedelta or window_seconds as "<ns>ns".
+ * The window is given once, as window, window_items or window_seconds; a
+ * float window is a TypeError naming both keywords.  Returns 0, or -1
+ * with ValueError "<keyword>: <why>" or TypeError. */
 int pytdbf_config(const pytdbf_options *opt, tdbf_config *cfg);
 
 /* ---- module.c -------------------------------------------------------- */

@@ -35,7 +35,8 @@ def test_key_types_hash_alike():
 
 @pytest.mark.parametrize("window, time_window, seconds", [
     (1000, False, None), ("10m", True, 600.0), ("1h30m", True, 5400.0),
-    ("250ms", True, 0.25), ("1.5s", True, 1.5), (" 2d ", True, 172800.0),
+    ("250ms", True, 0.25), ("1.5s", True, 1.5), ("2d", True, 172800.0),
+    ("1000", False, None), ("1e6", False, None), ("1M", False, None), ("64Ki", False, None),
     (datetime.timedelta(minutes=2, microseconds=5), True, 120.000005),
 ])
 def test_window_spellings(window, time_window, seconds):
@@ -46,7 +47,10 @@ def test_window_spellings(window, time_window, seconds):
         assert f.window == pytest.approx(seconds)
         assert f.stats()["window_ns"] == round(seconds * 1e9)
     else:
-        assert f.design == "apbf-line" and f.window >= window
+        asked = window if isinstance(window, int) else \
+            {"1000": 1000, "1e6": 10**6, "1M": 10**6, "64Ki": 65536}[window]
+        assert f.design == "apbf-line" and f.window_items >= asked
+        assert repr(f).startswith("tdbf.Filter(window=%d" % asked)
 
 
 @pytest.mark.parametrize("kwargs, items, ns", [
@@ -78,7 +82,8 @@ def test_parse_duration():
     assert tdbf.parse_duration("1h30m15s") == 5415.0
     assert tdbf.parse_duration("1us") == 1e-6
     assert tdbf.parse_duration("3ns") == pytest.approx(3e-9)
-    for bad in ["", "5", "5 m", "-5s", "5mm", "1e3s", "s5"]:
+    assert tdbf.parse_duration("1e3s") == 1000.0        # the library's language
+    for bad in ["", "5", "5 m", "-5s", "5mm", "s5"]:
         with pytest.raises(ValueError):
             tdbf.parse_duration(bad)
 
