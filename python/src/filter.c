@@ -1200,67 +1200,39 @@ static PyObject *get_error(filter_object *self, void *closure)
     return check_open(self) ? NULL : PyFloat_FromDouble(self->error);
 }
 
-static PyObject *get_seed(filter_object *self, void *closure)
-{
-    (void)closure;
-    return check_open(self) ? NULL : PyLong_FromUnsignedLongLong(self->seed);
-}
+/* The unsigned attributes, one getter: the field at `offset`; 0 reads as
+ * None where it means "not set" (a default, or what a loaded filter does
+ * not know); `locked` for the fields calls change under the lock. */
+typedef struct u64_attribute {
+    size_t offset;
+    int    zero_is_none;
+    int    locked;
+} u64_attribute;
 
-/* Unsigned attributes: 0 reads as None where it means "not set" (a
- * default, or what a loaded filter does not know). */
-static PyObject *u64_or_none(filter_object *self, uint64_t value, int zero_is_none)
+#define U64_ATTRIBUTE(field, zero_is_none, locked) \
+    static const u64_attribute attribute_##field = { \
+        offsetof(filter_object, field), zero_is_none, locked}
+U64_ATTRIBUTE(seed, 0, 0);
+U64_ATTRIBUTE(window_items, 0, 0);
+U64_ATTRIBUTE(window_ns, 0, 0);
+U64_ATTRIBUTE(capacity, 1, 0);
+U64_ATTRIBUTE(max_memory, 1, 0);
+U64_ATTRIBUTE(count, 0, 1);
+U64_ATTRIBUTE(clock_ns, 0, 1);
+
+static PyObject *get_u64(filter_object *self, void *closure)
 {
+    const u64_attribute *attribute = closure;
     if (check_open(self))
         return NULL;
-    if (value == 0 && zero_is_none)
+    if (attribute->locked)
+        lock_filter(self);
+    uint64_t value = *(const uint64_t *)((const char *)self + attribute->offset);
+    if (attribute->locked)
+        unlock_filter(self);
+    if (value == 0 && attribute->zero_is_none)
         Py_RETURN_NONE;
     return PyLong_FromUnsignedLongLong(value);
-}
-
-static PyObject *get_window_items(filter_object *self, void *closure)
-{
-    (void)closure;
-    return u64_or_none(self, self->window_items, 0);
-}
-
-static PyObject *get_window_ns(filter_object *self, void *closure)
-{
-    (void)closure;
-    return u64_or_none(self, self->window_ns, 0);
-}
-
-static PyObject *get_capacity(filter_object *self, void *closure)
-{
-    (void)closure;
-    return u64_or_none(self, self->capacity, 1);
-}
-
-static PyObject *get_max_memory(filter_object *self, void *closure)
-{
-    (void)closure;
-    return u64_or_none(self, self->max_memory, 1);
-}
-
-static PyObject *get_count(filter_object *self, void *closure)
-{
-    (void)closure;
-    if (check_open(self))
-        return NULL;
-    lock_filter(self);
-    uint64_t count = self->count;
-    unlock_filter(self);
-    return PyLong_FromUnsignedLongLong(count);
-}
-
-static PyObject *get_now_ns(filter_object *self, void *closure)
-{
-    (void)closure;
-    if (check_open(self))
-        return NULL;
-    lock_filter(self);
-    uint64_t now = self->clock_ns;
-    unlock_filter(self);
-    return PyLong_FromUnsignedLongLong(now);
 }
 
 /* ns as the terms of the parameter language, largest unit first, exact:
@@ -1286,32 +1258,33 @@ static void duration_text(uint64_t ns, char *buf, size_t size)
     }
 }
 
-/* The window as the constructor takes it, and why the built one differs
- * from the request: "1000 (built 1002: 6 generations of 167 adds)". */
-static void window_text(const filter_object *self, char *buf, size_t size)
+/* A window as the constructor takes it: 1000, or '1h30m' for a time. */
+static void window_value_text(uint64_t value, int timed, char *buf, size_t size)
 {
-    char built[64], asked[64];
-    uint64_t built_value = self->window_ns ? self->window_ns : self->window_items;
-    uint64_t asked_value = self->window_ns ? self->asked_ns : self->asked_items;
-    if (self->window_ns) {
-        duration_text(self->window_ns, built + 1, sizeof built - 2);
-        built[0] = '\'';
-        strcat(built, "'");
-    } else {
-        snprintf(built, sizeof built, "%llu", (unsigned long long)self->window_items);
+    if (!timed) {
+        snprintf(buf, size, "%llu", (unsigned long long)value);
+        return;
     }
+    char duration[64];
+    duration_text(value, duration, sizeof duration);
+    snprintf(buf, size, "'%s'", duration);
+}
+
+/* The window asked for, and why the built one differs from it:
+ * "1000 (built 1002: 6 generations of 167 adds)". */
+static void window_repr(const filter_object *self, char *buf, size_t size)
+{
+    int timed = self->window_ns != 0;
+    uint64_t built_value = timed ? self->window_ns : self->window_items;
+    uint64_t asked_value = timed ? self->asked_ns : self->asked_items;
+    char built[72], asked[72];
+    window_value_text(built_value, timed, built, sizeof built);
     if (asked_value == 0 || asked_value == built_value) {
         snprintf(buf, size, "%s", built);
         return;
     }
-    if (self->window_ns) {
-        duration_text(self->asked_ns, asked + 1, sizeof asked - 2);
-        asked[0] = '\'';
-        strcat(asked, "'");
-    } else {
-        snprintf(asked, sizeof asked, "%llu", (unsigned long long)self->asked_items);
-    }
-    if (self->window_ns == 0 && self->l > 0 && self->window_items % self->l == 0)
+    window_value_text(asked_value, timed, asked, sizeof asked);
+    if (!timed && self->l > 0 && self->window_items % self->l == 0)
         snprintf(buf, size, "%s (built %s: %u generations of %llu adds)", asked, built,
                  self->l, (unsigned long long)(self->window_items / self->l));
     else
@@ -1326,7 +1299,7 @@ static PyObject *filter_repr(filter_object *self)
     if (self->filter == NULL)
         return PyUnicode_FromFormat("<%s (not open)>", Py_TYPE(self)->tp_name);
     char window[200];
-    window_text(self, window, sizeof window);
+    window_repr(self, window, sizeof window);
     PyObject *error = PyFloat_FromDouble(self->error);
     PyObject *text = error
         ? PyUnicode_FromFormat("%s(window=%s, error=%R, design='%s')", Py_TYPE(self)->tp_name,
@@ -1343,14 +1316,16 @@ static PyGetSetDef filter_getset[] = {
     {"window", (getter)get_window, NULL, doc_window, NULL},
     {"time_window", (getter)get_time_window, NULL, doc_time_window, NULL},
     {"error", (getter)get_error, NULL, doc_error, NULL},
-    {"seed", (getter)get_seed, NULL, doc_seed, NULL},
-    {"window_items", (getter)get_window_items, NULL, doc_window_items, NULL},
-    {"window_ns", (getter)get_window_ns, NULL, doc_window_ns, NULL},
-    {"capacity", (getter)get_capacity, NULL, doc_capacity, NULL},
-    {"max_memory", (getter)get_max_memory, NULL, doc_max_memory, NULL},
-    {"count", (getter)get_count, NULL, doc_count, NULL},
+#define U64_GETTER(name, field) \
+    {#name, (getter)get_u64, NULL, doc_##name, (void *)&attribute_##field}
+    U64_GETTER(seed, seed),
+    U64_GETTER(window_items, window_items),
+    U64_GETTER(window_ns, window_ns),
+    U64_GETTER(capacity, capacity),
+    U64_GETTER(max_memory, max_memory),
+    U64_GETTER(count, count),
+    U64_GETTER(now_ns, clock_ns),
     {"clock", (getter)get_clock, (setter)set_clock, doc_clock, NULL},
-    {"now_ns", (getter)get_now_ns, NULL, doc_now_ns, NULL},
     {"max_error_ratio", (getter)get_max_error_ratio, (setter)set_max_error_ratio,
      doc_max_error_ratio, NULL},
     {NULL, NULL, NULL, NULL, NULL}
