@@ -91,3 +91,34 @@ def test_filters_and_saves_do_not_leak():
             f.stats()
             del f, g
     flat(run)
+
+
+class Tagged(tdbf.Filter):
+    pass
+
+
+def test_copies_options_and_clock_paths_do_not_leak():
+    when = __import__("datetime").datetime(2024, 5, 1, 12, 0)
+    attributes = ["tag"]
+    count = sys.getrefcount(attributes)
+
+    def run():
+        for i in range(300):
+            f = Tagged(window="1k", error="1%", seed=i + 1)
+            f.tags = attributes
+            g, h = __import__("copy").copy(f), __import__("copy").deepcopy(f)
+            repr(g), sys.getsizeof(h), g.count, h.clock
+            with g:
+                g.add("k")
+            t = tdbf.Filter(window_seconds=60, seed=i + 1)
+            t.add("k", now=when)
+            "k" in t
+            tdbf.Filter.from_bytes(t.to_bytes(), clock="filter")
+            for bad in (dict(window=1.5), dict(window="1x"), dict(window=10, seed="x")):
+                try:
+                    tdbf.Filter(**bad)
+                except (TypeError, ValueError):
+                    pass
+            del f, g, h, t
+    flat(run)
+    assert sys.getrefcount(attributes) == count
