@@ -84,26 +84,31 @@ def open(path, window=None, error=None, *, clock=None, **options):
 def _check_describes(f, path, window, error, options):
     # The options given, planned as Filter would build them (plan() builds
     # nothing), must match the loaded filter: design, window, error, seed.
+    # What is left out is taken from the file.
     planned = {name: options[name] for name in
                ("window_items", "window_seconds", "design", "capacity")
                if options.get(name) is not None}
+    window_given = window is not None or "window_items" in planned or \
+        "window_seconds" in planned
     wrong = []
-    if window is not None or planned or error is not None:
-        if window is None and "window_items" not in planned and \
-                "window_seconds" not in planned:
+    if window_given or planned or error is not None:
+        if not window_given:
             window = f.window_items or "%dns" % f.window_ns
+            planned.setdefault("design", f.design)
         asked = plan(window, error, **planned)
         built = asked["built"]
-        if (asked["design"], built["window_items"], built["window_ns"]) != \
-                (f.design, f.window_items, f.window_ns):
-            wrong.append("design %s, window %s" % (asked["design"], asked["window"]))
+        if asked["design"] != f.design:
+            wrong.append("design %s" % asked["design"])
+        if window_given and (built["window_items"], built["window_ns"]) != \
+                (f.window_items, f.window_ns):
+            wrong.append("window %s" % asked["window"])
         if error is not None and asked["target_error"] != f.error:
             wrong.append("error %s" % error)
     if options.get("seed") is not None and options["seed"] != f.seed:
         wrong.append("seed %s" % options["seed"])
     if wrong:
         raise ValueError("%s: holds %r, not the %s asked for (leave the options out to "
-                         "use the file as it is, or remove it)" % (path, f, "; ".join(wrong)))
+                         "use the file as it is, or remove it)" % (path, f, ", ".join(wrong)))
 
 
 def dedup(iterable, window=None, error=0.01, key=None, *, time=None, design=None,

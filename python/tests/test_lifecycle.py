@@ -124,3 +124,14 @@ def test_open_needs_a_window_to_create(tmp_path):
         with tdbf.open(path):
             pass
     assert not os.path.exists(path)
+
+
+@pytest.mark.parametrize("window, design", [(5000, "apbf"), (1000, "bloom"), ("10m", "clock")])
+def test_open_takes_what_is_left_out_from_the_file(tmp_path, window, design):
+    path = str(tmp_path / "seen.tdbf")
+    with tdbf.open(path, window, 0.01, design=design, seed=9):
+        pass
+    for options in [dict(error=0.01), dict(error="1%"), dict(design=design), dict(seed=9),
+                    dict(window=window, design=design)]:
+        with tdbf.open(path, **options) as f:
+            assert f.design == design
