@@ -2,10 +2,13 @@
  * args.c — Python objects to libtdbf arguments.
  *
  * Every conversion names the parameter and the accepted range in its
- * error, so a user sees "window: 0 is out of range (1 .. 2**64-1)" rather
- * than a bare OverflowError.  Nothing here takes the filter lock: buffer
- * exporters and datetime.timestamp() may run Python code, which must not
- * happen while a filter is locked (it could call back into that filter).
+ * error, so a user sees "now_ns: -1 is out of range (0 .. 2**64-1)" rather
+ * than a bare OverflowError.  The filter options are not read here but
+ * turned into text for the library's parameter language, so that they
+ * mean, range and fail as in the tdbf tool and the Redis module.  Nothing
+ * here takes the filter lock: buffer exporters and datetime.utcoffset()
+ * may run Python code, which must not happen while a filter is locked (it
+ * could call back into that filter).
  */
 #include "pytdbf.h"
 
