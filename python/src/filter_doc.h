@@ -151,7 +151,7 @@ PyDoc_STRVAR(doc_stats,
 "error_configured, error_planned (analytic worst case of the chosen shape),\n"
 "error_estimated (from the current fill of the bits), generation_size,\n"
 "generations, now_ns, keys, cap_hits, simd, and the timer fields of tbf and\n"
-"btbf.  Costs a pass over the bits for some designs.");
+"btbf.  Costs a pass over the bits for some designs.  Reads no clock.");
 
 PyDoc_STRVAR(doc_posterior,
 "posterior($self, key, universe, now=None, *, model='uniform', exponent=1.0, key_probability=None, now_ns=None)\n"
@@ -170,7 +170,8 @@ PyDoc_STRVAR(doc_expected_age,
 "--\n"
 "\n"
 "The expected number of insertions since `key` was last added, given its\n"
-"cells and the prior (as posterior()).");
+"cells and the prior (as posterior()).  Without a time: the wall clock or\n"
+"f.now_ns, as f.clock says.");
 
 PyDoc_STRVAR(doc_copy,
 "copy($self, /)\n"
@@ -180,7 +181,8 @@ PyDoc_STRVAR(doc_copy,
 "mode), count and contents, so it answers every query as this filter does,\n"
 "and clear() works on it as on this one.  The GIL is released while the\n"
 "library copies (O(memory)).  copy.copy and copy.deepcopy are this call\n"
-"(a subclass's attributes copied too); pickle goes through to_bytes().");
+"(a subclass's attributes copied too); pickle goes through to_bytes().\n"
+"Reads no clock.");
 
 PyDoc_STRVAR(doc_clear,
 "clear($self, /)\n"
@@ -197,7 +199,8 @@ PyDoc_STRVAR(doc_to_bytes,
 "--\n"
 "\n"
 "The filter in libtdbf's portable format (docs/format.md: versioned,\n"
-"little-endian, checksummed); Filter.from_bytes reads it back.");
+"little-endian, checksummed); Filter.from_bytes reads it back.  It keeps\n"
+"the filter's clock (now_ns), not its clock mode.  Reads no clock.");
 
 PyDoc_STRVAR(doc_save,
 "save($self, path, /)\n"
@@ -205,7 +208,8 @@ PyDoc_STRVAR(doc_save,
 "\n"
 "Write the filter to `path` atomically: a temporary file beside it, fsync,\n"
 "rename.  A crash leaves the old file or the new one, never a torn one.\n"
-"Raises OSError if it cannot be written.");
+"Raises OSError if it cannot be written.  Keeps the filter's clock, not\n"
+"its clock mode (see load).  Reads no clock.");
 
 PyDoc_STRVAR(doc_from_bytes,
 "from_bytes($type, data, /, clock=None)\n"
@@ -232,7 +236,8 @@ PyDoc_STRVAR(doc_load,
 "simulation or time.monotonic(), a time in the future), so that `key in f`\n"
 "answers at the filter's own clock.  A filter replayed from a log's Unix\n"
 "times reads as 'wall' until a call gives a time: pass clock='filter'.\n"
-"Count designs ignore the clock.");
+"Count designs ignore the clock.  Loading reads the wall clock only for\n"
+"this guess.");
 
 PyDoc_STRVAR(doc_close,
 "close($self, /)\n"
