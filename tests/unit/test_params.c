@@ -140,7 +140,16 @@ static void test_error_rates(void **state)
             got != nextafter(samples[i], 1.0))
             fail_msg("error '%s' read as %.17g", text, got);
     }
-    const char *bad[] = {"", "0", "1", "0%", "100%", "1.5", "-0.01", "+0.01", "0.01 ",
+    /* %a (and Python's float.hex()) comes back exactly, every double */
+    const double exact[] = {0.1 + 0.2, 1.0 / 3.0, 0.01, 1e-9, 0.7, 1e-300, 0.999999999999};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        snprintf(text, sizeof text, "%a", exact[i]);
+        expect_error(text, exact[i]);
+    }
+    expect_error("0x1.47ae147ae147bp-7", 0.01);
+    expect_error("0.3%", 0.003);
+    expect_error("0.07%", 0.0007);
+    const char *bad[] = {"", "0", "1", "0%", "100%", "0x1p0", "0x1.8p-1%", "0x.p-1", "0x1p", "1.5", "-0.01", "+0.01", "0.01 ",
                          " 0.01", "nan", "inf", "0x0.1", "1e-2%%", "0.01x", "%", "1e"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double got = 0.5;
