@@ -21,13 +21,20 @@
 
 #define SECOND UINT64_C(1000000000)
 
-static void expect_count(const char *text, uint64_t want)
+typedef int (*u64_parser)(const char *text, uint64_t *out, char *why, size_t why_size);
+
+static void expect_u64(u64_parser parse, const char *kind, const char *text, uint64_t want)
 {
     uint64_t got = 0;
     char why[200] = "";
-    if (tdbf_parse_count(text, &got, why, sizeof why) != TDBF_OK)
-        fail_msg("count '%s' refused: %s", text, why);
+    if (parse(text, &got, why, sizeof why) != TDBF_OK)
+        fail_msg("%s '%s' refused: %s", kind, text, why);
     assert_int_equal(got, want);
+}
+
+static void expect_count(const char *text, uint64_t want)
+{
+    expect_u64(tdbf_parse_count, "count", text, want);
 }
 
 static void expect_bad_count(const char *text)
@@ -76,11 +83,7 @@ static void test_counts(void **state)
 
 static void expect_duration(const char *text, uint64_t want)
 {
-    uint64_t got = 0;
-    char why[200] = "";
-    if (tdbf_parse_duration(text, &got, why, sizeof why) != TDBF_OK)
-        fail_msg("duration '%s' refused: %s", text, why);
-    assert_int_equal(got, want);
+    expect_u64(tdbf_parse_duration, "duration", text, want);
 }
 
 static void test_durations(void **state)
