@@ -267,7 +267,10 @@ TDBF_API void tdbf_config_init(tdbf_config *cfg);
  *             "250ms"); units ns us ms s m h d; a unit is required.  At
  *             least 1 ns, at most 2^64 - 1 ns (about 584 years).
  *   error     a probability strictly between 0 and 1: "0.01", "1e-2" or
- *             "1%".  Read without the C locale (the point is always '.').
+ *             "1%"; the nearest double to a short decimal.  A C99 hex
+ *             float ("%a", Python's float.hex()) reads back exactly, so
+ *             a double passed on as text stays that double.  Numbers are
+ *             read without the locale (the point is always '.').
  *   size      bytes: a number with an optional suffix K M G T (powers of
  *             1024; also KiB MiB GiB TiB) or kB MB GB TB (powers of
  *             1000): "512M", "1.5GiB".

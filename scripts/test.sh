@@ -5,7 +5,8 @@
 # uninstall), the Debian packages (built, lintian, installed with dpkg -i,
 # used, purged), valgrind memcheck of the
 # quick tests, the CLI's end-to-end tests, the Python package's tests
-# (built with pip from python/, run with pytest), a short fuzzing run, the
+# (built with pip from python/, run with pytest), the cross-front tests
+# (one option table and saved filters through all three), a short fuzzing run, the
 # lock-free designs' thread tests under ThreadSanitizer, and last the same
 # unit tests built with ASan+UBSan.
 set -eu
@@ -37,6 +38,8 @@ stage "tdbf dedup and tdbf info, end to end (valgrind included)"
 make -s test-cli
 stage "Python package: pip build of import tdbf, pytest"
 make -s test-python
+stage "every front alike: one option table and saved filters through the tool, Python and Redis"
+make -s test-fronts
 stage "fuzzing: loader and dedup parsing, 30 s each (libFuzzer)"
 make -s -j"$jobs" fuzz FUZZ_SECONDS=30
 stage "ThreadSanitizer: FPDECAY and concurrent apbf-line, several threads"

@@ -264,6 +264,21 @@ static void adopt_params(dedup_args *a)
     a->max_memory = given & (1u << TDBF_OPT_MAX_MEMORY) ? p->max_memory : 0;
 }
 
+/* The rules between the filter's options, as every front applies them
+ * (tdbf_config_check: a capacity needs a time window).  Without a window
+ * there is nothing to check yet: a --state file may supply it. */
+static int check_params(const dedup_args *a)
+{
+    if (!(a->params_given & (1u << TDBF_OPT_WINDOW)))
+        return 0;
+    tdbf_config copy = a->params;
+    char why[240];
+    if (tdbf_config_check(&copy, a->params_given, why, sizeof why) == TDBF_OK)
+        return 0;
+    cli_usage_error("dedup", "%s (--capacity goes with --window T)", why);
+    return -1;
+}
+
 /* Apply one option.  Returns 0, or -1 after a usage error. */
 static int apply_option(dedup_args *a, int opt, const char *value,
                         const char **key_regex)
@@ -376,9 +391,6 @@ static int check_combination(const dedup_args *a, const char *key_regex)
         problem = "--max-skew applies to --time-field (times ahead of the clock)";
     else if (a->time_field != 0 && a->window_items != 0)
         problem = "--time-field needs a time window (--window), not --last";
-    else if (a->capacity != 0 && a->window_items != 0)
-        problem = "--capacity is for time windows; --last N already sizes "
-                  "the filter";
     else if (a->seed != 0 && a->seed_file != NULL)
         problem = "--seed and --seed-file exclude each other";
     else if (a->invert && a->count)
@@ -441,6 +453,10 @@ int dedup_parse_args(dedup_args *a, int argc, char **argv)
         }
     }
     adopt_params(a);
+    if (check_params(a) != 0) {
+        dedup_args_free(a);
+        return CLI_OPT_ERROR;
+    }
     /* --time-field alone reads seconds, as its help says */
     if (a->time_field != 0 && !a->time_format_given)
         a->time_format = DEDUP_TIME_UNIX;

@@ -57,51 +57,75 @@ static void reply_oom(RedisModuleCtx *ctx, const char *what, uint64_t bytes, uin
  * Creation options
  * ====================================================================== */
 
+/* The options of RESERVE and INSERT, read by the library's parameter
+ * language (tdbf_config_set): a value means here what it means to the
+ * tool and the Python package ("1M", "10m", "1%"), and is refused with
+ * the same reason.  WINDOW takes a count or a duration; EX and PX are
+ * RedisBloom's spellings of a duration in seconds or milliseconds. */
 typedef struct create_args {
-    double      error;
-    bool        has_error;
-    uint64_t    window_items;   /* WINDOW n */
-    uint64_t    window_ms;      /* EX s, PX ms */
-    uint64_t    capacity;
-    bool        has_capacity;
-    tdbf_design design;
-    bool        has_design;
-    uint64_t    seed;           /* 0: random */
-    bool        has_seed;
+    tdbf_config cfg;
+    unsigned    given;          /* tdbf_option bits */
 } create_args;
 
-static bool has_window(const create_args *a)
+static void create_args_init(create_args *a)
 {
-    return a->window_items || a->window_ms;
+    tdbf_config_init(&a->cfg);
+    a->given = 0;
 }
 
-/* WINDOW n, EX s or PX ms into a; false after replying an error. */
+static bool has(const create_args *a, tdbf_option opt)
+{
+    return (a->given & (1u << opt)) != 0;
+}
+
+/* Set opt from text; false after replying "ERR bad NAME: why". */
+static bool set_option(RedisModuleCtx *ctx, create_args *a, tdbf_option opt, const char *name,
+                       const char *text)
+{
+    char why[240];
+    if (tdbf_config_set(&a->cfg, &a->given, opt, text, why, sizeof why) == TDBF_OK)
+        return true;
+    tdbf_reply_errorf(ctx, "ERR bad %s: %s", name, why);
+    return false;
+}
+
+/* The text of a value as C text; NULL after replying an error if it holds
+ * a NUL byte (the library would read only the part before it). */
+static const char *value_text(RedisModuleCtx *ctx, const char *name, RedisModuleString *val)
+{
+    size_t len;
+    const char *text = RedisModule_StringPtrLen(val, &len);
+    if (memchr(text, '\0', len) == NULL)
+        return text;
+    tdbf_reply_errorf(ctx, "ERR bad %s: the value holds a NUL byte", name);
+    return NULL;
+}
+
+/* WINDOW n|T, EX s or PX ms into a; false after replying an error. */
 static bool parse_window(RedisModuleCtx *ctx, RedisModuleString *opt, RedisModuleString *val,
                          create_args *a)
 {
     const char *name = RedisModule_StringPtrLen(opt, NULL);
-    const char *text = RedisModule_StringPtrLen(val, NULL);
-    bool is_window = tdbf_arg_is(opt, "WINDOW"), is_ex = tdbf_arg_is(opt, "EX");
-    uint64_t n;
-    if (has_window(a)) {
+    const char *text = value_text(ctx, name, val);
+    if (text == NULL)
+        return false;
+    if (has(a, TDBF_OPT_WINDOW)) {
         RedisModule_ReplyWithError(ctx, "ERR a window given twice: give one of WINDOW, EX "
                                         "or PX, once");
         return false;
     }
-    if (!tdbf_parse_u64(val, &n) || n == 0) {
-        tdbf_reply_errorf(ctx, "ERR bad %s '%.40s': it must be a positive integer%s", name, text,
-                          is_window ? " (insertions)" : is_ex ? " (seconds)" : " (milliseconds)");
+    if (tdbf_arg_is(opt, "WINDOW"))
+        return set_option(ctx, a, TDBF_OPT_WINDOW, name, text);
+    /* EX and PX: a count of seconds or milliseconds, as a duration */
+    uint64_t n;
+    char why[200], duration[48];
+    if (tdbf_parse_count(text, &n, why, sizeof why) != TDBF_OK || n == 0) {
+        tdbf_reply_errorf(ctx, "ERR bad %s: %s", name, n == 0 ? "a window of 0" : why);
         return false;
     }
-    if ((is_ex && n > UINT64_MAX / 1000u / 1000000u) || (!is_window && n > UINT64_MAX / 1000000u)) {
-        tdbf_reply_errorf(ctx, "ERR %s %.40s is too long", name, text);
-        return false;
-    }
-    if (is_window)
-        a->window_items = n;
-    else
-        a->window_ms = is_ex ? n * 1000u : n;
-    return true;
+    snprintf(duration, sizeof duration, "%llu%s", (unsigned long long)n,
+             tdbf_arg_is(opt, "EX") ? "s" : "ms");
+    return set_option(ctx, a, TDBF_OPT_WINDOW, name, duration);
 }
 
 /* Parse one creation option at argv[*i].  Returns 1 (consumed, *i moved
@@ -111,94 +135,80 @@ static bool parse_window(RedisModuleCtx *ctx, RedisModuleString *opt, RedisModul
 static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
                                int *i, create_args *a, bool allow_error)
 {
+    static const struct {
+        const char *name;
+        tdbf_option opt;
+    } named[] = {
+        {"ERROR", TDBF_OPT_ERROR}, {"CAPACITY", TDBF_OPT_CAPACITY},
+        {"DESIGN", TDBF_OPT_DESIGN}, {"SEED", TDBF_OPT_SEED},
+    };
     RedisModuleString *opt = argv[*i];
     const char *name = RedisModule_StringPtrLen(opt, NULL);
-    bool is_error = allow_error && tdbf_arg_is(opt, "ERROR");
     bool is_window = tdbf_arg_is(opt, "WINDOW") || tdbf_arg_is(opt, "EX") || tdbf_arg_is(opt, "PX");
-    bool is_capacity = tdbf_arg_is(opt, "CAPACITY"), is_design = tdbf_arg_is(opt, "DESIGN"),
-         is_seed = tdbf_arg_is(opt, "SEED");
-    if (!(is_error || is_window || is_capacity || is_design || is_seed))
+    int which = -1;
+    for (int n = allow_error ? 0 : 1; n < (int)(sizeof named / sizeof named[0]); n++)
+        if (tdbf_arg_is(opt, named[n].name))
+            which = n;
+    if (!is_window && which < 0)
         return 0;
     if (*i + 1 >= argc) {
         tdbf_reply_errorf(ctx, "ERR %s needs a value", name);
         return -1;
     }
-    if ((is_error && a->has_error) || (is_capacity && a->has_capacity) ||
-        (is_design && a->has_design) || (is_seed && a->has_seed)) {
-        tdbf_reply_errorf(ctx, "ERR %s given twice", name);
-        return -1;
-    }
     RedisModuleString *val = argv[*i + 1];
-    const char *text = RedisModule_StringPtrLen(val, NULL);
     *i += 2;
     if (is_window)
         return parse_window(ctx, opt, val, a) ? 1 : -1;
-    if (is_error) {
-        double e;
-        if (RedisModule_StringToDouble(val, &e) != REDISMODULE_OK || !(e > 0.0 && e < 1.0)) {
-            tdbf_reply_errorf(ctx, "ERR bad error rate '%.40s': it must be a number between 0 "
-                                   "and 1, exclusive", text);
-            return -1;
-        }
-        a->error = e;
-        a->has_error = true;
-    } else if (is_capacity) {
-        if (!tdbf_parse_u64(val, &a->capacity) || a->capacity == 0) {
-            tdbf_reply_errorf(ctx, "ERR bad CAPACITY '%.40s': it must be a positive integer "
-                                   "(expected items per window)", text);
-            return -1;
-        }
-        a->has_capacity = true;
-    } else if (is_design) {
-        if (!tdbf_design_arg(val, &a->design)) {
-            tdbf_reply_errorf(ctx, "ERR unknown design '%.40s' (apbf, apbbf, apbf-line, tlbf, "
-                                   "tlbf-line, tbf, btbf, clock, rotating, fpdecay, stable, bloom, "
-                                   "exact)",
-                              text);
-            return -1;
-        }
-        a->has_design = true;
-    } else {
-        if (!tdbf_parse_u64(val, &a->seed)) {
-            tdbf_reply_errorf(ctx, "ERR bad SEED '%.40s': it must be an integer from 0 (random) "
-                                   "to 2^64-1", text);
-            return -1;
-        }
-        a->has_seed = true;
+    if (has(a, named[which].opt)) {
+        tdbf_reply_errorf(ctx, "ERR %s given twice", named[which].name);
+        return -1;
     }
-    return 1;
+    const char *label = named[which].opt == TDBF_OPT_ERROR ? "error rate" : named[which].name;
+    const char *text = value_text(ctx, label, val);
+    return text != NULL && set_option(ctx, a, named[which].opt, label, text) ? 1 : -1;
 }
 
-/* Fill in what the client left out from the module's defaults: the
- * window of an auto-created filter (DEFAULT_EX, else DEFAULT_WINDOW), the
- * design for that kind of window, the error rate. */
-static void apply_defaults(create_args *a)
+/* Fill in what the client left out from the module's defaults (the
+ * window of an auto-created filter: DEFAULT_EX, else DEFAULT_WINDOW; the
+ * error rate; the design for that kind of window), then the rules
+ * between options every front applies (tdbf_config_check: CAPACITY only
+ * with a time window).  False after replying an error. */
+static bool apply_defaults(RedisModuleCtx *ctx, create_args *a)
 {
-    if (!has_window(a)) {
+    tdbf_config *c = &a->cfg;
+    if (!has(a, TDBF_OPT_WINDOW)) {
         if (tdbf_settings.default_window_ms)
-            a->window_ms = tdbf_settings.default_window_ms;
+            c->window_ns = tdbf_ms_to_ns(tdbf_settings.default_window_ms);
         else
-            a->window_items = tdbf_settings.default_window_items;
+            c->window_items = tdbf_settings.default_window_items;
     }
-    if (!a->has_design)
-        a->design = a->window_items ? tdbf_settings.default_count_design
+    if (!has(a, TDBF_OPT_ERROR))
+        c->error = tdbf_settings.default_error;
+    char why[240];
+    if (tdbf_config_check(c, a->given, why, sizeof why) != TDBF_OK) {
+        tdbf_reply_errorf(ctx, "ERR %s%s", why, has(a, TDBF_OPT_CAPACITY) && c->window_ns == 0
+                          ? " (WINDOW n; CAPACITY goes with WINDOW T, EX or PX)" : "");
+        return false;
+    }
+    if (!has(a, TDBF_OPT_DESIGN))
+        c->design = c->window_items ? tdbf_settings.default_count_design
                                     : tdbf_settings.default_time_design;
-    if (!a->has_error)
-        a->error = tdbf_settings.default_error;
+    c->max_memory = tdbf_settings.max_memory;
+    return true;
 }
 
 /* Reply why tdbf_open(a) failed with rc. */
 static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
                              uint64_t refused, uint64_t headroom)
 {
-    const char *design = tdbf_design_name(a->design);
+    const char *design = tdbf_design_name(a->cfg.design);
     switch (rc) {
     case TDBF_EWINDOW:
         tdbf_reply_errorf(ctx, "ERR design %s does not take a %s window", design,
-                          a->window_items ? "count (WINDOW)" : "time (EX/PX)");
+                          a->cfg.window_items ? "count (WINDOW n)" : "time (WINDOW T, EX, PX)");
         return;
     case TDBF_EINFEASIBLE:
-        tdbf_reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->error);
+        tdbf_reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->cfg.error);
         return;
     case TDBF_ETOOBIG:
         tdbf_refusals.oom++;
@@ -222,21 +232,12 @@ static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
  * Nothing larger than maxmemory's headroom is ever allocated (above). */
 static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
 {
-    apply_defaults(a);
-    tdbf_config cfg;
-    tdbf_config_init(&cfg);
-    cfg.design = a->design;
-    cfg.error = a->error;
-    cfg.window_items = a->window_items;
-    cfg.window_ns = tdbf_ms_to_ns(a->window_ms);
-    cfg.capacity = a->capacity;
-    cfg.seed = a->seed;
-    cfg.max_memory = tdbf_settings.max_memory;
-
+    if (!apply_defaults(ctx, a))
+        return NULL;
     tdbf *f = NULL;
     uint64_t headroom = tdbf_memory_headroom(ctx);
     tdbf_budget_begin(headroom);
-    int rc = tdbf_open(&f, &cfg);
+    int rc = tdbf_open(&f, &a->cfg);
     uint64_t refused = tdbf_budget_end(NULL);
     if (rc != TDBF_OK) {
         reply_open_error(ctx, a, rc, refused, headroom);
@@ -252,20 +253,23 @@ static void replicate_reserve(RedisModuleCtx *ctx, RedisModuleString *key, tdbf 
 {
     tdbf_shape st;
     tdbf_get_shape(f, &st);
-    char error[40], window[24], capacity[24], seed[24];
-    snprintf(error, sizeof error, "%.17g", a->error);
-    snprintf(window, sizeof window, "%llu",
-             (unsigned long long)(a->window_items ? a->window_items : a->window_ms));
-    snprintf(capacity, sizeof capacity, "%llu", (unsigned long long)a->capacity);
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)st.seed);
-    if (a->capacity)
-        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccccc", key, error,
-                              a->window_items ? "WINDOW" : "PX", window, "CAPACITY", capacity,
-                              "DESIGN", tdbf_design_name(a->design), "SEED", seed);
+    char error[40], window[32], capacity[24], seed[24];
+    const tdbf_config *c = &a->cfg;
+    /* %a: the replica reads back the very same double (tdbf_parse_error) */
+    snprintf(error, sizeof error, "%a", c->error);
+    if (c->window_items)
+        snprintf(window, sizeof window, "%llu", (unsigned long long)c->window_items);
     else
-        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccc", key, error,
-                              a->window_items ? "WINDOW" : "PX", window,
-                              "DESIGN", tdbf_design_name(a->design), "SEED", seed);
+        snprintf(window, sizeof window, "%lluns", (unsigned long long)c->window_ns);
+    snprintf(capacity, sizeof capacity, "%llu", (unsigned long long)c->capacity);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)st.seed);
+    if (has(a, TDBF_OPT_CAPACITY))
+        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccccc", key, error, "WINDOW", window,
+                              "CAPACITY", capacity, "DESIGN", tdbf_design_name(c->design),
+                              "SEED", seed);
+    else
+        RedisModule_Replicate(ctx, "TDBF.RESERVE", "sccccccc", key, error, "WINDOW", window,
+                              "DESIGN", tdbf_design_name(c->design), "SEED", seed);
 }
 
 /* Create the filter for key (empty, opened for writing) from a: set the
@@ -497,12 +501,11 @@ int tdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 5)
         return RedisModule_WrongArity(ctx);
-    create_args a = {0};
-    if (RedisModule_StringToDouble(argv[2], &a.error) != REDISMODULE_OK ||
-        !(a.error > 0.0 && a.error < 1.0))
-        return tdbf_reply_errorf(ctx, "ERR bad error rate '%.40s': it must be a number between 0 "
-                                      "and 1, exclusive", RedisModule_StringPtrLen(argv[2], NULL));
-    a.has_error = true;
+    create_args a;
+    create_args_init(&a);
+    const char *error = value_text(ctx, "error rate", argv[2]);
+    if (error == NULL || !set_option(ctx, &a, TDBF_OPT_ERROR, "error rate", error))
+        return REDISMODULE_OK;
     for (int i = 3; i < argc;) {
         int rc = parse_create_option(ctx, argv, argc, &i, &a, false);
         if (rc < 0)
@@ -511,9 +514,10 @@ int tdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             return tdbf_reply_errorf(ctx, "ERR unknown argument '%.40s'",
                                      RedisModule_StringPtrLen(argv[i], NULL));
     }
-    if (!has_window(&a))
+    if (!has(&a, TDBF_OPT_WINDOW))
         return RedisModule_ReplyWithError(ctx, "ERR a window is required: WINDOW n "
-                                               "(insertions), EX seconds or PX milliseconds");
+                                               "(insertions), WINDOW T (10m), EX seconds or "
+                                               "PX milliseconds");
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     if (RedisModule_KeyType(key) != REDISMODULE_KEYTYPE_EMPTY)
         RedisModule_ReplyWithError(ctx, "ERR item exists: the key already holds a value");
@@ -529,7 +533,8 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
-    create_args a = {0};
+    create_args a;
+    create_args_init(&a);
     bool nocreate = false;
     int items_at = -1;
     for (int i = 2; i < argc;) {
@@ -551,8 +556,7 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     if (items_at < 0 || items_at >= argc)
         return RedisModule_ReplyWithError(ctx, "ERR ITEMS and at least one item are required");
-    if (nocreate && (has_window(&a) || a.has_error || a.has_design || a.has_capacity ||
-                     a.has_seed))
+    if (nocreate && a.given != 0)
         return RedisModule_ReplyWithError(ctx, "ERR NOCREATE cannot be combined with "
                                                "creation options");
 
@@ -562,7 +566,7 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     if (found == KEY_EMPTY) {
         if (nocreate)
             RedisModule_ReplyWithError(ctx, "ERR not found (NOCREATE)");
-        else if (!has_window(&a) && !tdbf_settings.autocreate)
+        else if (!has(&a, TDBF_OPT_WINDOW) && !tdbf_settings.autocreate)
             RedisModule_ReplyWithError(ctx, "ERR not found, and this server does not create "
                                             "filters with default windows (AUTOCREATE no): "
                                             "give WINDOW, EX or PX");

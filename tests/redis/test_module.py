@@ -59,6 +59,23 @@ def test_reserve_time_window_defaults_to_tlbf_line(r):
     assert info(r, "p")["window_ms"] == 250
 
 
+def test_reserve_reads_the_parameter_language(r):
+    """WINDOW takes a count or a duration, ERROR a percentage, as the tool
+    and the Python package read them."""
+    assert r.execute_command("TDBF.RESERVE", "c", "1%", "WINDOW", "1e3") == b"OK"
+    assert r.execute_command("TDBF.RESERVE", "c2", "0.01", "WINDOW", "1000") == b"OK"
+    i = info(r, "c")
+    assert i["window_items"] == info(r, "c2")["window_items"] >= 1000
+    assert float(i["error"]) == 0.01
+    assert r.execute_command("TDBF.RESERVE", "t", "0.5%", "WINDOW", "1m30s", "CAPACITY", "2k") == b"OK"
+    i = info(r, "t")
+    assert i["window_ms"] == 90000 and i["design"] == b"tlbf-line"
+    assert float(i["error"]) == 0.005
+    assert r.execute_command("TDBF.INSERT", "d", "WINDOW", "64Ki", "DESIGN", "APBF_LINE",
+                             "ITEMS", "a") == [1]
+    assert info(r, "d")["window_items"] >= 65536 and info(r, "d")["design"] == b"apbf-line"
+
+
 def test_reserve_design_and_seed(r):
     r.execute_command("TDBF.RESERVE", "b", "0.01", "WINDOW", "5000", "DESIGN", "APBBF",
                       "SEED", "18446744073709551615")
@@ -75,14 +92,18 @@ def test_reserve_design_and_seed(r):
     (["0.01", "CAPACITY", "10"], "a window is required"),
     (["0.01", "WINDOW", "0"], "bad WINDOW"),
     (["0.01", "WINDOW", "-5"], "bad WINDOW"),
-    (["0.01", "WINDOW", "1e3"], "bad WINDOW"),
+    (["0.01", "WINDOW", "1.5e3"], "bad WINDOW"),
+    (["0.01", "WINDOW", "10x"], "neither a count"),
+    (["0.01", "WINDOW", "10", "CAPACITY", "5"], "capacity applies to a time window"),
+    (["0.01", "WINDOW", "10", "SEED", "0"], "leave the seed out"),
+    (["200%", "WINDOW", "10"], "bad error rate"),
     (["0.01", "EX", "ten"], "bad EX"),
     (["0.01", "PX", "0"], "bad PX"),
     (["0.01", "WINDOW", "10", "EX", "5"], "window given twice"),
     (["0.01", "WINDOW", "10", "DESIGN", "apbf", "DESIGN", "apbbf"], "DESIGN given twice"),
     (["0.01", "WINDOW", "10", "SEED", "1", "SEED", "2"], "SEED given twice"),
     (["0.01", "EX", "10", "CAPACITY", "9", "CAPACITY", "9"], "CAPACITY given twice"),
-    (["0.01", "WINDOW", "10", "DESIGN", "apbf\0x"], "unknown design"),
+    (["0.01", "WINDOW", "10", "DESIGN", "apbf\0x"], "NUL byte"),
     (["0.01", "WINDOW", "10", "DESIGN", "cuckoo"], "unknown design"),
     (["0.01", "WINDOW", "10", "CAPACITY", "0"], "bad CAPACITY"),
     (["0.01", "WINDOW", "10", "SEED", "-1"], "bad SEED"),
@@ -177,6 +198,8 @@ def test_insert_creates_and_adds(r):
     (["WINDOW", "10", "BOGUS", "ITEMS", "a"], "unknown argument"),
     (["NOCREATE", "WINDOW", "10", "ITEMS", "a"], "NOCREATE cannot be combined"),
     (["EX", "1", "DESIGN", "nope", "ITEMS", "a"], "unknown design"),
+    (["CAPACITY", "1000", "ITEMS", "a"], "capacity applies to a time window"),
+    (["WINDOW", "1k", "WINDOW", "1k", "ITEMS", "a"], "window given twice"),
 ])
 def test_insert_errors(r, args, message):
     assert_refused(r, "TDBF.INSERT", "f", args, message)

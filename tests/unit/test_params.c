@@ -21,13 +21,20 @@
 
 #define SECOND UINT64_C(1000000000)
 
-static void expect_count(const char *text, uint64_t want)
+typedef int (*u64_parser)(const char *text, uint64_t *out, char *why, size_t why_size);
+
+static void expect_u64(u64_parser parse, const char *kind, const char *text, uint64_t want)
 {
     uint64_t got = 0;
     char why[200] = "";
-    if (tdbf_parse_count(text, &got, why, sizeof why) != TDBF_OK)
-        fail_msg("count '%s' refused: %s", text, why);
+    if (parse(text, &got, why, sizeof why) != TDBF_OK)
+        fail_msg("%s '%s' refused: %s", kind, text, why);
     assert_int_equal(got, want);
+}
+
+static void expect_count(const char *text, uint64_t want)
+{
+    expect_u64(tdbf_parse_count, "count", text, want);
 }
 
 static void expect_bad_count(const char *text)
@@ -76,11 +83,7 @@ static void test_counts(void **state)
 
 static void expect_duration(const char *text, uint64_t want)
 {
-    uint64_t got = 0;
-    char why[200] = "";
-    if (tdbf_parse_duration(text, &got, why, sizeof why) != TDBF_OK)
-        fail_msg("duration '%s' refused: %s", text, why);
-    assert_int_equal(got, want);
+    expect_u64(tdbf_parse_duration, "duration", text, want);
 }
 
 static void test_durations(void **state)
@@ -140,7 +143,16 @@ static void test_error_rates(void **state)
             got != nextafter(samples[i], 1.0))
             fail_msg("error '%s' read as %.17g", text, got);
     }
-    const char *bad[] = {"", "0", "1", "0%", "100%", "1.5", "-0.01", "+0.01", "0.01 ",
+    /* %a (and Python's float.hex()) comes back exactly, every double */
+    const double exact[] = {0.1 + 0.2, 1.0 / 3.0, 0.01, 1e-9, 0.7, 1e-300, 0.999999999999};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        snprintf(text, sizeof text, "%a", exact[i]);
+        expect_error(text, exact[i]);
+    }
+    expect_error("0x1.47ae147ae147bp-7", 0.01);
+    expect_error("0.3%", 0.003);
+    expect_error("0.07%", 0.0007);
+    const char *bad[] = {"", "0", "1", "0%", "100%", "0x1p0", "0x1.8p-1%", "0x.p-1", "0x1p", "1.5", "-0.01", "+0.01", "0.01 ",
                          " 0.01", "nan", "inf", "0x0.1", "1e-2%%", "0.01x", "%", "1e"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double got = 0.5;

@@ -206,12 +206,12 @@ static double scale_decimal(uint64_t mantissa, int scale)
 
 /* A decimal at s: digits with at most one '.', then an optional exponent
  * (e, an optional sign, digits).  No sign in front, no hex, no "inf".
- * Returns the characters read (0: no number) and the value (up to 19
- * significant digits are kept; scale_decimal says how exact it is). */
-static size_t scan_decimal(const char *s, double *out)
+ * Returns the characters read (0: no number), the value being
+ * *mantissa * 10^*scale (up to 19 significant digits are kept). */
+static size_t scan_decimal_parts(const char *s, uint64_t *mantissa_out, int *scale_out)
 {
     uint64_t mantissa = 0;
-    int scale = 0;               /* value = mantissa * 10^scale */
+    int scale = 0;
     size_t len = 0, digits = 0;
     int seen_point = 0;
     for (;; len++) {
@@ -243,20 +243,88 @@ static size_t scan_decimal(const char *s, double *out)
         scale += negative ? -exponent : exponent;
         len = at;
     }
-    double value = scale_decimal(mantissa, scale);
-    *out = value;
+    *mantissa_out = mantissa;
+    *scale_out = scale;
     return len;
+}
+
+static size_t scan_decimal(const char *s, double *out)
+{
+    uint64_t mantissa;
+    int scale;
+    size_t len = scan_decimal_parts(s, &mantissa, &scale);
+    if (len > 0)
+        *out = scale_decimal(mantissa, scale);
+    return len;
+}
+
+/* A C99 hexadecimal float ("0x1.47ae147ae147bp-7", as printf's %a and
+ * Python's float.hex() write it): read exactly, so a front that passes a
+ * double on as text gets the very same double back. */
+static size_t scan_hex_float(const char *s, double *out)
+{
+    if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+        return 0;
+    uint64_t mantissa = 0;
+    long exponent = 0;
+    size_t len = 2, digits = 0;
+    int seen_point = 0;
+    for (;; len++) {
+        if (s[len] == '.' && !seen_point) {
+            seen_point = 1;
+            continue;
+        }
+        int d = hex_value(s[len]);
+        if (d < 0)
+            break;
+        digits++;
+        if (mantissa >> 60 == 0) {
+            mantissa = mantissa << 4 | (uint64_t)d;
+            exponent -= seen_point ? 4 : 0;
+        } else {
+            exponent += seen_point ? 0 : 4;   /* beyond 64 bits: dropped */
+        }
+    }
+    if (digits == 0 || (s[len] != 'p' && s[len] != 'P'))
+        return 0;
+    size_t at = len + 1;
+    int negative = s[at] == '-';
+    at += s[at] == '-' || s[at] == '+';
+    if (!is_digit(s[at]))
+        return 0;
+    long power = 0;
+    for (; is_digit(s[at]); at++)
+        power = power < 100000 ? power * 10 + (s[at] - '0') : power;
+    exponent += negative ? -power : power;
+    if (exponent < -2000)
+        exponent = -2000;
+    if (exponent > 2000)
+        exponent = 2000;
+    double value = (double)mantissa;   /* rounds once if over 53 bits */
+    for (; exponent > 0; exponent--)
+        value *= 2.0;
+    for (; exponent < 0; exponent++)
+        value /= 2.0;
+    *out = value;
+    return at;
 }
 
 int tdbf_parse_error(const char *text, double *out, char *why, size_t why_size)
 {
     if (text == NULL || out == NULL)
         return refuse(why, why_size, "no value");
-    double value;
-    size_t len = scan_decimal(text, &value);
-    if (len > 0 && text[len] == '%') {
-        value /= 100.0;
-        len++;
+    double value = 0.0;
+    size_t len = scan_hex_float(text, &value);
+    if (len == 0) {
+        uint64_t mantissa;
+        int scale;
+        len = scan_decimal_parts(text, &mantissa, &scale);
+        if (len > 0 && text[len] == '%') {
+            scale -= 2;           /* exact: "0.3%" is the double nearest 0.003 */
+            len++;
+        }
+        if (len > 0)
+            value = scale_decimal(mantissa, scale);
     }
     if (len == 0 || text[len] != '\0' || !(value > 0.0 && value < 1.0))
         return refuse(why, why_size, "'%.*s' is not a probability strictly between 0 and 1 "
