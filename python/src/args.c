@@ -13,7 +13,6 @@
 #include "pytdbf.h"
 
 #include <math.h>
-#include <string.h>
 #include <time.h>
 
 #include <datetime.h>
@@ -376,9 +375,8 @@ int pytdbf_config(const pytdbf_options *opt, tdbf_config *cfg)
     char why[256];
     if (tdbf_config_check(cfg, set, why, sizeof why) != TDBF_OK) {
         /* the window is always set above: what the rules refuse is the
-         * capacity of a count window (a reason may open with the word) */
-        const char *reason = strncmp(why, "capacity ", 9) == 0 ? why + 9 : why;
-        PyErr_Format(PyExc_ValueError, "capacity: %s", reason);
+         * capacity of a count window */
+        PyErr_Format(PyExc_ValueError, "capacity: %s", why);
         return -1;
     }
     return 0;
