@@ -300,12 +300,15 @@ static int window_option(const pytdbf_options *opt, const char **keyword, char *
     return window_text(opt->window, text);
 }
 
-/* error=: a float (as "%.17g": every bit of it reaches the parser), an
- * int (0 and 1 are refused by the parser's range) or a str ("1%"). */
+/* error=: a float, an int (0 and 1 are refused by the parser's range) or
+ * a str ("1%").  A float in range goes as a hex float ("%a"), which the
+ * parser reads back bit for bit; one out of range as a decimal, so the
+ * refusal quotes what the user wrote. */
 static int error_text(PyObject *obj, char *text)
 {
     if (PyFloat_Check(obj)) {
-        snprintf(text, OPTION_TEXT, "%.17g", PyFloat_AS_DOUBLE(obj));
+        double rate = PyFloat_AS_DOUBLE(obj);
+        snprintf(text, OPTION_TEXT, rate > 0.0 && rate < 1.0 ? "%a" : "%.17g", rate);
         return 0;
     }
     if (is_int(obj))

@@ -46,7 +46,9 @@ def test_built_values_read_back():
 
 
 def test_a_float_error_reaches_the_library_exactly():
-    assert tdbf.Filter(1000, 0.0123456789012345678).error == 0.0123456789012345678
+    # every bit: the float travels as a hex float, which the library reads exactly
+    for rate in (0.0123456789012345678, 0.1 + 0.2, 1 / 3, 1e-9, 0.7):
+        assert tdbf.Filter(1000, rate).error == rate
 
 
 def test_plan_and_dedup_take_the_same_options():
