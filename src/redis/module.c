@@ -4,7 +4,7 @@
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
  *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY bytes]
- *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
+ *       [AUTOCREATE yes] [DEFAULT_WINDOW 1000] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  *
  * RedisModule_OnLoad binds the Module API (api.c; module_api.h explains
