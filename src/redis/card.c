@@ -165,7 +165,7 @@ bool tdbf_card_estimate(const tdbf_card *c, uint64_t now_ms, uint64_t *out)
     uint64_t newest = c->newest, oldest = newest >= CARD_BUCKETS ? newest - CARD_BUCKETS : 0;
     if (c->timed) {
         uint64_t now_bucket = bucket_at(c, now_ms);
-        if (now_bucket > newest + CARD_BUCKETS) {
+        if (now_bucket > newest && now_bucket - newest > CARD_BUCKETS) {
             *out = 0;                /* everything aged out */
             return true;
         }

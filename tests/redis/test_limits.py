@@ -332,3 +332,32 @@ def test_card_after_scandump_counts_again_from_new_adds(r):
     r.execute_command("TDBF.MADD", "g", *[f"n{i}" for i in range(2000)])
     w = r.execute_command("TDBF.INFO", "g", "window_items")[0]
     assert 0.85 * w <= card(r, "g") <= 1.15 * 1.25 * w
+
+
+def test_replicas_count_and_size_as_their_primary(make_server):
+    """CARD's sketch and the CAPACITY travel with the filter: to a replica
+    that syncs late (RDB transfer) and to one that follows the stream."""
+    primary = make_server(name="primary")
+    early = make_server(name="early")
+    early.client().replicaof("127.0.0.1", primary.port)
+    wait_replica_up(early)
+    pc = primary.client()
+    pc.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "3600", "CAPACITY", "7000")
+    pc.execute_command("TDBF.RESERVE", "c", "0.01", "WINDOW", "5000")
+    for key in ("t", "c"):
+        for _ in range(3):
+            pc.execute_command("TDBF.MADD", key, *[f"k{i}" for i in range(400)])
+    late = make_server(name="late")
+    late.client().replicaof("127.0.0.1", primary.port)
+    wait_replica_up(late)
+    wait_caught_up(primary, [early, late])
+    for key in ("t", "c"):
+        want = [pc.execute_command("TDBF.CARD", key),
+                pc.execute_command("TDBF.INFO", key, "CAPACITY")]
+        assert abs(want[0] - 400) <= 40, want
+        for replica in (early, late):
+            rc = replica.client()
+            got = [rc.execute_command("TDBF.CARD", key),
+                   rc.execute_command("TDBF.INFO", key, "CAPACITY")]
+            assert got == want, (key, replica.port, got, want)
+    assert pc.execute_command("TDBF.INFO", "t", "CAPACITY") == [7000]
