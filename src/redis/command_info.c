@@ -309,7 +309,8 @@ static const struct {
      "O(memory)", scandump_args, reads_key},
     {"tdbf.loadchunk", 4,
      "Restores a filter from TDBF.SCANDUMP's [cursor, chunk] pairs fed in order, "
-     "validating it when the last chunk arrives; replies OK.",
+     "validating it when the last chunk arrives (a time filter whose clock is more than "
+     "60 s ahead of the server's is refused); replies OK.",
      "O(n) in the chunk's size; O(memory) for the last chunk, which validates the filter",
      loadchunk_args, restores_key},
 };
