@@ -203,7 +203,8 @@ uint64_t tdbf_filter_cap(RedisModuleCtx *ctx)
 {
     if (tdbf_settings.max_memory)
         return tdbf_settings.max_memory;
-    if (tdbf_decided_write(ctx) || server_has_maxmemory(ctx))
+    /* No context (an RDB load on a server too old to say which): loading. */
+    if (!ctx || tdbf_decided_write(ctx) || server_has_maxmemory(ctx))
         return TDBF_DEFAULT_MAX_MEMORY;
     return TDBF_CLIENT_FILTER_CAP;
 }

@@ -106,6 +106,12 @@ def test_with_maxmemory_the_headroom_decides(make_server):
     assert c.execute_command("TDBF.INFO", "big", "memory_bytes")[0] > CLIENT_CAP
     msg = refused(c, "TDBF.RESERVE", "huge", "0.01", "WINDOW", "1000000000")
     assert msg.startswith("OOM"), msg
+    # Loading is not a client: the filter reloads once maxmemory is gone,
+    # though a client could not create it now.
+    c.config_set("maxmemory", "0")
+    assert "MAX_MEMORY" in refused(c, "TDBF.RESERVE", "again", "0.01", "WINDOW", "38000000")
+    assert c.execute_command("DEBUG", "RELOAD") == b"OK"
+    assert c.execute_command("TDBF.INFO", "big", "memory_bytes")[0] > CLIENT_CAP
 
 
 def test_creating_the_largest_filter_leaves_other_clients_served(make_server):
