@@ -78,7 +78,7 @@ static void *module_alloc(void *opaque, size_t size)
 /* Zeroed memory.  A filter's bit array is most of it, and zeroing it by
  * hand touches every page while the server waits: a 63 MB filter took
  * 190 ms that way here, blocking every other client.  calloc hands large
- * requests fresh pages the kernel zeroes on first touch (0.5 ms for the
+ * requests fresh pages the kernel zeroes on first touch (0.4-7 ms for the
  * same filter, the page faults spread over the adds that follow).  So:
  * TryCalloc where the server has it (7.4+); before that, Calloc for up to
  * LAZY_CALLOC_BYTES — a failure there means the host is out of memory,

@@ -25,7 +25,8 @@
  *   4  module    module.c                   OnLoad and the command table
  *   3  commands  commands.h: commands_filter.c, commands_admin.c,
  *                commands_common.c, command_info.c
- *   2  type      type.h: type.c             the data type, RDB, AOF, restore
+ *   2  type      type.h: type.c, card.c     the data type, RDB, AOF, restore;
+ *                                           CARD's sketch
  *   1  services  services.h: budget.c, settings.c
  *                                           allocator and budget, headroom,
  *                                           arguments, refusals

@@ -47,7 +47,8 @@ bool tdbf_decided_write(RedisModuleCtx *ctx);
 
 /* The per-filter cap without MAX_MEMORY, for a client's filter on a server
  * without maxmemory: 64 MiB, a count window of about 25 million items at
- * 1 % (apbf-line), created in under a millisecond (budget.c). */
+ * 1 % (apbf-line), created in a few ms (budget.c: its pages come zeroed
+ * from calloc). */
 #define TDBF_CLIENT_FILTER_CAP (UINT64_C(64) << 20)
 
 /* The largest filter (bytes, as planned) ctx may create or restore:
@@ -68,7 +69,7 @@ uint64_t tdbf_budget_end(uint64_t *spent);
 typedef struct tdbf_module_config {
     double      default_error;        /* DEFAULT_ERROR, 0.01 */
     tdbf_design default_count_design; /* DEFAULT_DESIGN, apbf-line */
-    tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf */
+    tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf-line */
     uint64_t    max_memory;           /* MAX_MEMORY bytes per filter, 0 = the default
                                          (tdbf_filter_cap) */
     bool        allow_addat;          /* ALLOW_ADDAT: clients may send TDBF.ADDAT */
