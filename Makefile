@@ -130,7 +130,7 @@ $(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
 PYTHON      ?= /usr/bin/python3
 .PHONY: test-redis
 test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers (incl. hostile clients, fuzzed payloads)
-	@sh scripts/check-redis-layers.sh $(BUILD)/src/redis && TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_hostile.py tests/redis/test_command_docs.py tests/redis/test_replication.py tests/redis/test_cluster.py
+	@sh scripts/check-redis-layers.sh $(BUILD)/src/redis && TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_hostile.py tests/redis/test_limits.py tests/redis/test_command_docs.py tests/redis/test_replication.py tests/redis/test_cluster.py
 
 .PHONY: test-replication
 test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 h off): digests, answers, full and partial sync, failover

@@ -16,6 +16,14 @@ stopped by its PID) with the module given, and prints one row per attack:
               tlbf filters created with EX 60 and no CAPACITY: items answered
               "already present", adds refused, FP over 20 000 new items
     log       2000 forged chunks + 2000 corrupt RESTOREs: server log lines
+    autocreate  1000 TDBF.ADD of new keys from an ACL user limited to TDBF
+              data commands on alice:*, no maxmemory: used_memory growth
+    huge      TDBF.RESERVE alice:big 0.01 WINDOW 1000000000 from that user,
+              no maxmemory: the reply, its time, the worst PING of another
+              client meanwhile
+    clock     TDBF.LOADCHUNK of a time filter SCANDUMPed from a server whose
+              clock runs a day ahead (tests/redis/clockshift.c), then an item
+              added to it (EX 2): still present 2.5 s later?
 
 Usage: bench/redis_hostile.py [MODULE ...]  (default build/tdbf.so).  Give
 two modules (say an older build first) to compare them side by side.
@@ -28,6 +36,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import redis
@@ -46,14 +55,15 @@ def free_port():
 class Server:
     """One redis-server with the module, in a temporary directory."""
 
-    def __init__(self, module, *config):
+    def __init__(self, module, *config, env=None):
         self.dir = tempfile.mkdtemp(prefix="tdbf-hostile-")
         self.log = os.path.join(self.dir, "log")
         port = free_port()
         self.proc = subprocess.Popen(
             ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--dir", self.dir,
              "--save", "", "--logfile", self.log, "--enable-debug-command", "local",
-             "--loadmodule", module, *config], stdout=subprocess.DEVNULL)
+             "--loadmodule", module, *config], stdout=subprocess.DEVNULL,
+            env=dict(os.environ, **env) if env else None)
         self.c = redis.Redis(port=port, socket_timeout=60)
         for _ in range(500):
             try:
@@ -187,8 +197,76 @@ def log(module):
     return f"{lines} log lines, log {size} bytes"
 
 
+def limited_user(s):
+    """A client logged in as alice: the TDBF data commands on alice:*."""
+    s.c.execute_command("ACL", "SETUSER", "alice", "on", ">pw", "~alice:*", "-@all", "+ping",
+                        *[f"+tdbf.{c}" for c in ("reserve", "add", "madd", "insert", "exists",
+                                                 "mexists", "prob", "info", "card",
+                                                 "scandump")])
+    return redis.Redis(port=s.c.connection_pool.connection_kwargs["port"], username="alice",
+                       password="pw", socket_timeout=60)
+
+
+def autocreate(module):
+    s = Server(module)
+    alice, before = limited_user(s), s.used()
+    for i in range(1000):
+        alice.execute_command("TDBF.ADD", f"alice:k{i}", "x")
+    grown = s.used() - before
+    s.stop()
+    return f"used_memory +{grown / MB:.1f} MB ({grown / 1000:.0f} bytes a key)"
+
+
+def huge(module):
+    s = Server(module)
+    alice, latencies, done = limited_user(s), [], threading.Event()
+    other = redis.Redis(port=s.c.connection_pool.connection_kwargs["port"], socket_timeout=60)
+
+    def ping():
+        while not done.is_set():
+            t = time.monotonic()
+            other.ping()
+            latencies.append(time.monotonic() - t)
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=ping)
+    thread.start()
+    time.sleep(0.05)
+    t = time.monotonic()
+    reply = attempt(lambda: alice.execute_command("TDBF.RESERVE", "alice:big", "0.01", "WINDOW",
+                                                  "1000000000"))
+    took = time.monotonic() - t
+    time.sleep(0.05)
+    done.set()
+    thread.join()
+    s.stop()
+    return f"{reply!r} in {took * 1000:.0f} ms; worst PING {max(latencies) * 1000:.1f} ms"
+
+
+def clock(module):
+    shim = os.path.join(tempfile.mkdtemp(prefix="tdbf-shim-"), "clockshift.so")
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", shim,
+                    os.path.join(ROOT, "tests", "redis", "clockshift.c")], check=True)
+    ahead = Server(module, env={"LD_PRELOAD": shim, "TDBF_CLOCK_SHIFT_S": "86400"})
+    ahead.c.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "2")
+    ahead.c.execute_command("TDBF.ADD", "t", "x")
+    cursor, chunk = ahead.c.execute_command("TDBF.SCANDUMP", "t", 0)
+    ahead.stop()
+    shutil.rmtree(os.path.dirname(shim), ignore_errors=True)
+    s = Server(module)
+    reply = attempt(lambda: s.c.execute_command("TDBF.LOADCHUNK", "t", cursor, chunk))
+    present = "-"
+    if reply == b"OK":
+        s.c.execute_command("TDBF.ADD", "t", "later")
+        time.sleep(2.5)
+        present = s.c.execute_command("TDBF.EXISTS", "t", "later")
+    s.stop()
+    return f"{reply!r}; an item added next, 2.5 s later in the EX 2 filter: present={present}"
+
+
 ATTACKS = [("forged", forged), ("evict", evict), ("reserve", reserve), ("addat", addat),
-           ("burst", burst), ("log", log)]
+           ("burst", burst), ("log", log), ("autocreate", autocreate), ("huge", huge),
+           ("clock", clock)]
 
 
 def main():
@@ -196,7 +274,7 @@ def main():
     for name, attack in ATTACKS:
         for module in modules:
             label = f" [{module}]" if len(modules) > 1 else ""
-            print(f"{name:8s}{label} {attack(module)}", flush=True)
+            print(f"{name:10s}{label} {attack(module)}", flush=True)
 
 
 if __name__ == "__main__":

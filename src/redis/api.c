@@ -31,6 +31,7 @@ TDBF_RM_DEFINE(void, LogIOError, (RedisModuleIO *, const char *, const char *, .
 TDBF_RM_DEFINE(void *, Alloc, (size_t));
 TDBF_RM_DEFINE(void *, TryAlloc, (size_t));
 TDBF_RM_DEFINE(void *, Calloc, (size_t, size_t));
+TDBF_RM_DEFINE(void *, TryCalloc, (size_t, size_t));
 TDBF_RM_DEFINE(void, Free, (void *));
 TDBF_RM_DEFINE(RedisModuleKey *, OpenKey, (RedisModuleCtx *, RedisModuleString *, int));
 TDBF_RM_DEFINE(void, CloseKey, (RedisModuleKey *));
@@ -102,8 +103,9 @@ int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing)
         BIND(SetModuleAttribs), BIND_OPTIONAL(IsModuleNameBusy),
         BIND(SetModuleOptions), BIND(CreateCommand), BIND(CreateDataType),
         BIND(Log), BIND(LogIOError), BIND(Alloc), BIND_OPTIONAL(TryAlloc),
-        BIND(Calloc), BIND(Free), BIND(OpenKey), BIND(CloseKey), BIND(KeyType),
-        BIND(DeleteKey), BIND(ModuleTypeSetValue), BIND(ModuleTypeGetType),
+        BIND(Calloc), BIND_OPTIONAL(TryCalloc), BIND(Free), BIND(OpenKey),
+        BIND(CloseKey), BIND(KeyType), BIND(DeleteKey), BIND(ModuleTypeSetValue),
+        BIND(ModuleTypeGetType),
         BIND(ModuleTypeGetValue), BIND(StringPtrLen), BIND(StringToLongLong),
         BIND(StringToDouble), BIND(WrongArity), BIND(ReplyWithError),
         BIND(ReplyWithSimpleString), BIND(ReplyWithLongLong),

@@ -293,9 +293,12 @@ static const struct {
      "apbf-line); replies a number between 0 and 1.",
      "O(k) (k + l slices for apbf and apbbf)", prob_args, reads_key},
     {"tdbf.card", 2,
-     "Estimates how many insertions the filter's window holds (re-adds count again); "
-     "replies an integer, 0 if the key is missing.",
-     "O(memory)", key_only_args, reads_key},
+     "Estimates how many distinct items the filter's window holds (an item added many "
+     "times counts once; HyperLogLog, 4.6 % standard error); replies an integer, 0 if the "
+     "key is missing.",
+     "O(1); O(memory) for an exact filter, or one loaded from TDBF.SCANDUMP chunks until "
+     "a window of adds has turned over",
+     key_only_args, reads_key},
     {"tdbf.info", -2,
      "Returns the filter's parameters and statistics as a map of field to value, or the "
      "value of the one field named.",
@@ -306,7 +309,8 @@ static const struct {
      "O(memory)", scandump_args, reads_key},
     {"tdbf.loadchunk", 4,
      "Restores a filter from TDBF.SCANDUMP's [cursor, chunk] pairs fed in order, "
-     "validating it when the last chunk arrives; replies OK.",
+     "validating it when the last chunk arrives (a time filter whose clock is more than "
+     "60 s ahead of the server's is refused); replies OK.",
      "O(n) in the chunk's size; O(memory) for the last chunk, which validates the filter",
      loadchunk_args, restores_key},
 };

@@ -18,7 +18,7 @@
  *                                with inference: apbf, apbbf, apbf-line,
  *                                tbf, btbf
  *   TDBF.INFO key [field]                   -> map (RESP2: flat array) / [value]
- *   TDBF.CARD key                           -> estimated items in the window
+ *   TDBF.CARD key                           -> estimated distinct items in the window
  *   TDBF.SCANDUMP key cursor                -> [next cursor, chunk]; [0, ""] at end
  *   TDBF.LOADCHUNK key cursor chunk         -> OK
  *                                                 commands_admin.c
@@ -27,7 +27,9 @@
  *
  * Hostile clients.  No command allocates what a client merely claims:
  * creation and growth are held to maxmemory's headroom before the
- * allocator is called (budget.c), LOADCHUNK holds what arrived (type.c),
+ * allocator is called (budget.c), a new filter to the per-filter cap
+ * (tdbf_filter_cap: MAX_MEMORY, or 64 MiB without maxmemory), LOADCHUNK
+ * holds what arrived (type.c) and refuses a clock ahead of the server's,
  * adds to a filter whose estimated FP passed MAX_ERROR_RATIO x its target
  * are refused ("ERR filter is full") rather than answered wrongly.
  * Refusals are counted in INFO tdbf_stats.  Writes notify keyspace events
@@ -89,9 +91,7 @@ int tdbf_reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
 /* x as a reply integer: values past LLONG_MAX become LLONG_MAX. */
 long long tdbf_clamp_ll(uint64_t x);
 
-/* The server's wall clock in ms (never negative), and ms as the library's
- * ns (saturating). */
-uint64_t tdbf_server_now_ms(void);
+/* ms as the library's ns (saturating). */
 uint64_t tdbf_ms_to_ns(uint64_t ms);
 
 /* The time handed to the library for value v at now_ms (0 for count

@@ -13,19 +13,40 @@
  * Counting and describing
  * ====================================================================== */
 
-/* Estimated items in the window, from the filter's state as of its latest
- * write: time windows (TLBF, ROTATING) and EXACT count the insertions their
- * live generations hold (stats.keys); count windows hold the last
- * min(adds, window) insertions.  Re-adds count again, so this is an upper
- * bound on the distinct items.  Designs that track neither (a time-window
- * CLOCK) report their adds since creation. */
-static uint64_t card_of(const tdbf_stats *st)
+/* Insertions the window holds, as of the filter's latest write: time
+ * windows (TLBF, ROTATING) count the insertions their live generations
+ * hold (stats.keys); count windows the last min(adds, window).  Re-adds
+ * count again: an upper bound on the distinct items.  Designs that track
+ * neither (a time-window CLOCK) report their adds since creation. */
+static uint64_t insertions_in_window(const tdbf_stats *st)
 {
-    if (st->design == TDBF_EXACT || (st->window_ns && st->keys))
+    if (st->window_ns && st->keys)
         return st->keys;
     if (st->window_items && !st->window_ns)
         return st->items < st->window_items ? st->items : st->window_items;
     return st->items;
+}
+
+/* Distinct items in the window (TDBF.CARD, INFO card), as RedisBloom's
+ * BF.CARD counts them: EXACT knows them (stats.keys); the others estimate
+ * them from the value's sketch (card.c: HyperLogLog per age bucket, 4.6 %
+ * standard error).  A filter restored from TDBF.SCANDUMP chunks has no
+ * sketch until its window has turned over with adds seen here, and
+ * reports the insertions in its window meanwhile.  known: v's stats if
+ * the caller has them (NULL: read here, only when needed). */
+static uint64_t card_of(const tdbf_value *v, const tdbf_stats *known, uint64_t now_ms)
+{
+    tdbf_shape shape;
+    uint64_t distinct;
+    tdbf_get_shape(v->filter, &shape);    /* O(1); the stats may scan the bits */
+    if (shape.design != TDBF_EXACT && tdbf_value_card(v, now_ms, &distinct))
+        return distinct;
+    tdbf_stats st;
+    if (!known) {
+        tdbf_get_stats(v->filter, &st);
+        known = &st;
+    }
+    return shape.design == TDBF_EXACT ? known->keys : insertions_in_window(known);
 }
 
 int tdbf_cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
@@ -37,11 +58,8 @@ int tdbf_cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
     if (found == KEY_EMPTY)
         RedisModule_ReplyWithLongLong(ctx, 0);
-    if (found == KEY_FOUND) {
-        tdbf_stats st;
-        tdbf_get_stats(v->filter, &st);
-        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(card_of(&st)));
-    }
+    if (found == KEY_FOUND)
+        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(card_of(v, NULL, tdbf_server_now_ms())));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -77,20 +95,29 @@ static int info_field_named(RedisModuleString *name)
     return -1;
 }
 
-/* RedisBloom's Capacity: the items the filter is sized for.  A count
- * window's guaranteed window; a time window's items per window as sized
- * (CAPACITY, for clock and rotating; the live generations', for tlbf,
- * which resizes as the rate changes), from memory / bits per item. */
-static uint64_t capacity_of(const tdbf_stats *st)
+/* RedisBloom's Capacity: the items the filter is sized for, never the
+ * items it holds.  A count window's guaranteed window; a time window's
+ * CAPACITY as created (the value keeps it: the library keeps only what it
+ * planned from it).  A time filter created without one, or restored from
+ * a dump (which has no room for it), reports what its sizing believes:
+ * l generations of the planned size for tlbf and tlbf-line (their default
+ * hint, or the rate they last adapted to), and memory / bits per item for
+ * clock and rotating, whose bits_per_item is over the capacity planned. */
+static uint64_t capacity_of(const tdbf_value *v, const tdbf_stats *st)
 {
     if (st->window_items)
         return st->window_items;
-    if (st->bits_per_item > 0.0)
+    if (v->capacity)
+        return v->capacity;
+    if (st->design == TDBF_TLBF || st->design == TDBF_TLBF_LINE)
+        return st->l * st->generation_size;
+    if (st->design != TDBF_EXACT && st->bits_per_item > 0.0)
         return (uint64_t)llround(8.0 * (double)st->memory_bytes / st->bits_per_item);
     return 0;
 }
 
-static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const tdbf_stats *st)
+static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const tdbf_value *v,
+                             const tdbf_stats *st)
 {
     char seed[24];
     switch (field) {
@@ -110,7 +137,9 @@ static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const t
         return;
     case F_ITEMS:
     case F_RB_ITEMS: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->items)); return;
-    case F_CARD: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(card_of(st))); return;
+    case F_CARD:
+        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(card_of(v, st, tdbf_server_now_ms())));
+        return;
     case F_MEMORY:
     case F_RB_SIZE: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->memory_bytes)); return;
     case F_BITS_PER_ITEM: RedisModule_ReplyWithDouble(ctx, st->bits_per_item); return;
@@ -128,7 +157,9 @@ static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const t
         return;
     case F_NOW_MS: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->now_ns / 1000000u)); return;
     case F_CAP_HITS: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->cap_hits)); return;
-    case F_RB_CAPACITY: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(capacity_of(st))); return;
+    case F_RB_CAPACITY:
+        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(capacity_of(v, st)));
+        return;
     case F_COUNT: break;
     }
 }
@@ -150,12 +181,12 @@ int tdbf_cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         tdbf_get_stats(v->filter, &st);
         if (only >= 0) {
             RedisModule_ReplyWithArray(ctx, 1);
-            reply_info_field(ctx, (enum info_field)only, &st);
+            reply_info_field(ctx, (enum info_field)only, v, &st);
         } else {
             RedisModule_ReplyWithMap(ctx, F_COUNT);
             for (int f = 0; f < F_COUNT; f++) {
                 RedisModule_ReplyWithStringBuffer(ctx, info_names[f], strlen(info_names[f]));
-                reply_info_field(ctx, (enum info_field)f, &st);
+                reply_info_field(ctx, (enum info_field)f, v, &st);
             }
         }
     }
@@ -343,16 +374,29 @@ static tdbf_value *start_restore(RedisModuleCtx *ctx, uint64_t offset,
         return NULL;
     }
     tdbf_value *v;
-    const char *err = tdbf_restore_start(&v, chunk, len);
+    const char *err = tdbf_restore_start(&v, chunk, len, tdbf_filter_cap(ctx));
     if (err)
         RedisModule_ReplyWithError(ctx, err);
     return v;
 }
 
+/* Why the restore that v just completed is refused, or NULL.  A client's
+ * restore (not our primary's, not the AOF's) may not bring a time filter
+ * whose clock is ahead of the server's: the bound and the reason are
+ * TDBF.ADDAT's (tdbf_restore_clock_problem). */
+static const char *completed_restore_problem(RedisModuleCtx *ctx, const tdbf_value *v,
+                                             char *buf, size_t size)
+{
+    if (tdbf_decided_write(ctx))
+        return NULL;
+    return tdbf_restore_clock_problem(v->filter, buf, size);
+}
+
 /* TDBF.LOADCHUNK key cursor chunk.  Memory grows by the bytes received,
  * never by what the first chunk's header claims (a forged header costs
  * its sender an error or 56 bytes, nobody else anything); each chunk is
- * held to maxmemory's headroom like any write. */
+ * held to maxmemory's headroom like any write, and the dump to the
+ * per-filter cap (tdbf_filter_cap). */
 int tdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 4)
@@ -388,14 +432,24 @@ int tdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     const char *err = tdbf_restore_append(v, offset, chunk, len, &done, &fatal);
     if (tdbf_budget_end(NULL))
         tdbf_refusals.oom++;
+    char clock_problem[192];
+    bool refused_clock = false;
+    if (!err && done) {
+        err = completed_restore_problem(ctx, v, clock_problem, sizeof clock_problem);
+        refused_clock = fatal = err != NULL;
+    }
     if (err) {
         tdbf_refusals.payloads++;
         if (fresh)
             tdbf_value_free(v);
         else if (fatal)
             RedisModule_DeleteKey(key);
-        if (fatal && !fresh)
-            RedisModule_ReplicateVerbatim(ctx);   /* the replicas delete it too */
+        /* The replicas delete it too: a bad dump fails there as here, but
+         * a clock ahead would not (replicated restores are exempt). */
+        if (fatal && !fresh && refused_clock)
+            RedisModule_Replicate(ctx, "DEL", "s", argv[1]);
+        else if (fatal && !fresh)
+            RedisModule_ReplicateVerbatim(ctx);
         RedisModule_ReplyWithError(ctx, err);
     } else {
         if (fresh)

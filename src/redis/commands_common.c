@@ -47,12 +47,6 @@ long long tdbf_clamp_ll(uint64_t x)
     return x > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)x;
 }
 
-uint64_t tdbf_server_now_ms(void)
-{
-    long long ms = RedisModule_Milliseconds();
-    return ms < 0 ? 0 : (uint64_t)ms;
-}
-
 uint64_t tdbf_ms_to_ns(uint64_t ms)
 {
     return ms > UINT64_MAX / 1000000u ? UINT64_MAX : ms * 1000000u;

@@ -197,9 +197,10 @@ static bool apply_defaults(RedisModuleCtx *ctx, create_args *a)
     return true;
 }
 
-/* Reply why tdbf_open(a) failed with rc. */
+/* Reply why tdbf_open(a) failed with rc; cap is the per-filter cap that
+ * applied (tdbf_filter_cap). */
 static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
-                             uint64_t refused, uint64_t headroom)
+                             uint64_t refused, uint64_t headroom, uint64_t cap)
 {
     const char *design = tdbf_design_name(a->cfg.design);
     switch (rc) {
@@ -214,8 +215,7 @@ static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
         tdbf_refusals.oom++;
         tdbf_reply_errorf(ctx, "ERR the filter would need more memory than the %llu-byte cap "
                                "per filter (module argument MAX_MEMORY)",
-                          (unsigned long long)(tdbf_settings.max_memory ? tdbf_settings.max_memory
-                                                                        : TDBF_DEFAULT_MAX_MEMORY));
+                          (unsigned long long)cap);
         return;
     case TDBF_ENOMEM:
         if (refused)
@@ -228,6 +228,20 @@ static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
     }
 }
 
+/* TDBF_ETOOBIG if cfg plans more than cap bytes (tdbf_filter_cap), else
+ * what planning it returns.  The cap is checked here, on the plan, rather
+ * than passed as cfg.max_memory: a time filter keeps its max_memory as its
+ * growth limit, and a replica (whose cap for replicated writes is the
+ * library's) must build the very same filter as its primary. */
+static int within_cap(const tdbf_config *cfg, uint64_t cap)
+{
+    tdbf_shape planned;
+    int rc = tdbf_plan_shape(cfg, &planned);
+    if (rc == TDBF_OK && planned.memory_bytes > cap)
+        rc = TDBF_ETOOBIG;
+    return rc;
+}
+
 /* Open a filter from parsed options; on failure replies and returns NULL.
  * Nothing larger than maxmemory's headroom is ever allocated (above). */
 static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
@@ -235,12 +249,16 @@ static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
     if (!apply_defaults(ctx, a))
         return NULL;
     tdbf *f = NULL;
-    uint64_t headroom = tdbf_memory_headroom(ctx);
-    tdbf_budget_begin(headroom);
-    int rc = tdbf_open(&f, &a->cfg);
-    uint64_t refused = tdbf_budget_end(NULL);
+    uint64_t headroom = tdbf_memory_headroom(ctx), cap = tdbf_filter_cap(ctx);
+    int rc = within_cap(&a->cfg, cap);
+    uint64_t refused = 0;
+    if (rc == TDBF_OK) {
+        tdbf_budget_begin(headroom);
+        rc = tdbf_open(&f, &a->cfg);
+        refused = tdbf_budget_end(NULL);
+    }
     if (rc != TDBF_OK) {
-        reply_open_error(ctx, a, rc, refused, headroom);
+        reply_open_error(ctx, a, rc, refused, headroom, cap);
         return NULL;
     }
     return f;
@@ -287,6 +305,8 @@ static tdbf_value *create_value(RedisModuleCtx *ctx, RedisModuleKey *key,
         RedisModule_ReplyWithError(ctx, "OOM out of memory creating the filter");
         return NULL;
     }
+    v->capacity = a->cfg.capacity;
+    tdbf_value_mark_new(v);
     RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
     replicate_reserve(ctx, name, f, a);
     RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.reserve", name);
@@ -296,16 +316,6 @@ static tdbf_value *create_value(RedisModuleCtx *ctx, RedisModuleKey *key,
 /* ======================================================================
  * Adding
  * ====================================================================== */
-
-/* Writes from our primary or from the AOF are applied as they come: the
- * primary already decided them, and refusing here would diverge. */
-static bool applying_decided_writes(RedisModuleCtx *ctx)
-{
-    if (!RedisModule_GetContextFlags)
-        return false;
-    int flags = RedisModule_GetContextFlags(ctx);
-    return (flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)) != 0;
-}
 
 /* Overload: once the filter's estimated false-positive rate (from its
  * counts: tdbf_current_error, O(1)) is above MAX_ERROR_RATIO times its
@@ -338,7 +348,7 @@ static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **ite
                      uint64_t now_ms, bool array, RedisModuleString **accepted)
 {
     uint64_t now_ns = tdbf_filter_time_ns(v, now_ms);
-    bool decided = applying_decided_writes(ctx);
+    bool decided = tdbf_decided_write(ctx);
     uint64_t headroom = v->grows && !decided ? tdbf_memory_headroom(ctx) : UINT64_MAX;
     int added = 0;
     if (array)
@@ -366,6 +376,7 @@ static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **ite
              * rises; the overload check above then steps in). */
             if (refused)
                 tdbf_refusals.oom++;
+            tdbf_value_count_add(v, item, len, now_ms);
             accepted[added++] = items[i];
             RedisModule_ReplyWithBool(ctx, rc == 0);
         }
@@ -439,9 +450,6 @@ int tdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     return add_command(ctx, argv, argc, true);
 }
 
-/* How far ahead of the server's clock a client's TDBF.ADDAT may stamp. */
-#define ADDAT_MAX_AHEAD_MS 60000u
-
 /* Whether TDBF.ADDAT is accepted here; replies the refusal if not.
  *
  * A stamp moves a time filter's clock, and a clock never goes back: one
@@ -452,12 +460,12 @@ int tdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
  * and while loading the AOF, where the stamp is one the primary's own
  * clock gave, and refused from clients.  An operator backfilling recorded
  * events enables it with ALLOW_ADDAT yes; even then a stamp more than
- * ADDAT_MAX_AHEAD_MS ahead of this server's clock is refused.  Replicated
+ * TDBF_MAX_AHEAD_MS ahead of this server's clock is refused.  Replicated
  * and replayed stamps are not bounded: the primary's clock decided them,
  * and refusing them would make this copy diverge. */
 static bool addat_allowed(RedisModuleCtx *ctx, RedisModuleString *stamp, uint64_t at_ms)
 {
-    if (applying_decided_writes(ctx))
+    if (tdbf_decided_write(ctx))
         return true;
     if (!tdbf_settings.allow_addat) {
         tdbf_refusals.addat++;
@@ -467,10 +475,10 @@ static bool addat_allowed(RedisModuleCtx *ctx, RedisModuleString *stamp, uint64_
         return false;
     }
     uint64_t now_ms = tdbf_server_now_ms();
-    if (at_ms > now_ms && at_ms - now_ms > ADDAT_MAX_AHEAD_MS) {
+    if (tdbf_too_far_ahead(at_ms, now_ms)) {
         tdbf_refusals.addat++;
         tdbf_reply_errorf(ctx, "ERR timestamp %.24s is more than %u s ahead of the server's clock",
-                          RedisModule_StringPtrLen(stamp, NULL), ADDAT_MAX_AHEAD_MS / 1000u);
+                          RedisModule_StringPtrLen(stamp, NULL), TDBF_MAX_AHEAD_MS / 1000u);
         return false;
     }
     return true;

@@ -4,7 +4,7 @@
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
  *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY bytes]
- *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
+ *       [AUTOCREATE yes] [DEFAULT_WINDOW 1000] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  *
  * RedisModule_OnLoad binds the Module API (api.c; module_api.h explains
@@ -25,7 +25,8 @@
  *   4  module    module.c                   OnLoad and the command table
  *   3  commands  commands.h: commands_filter.c, commands_admin.c,
  *                commands_common.c, command_info.c
- *   2  type      type.h: type.c             the data type, RDB, AOF, restore
+ *   2  type      type.h: type.c, card.c     the data type, RDB, AOF, restore;
+ *                                           CARD's sketch
  *   1  services  services.h: budget.c, settings.c
  *                                           allocator and budget, headroom,
  *                                           arguments, refusals

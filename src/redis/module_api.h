@@ -157,6 +157,7 @@ TDBF_RM_API(void, LogIOError, (RedisModuleIO *io, const char *levelstr,
 TDBF_RM_API(void *, Alloc, (size_t bytes));
 TDBF_RM_API(void *, TryAlloc, (size_t bytes));   /* optional (7.0+) */
 TDBF_RM_API(void *, Calloc, (size_t nmemb, size_t size));
+TDBF_RM_API(void *, TryCalloc, (size_t nmemb, size_t size));   /* optional (7.4+) */
 TDBF_RM_API(void, Free, (void *ptr));
 
 /* keys and values */
@@ -240,7 +241,7 @@ TDBF_RM_API(void, DigestEndSequence, (RedisModuleDigest *md));
 
 /* Fill every pointer above through the lookup function found in *ctx.
  * Returns REDISMODULE_OK, or REDISMODULE_ERR naming the first function
- * the server lacks in *missing.  TryAlloc, GetContextFlags and
+ * the server lacks in *missing.  TryAlloc, TryCalloc, GetContextFlags and
  * GetUsedMemoryRatio are optional (NULL if absent). */
 int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing);
 

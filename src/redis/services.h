@@ -6,8 +6,9 @@
  *               the allocation budget that holds a client's command within
  *               maxmemory, and the headroom maxmemory leaves
  *   settings.c  the module arguments, the refusal counters and their
- *               rate-limited log, the INFO section tdbf_stats, and the
- *               argument helpers that module arguments and commands share
+ *               rate-limited log, the INFO section tdbf_stats, the
+ *               argument helpers that module arguments and commands share,
+ *               and the server's clock with the bound on stamps ahead of it
  *
  * Nothing here knows the data type or the commands: they call down into
  * this layer, never the other way round.
@@ -38,6 +39,23 @@ void *tdbf_module_try_alloc(uint64_t bytes);
  * loading, or a write from our primary). */
 uint64_t tdbf_memory_headroom(RedisModuleCtx *ctx);
 
+/* Whether ctx applies writes already decided elsewhere: our primary's
+ * replication stream or the AOF/RDB being loaded.  Those are applied as
+ * they come (refusing one would make this copy diverge); only a client's
+ * own commands are held to the limits. */
+bool tdbf_decided_write(RedisModuleCtx *ctx);
+
+/* The per-filter cap without MAX_MEMORY, for a client's filter on a server
+ * without maxmemory: 64 MiB, a count window of about 25 million items at
+ * 1 % (apbf-line), created in a few ms (budget.c: its pages come zeroed
+ * from calloc). */
+#define TDBF_CLIENT_FILTER_CAP (UINT64_C(64) << 20)
+
+/* The largest filter (bytes, as planned) ctx may create or restore:
+ * MAX_MEMORY if given; else TDBF_CLIENT_FILTER_CAP for a client of a
+ * server without maxmemory, TDBF_DEFAULT_MAX_MEMORY otherwise. */
+uint64_t tdbf_filter_cap(RedisModuleCtx *ctx);
+
 /* Hold every allocation of the library and the module to `bytes` in all
  * (UINT64_MAX: no limit) until tdbf_budget_end, which returns the size
  * of the first request refused (0: none was) and, if spent is not NULL,
@@ -51,8 +69,9 @@ uint64_t tdbf_budget_end(uint64_t *spent);
 typedef struct tdbf_module_config {
     double      default_error;        /* DEFAULT_ERROR, 0.01 */
     tdbf_design default_count_design; /* DEFAULT_DESIGN, apbf-line */
-    tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf */
-    uint64_t    max_memory;           /* MAX_MEMORY bytes per filter, 0 = 4 GiB */
+    tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf-line */
+    uint64_t    max_memory;           /* MAX_MEMORY bytes per filter, 0 = the default
+                                         (tdbf_filter_cap) */
     bool        allow_addat;          /* ALLOW_ADDAT: clients may send TDBF.ADDAT */
     bool        autocreate;           /* AUTOCREATE: ADD/MADD/INSERT create a missing key */
     uint64_t    default_window_items; /* DEFAULT_WINDOW: count window of auto-created filters */
@@ -85,6 +104,18 @@ void tdbf_stats_info_register(RedisModuleCtx *ctx);
  * at most one line per 10 seconds; the others are counted. */
 void tdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The server's wall clock in ms (never negative). */
+uint64_t tdbf_server_now_ms(void);
+
+/* How far ahead of the server's clock a client may move a time filter's
+ * clock (TDBF.ADDAT with ALLOW_ADDAT, TDBF.LOADCHUNK and RESTORE of a
+ * filter saved elsewhere).  A filter's clock never goes back, so a stamp
+ * a day ahead would keep every later item a day past its window. */
+#define TDBF_MAX_AHEAD_MS 60000u
+
+/* Whether stamp_ms is more than TDBF_MAX_AHEAD_MS ahead of now_ms. */
+bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms);
 
 /* Whether arg is `word`, ignoring case. */
 bool tdbf_arg_is(RedisModuleString *arg, const char *word);

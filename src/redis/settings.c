@@ -4,7 +4,7 @@
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
  *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY bytes]
- *       [AUTOCREATE yes] [DEFAULT_WINDOW 100000] [DEFAULT_EX seconds]
+ *       [AUTOCREATE yes] [DEFAULT_WINDOW 1000] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  */
 #include <limits.h>
@@ -36,6 +36,21 @@ bool tdbf_design_arg(RedisModuleString *arg, tdbf_design *out)
     memcpy(name, s, len);
     name[len] = '\0';
     return tdbf_design_parse(name, out) == TDBF_OK && tdbf_design_available(*out);
+}
+
+/* ======================================================================
+ * The clock
+ * ====================================================================== */
+
+uint64_t tdbf_server_now_ms(void)
+{
+    long long ms = RedisModule_Milliseconds();
+    return ms < 0 ? 0 : (uint64_t)ms;
+}
+
+bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms)
+{
+    return stamp_ms > now_ms && stamp_ms - now_ms > TDBF_MAX_AHEAD_MS;
 }
 
 /* ======================================================================
@@ -114,7 +129,11 @@ tdbf_module_config tdbf_settings = {
     .max_memory = 0,
     .allow_addat = false,
     .autocreate = true,
-    .default_window_items = 100000,
+    /* An auto-created filter costs what a client's single TDBF.ADD may
+     * reasonably cost: about 4 KB (apbf-line at 1 %; 100000 cost 330 KB a
+     * key).  RedisBloom's BF.ADD starts at 100 items and grows; a window
+     * does not grow, so it starts larger. */
+    .default_window_items = 1000,
     .default_window_ms = 0,
     .max_error_ratio = 1.5,
 };

@@ -9,7 +9,7 @@
  * TDBF.SCANDUMP chunks are all checked the same way before a byte of them
  * is trusted.
  *
- * RDB value, encoding version 1 (all integers as RedisModule_SaveUnsigned):
+ * RDB value, encoding version 2 (all integers as RedisModule_SaveUnsigned):
  *
  *     kind              0 = a filter, 1 = a restore in progress
  *     total             bytes of the serialized filter (kind 0: exactly
@@ -19,6 +19,9 @@
  *     string buffers    the bytes (kind 0: all total of them; kind 1: the
  *                       `received` held ones), cut into pieces of
  *                       TDBF_CHUNK_BYTES, the last one shorter
+ *     string buffer     (version 2) the module's record: the CAPACITY
+ *                       the filter was created with and TDBF.CARD's
+ *                       sketch (below); version 1 values load without
  *
  * Sizes are claims until the bytes arrive.  A save streams the filter
  * through tdbf_save in those pieces and never holds a second copy of it.
@@ -62,11 +65,11 @@ static const unsigned char format_magic[HEADER_MAGIC_BYTES] = {
     0x89, 'T', 'D', 'B', 'F', '\r', '\n', 0x1a
 };
 
-/* The largest serialized filter the module accepts from outside. */
-static uint64_t max_serialized_bytes(void)
+/* The largest serialized filter accepted from outside when filters are
+ * capped at `cap` bytes (tdbf_filter_cap): the payload holds the filter's
+ * memory, so it cannot be larger than the filter may be. */
+static uint64_t max_serialized_bytes(uint64_t cap)
 {
-    uint64_t cap = tdbf_settings.max_memory ? tdbf_settings.max_memory
-                                            : TDBF_DEFAULT_MAX_MEMORY;
     return cap + HEADER_BYTES + TRAILER_BYTES;
 }
 
@@ -163,11 +166,12 @@ static int pieces_read(void *ctx, void *buf, size_t len)
     return 0;
 }
 
-/* Build a filter from all of p (which is consumed either way).  Bytes
- * after the checksum are corruption. */
-static int pieces_load_filter(tdbf_pieces *p, tdbf **out)
+/* Build a filter of at most cap bytes (0: the library's default cap) from
+ * all of p (which is consumed either way).  Bytes after the checksum are
+ * corruption. */
+static int pieces_load_filter(tdbf_pieces *p, uint64_t cap, tdbf **out)
 {
-    tdbf_load_options opts = {.max_memory = tdbf_settings.max_memory, .allocator = NULL};
+    tdbf_load_options opts = {.max_memory = cap, .allocator = NULL};
     pieces_reader r = {.p = p, .pos = 0};
     int rc = tdbf_load(out, pieces_read, &r, &opts);
     if (rc == TDBF_OK && p->len != 0) {
@@ -187,6 +191,8 @@ void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
 {
     tdbf_shape st;
     v->filter = filter;
+    tdbf_card_free(v->card);
+    v->card = NULL;
     /* What every add asks, kept beside the handle (tdbf_get_shape is O(1)
      * but a call); the rest is asked when needed. */
     bool ok = filter && tdbf_get_shape(filter, &st) == TDBF_OK;
@@ -196,6 +202,28 @@ void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
      * others as allocating everything up front). */
     v->grows = ok && (st.design == TDBF_TLBF || st.design == TDBF_TLBF_LINE ||
                       st.design == TDBF_ROTATING || st.design == TDBF_EXACT);
+    if (ok)
+        v->card = tdbf_card_new(&st, false);
+}
+
+void tdbf_value_mark_new(tdbf_value *v)
+{
+    tdbf_shape st;
+    if (!v->card || tdbf_get_shape(v->filter, &st) != TDBF_OK)
+        return;
+    tdbf_card_free(v->card);
+    v->card = tdbf_card_new(&st, true);
+}
+
+bool tdbf_value_card(const tdbf_value *v, uint64_t now_ms, uint64_t *out)
+{
+    return v->card && tdbf_card_estimate(v->card, now_ms, out);
+}
+
+void tdbf_value_count_add(tdbf_value *v, const void *item, size_t len, uint64_t now_ms)
+{
+    if (v->card)
+        tdbf_card_add(v->card, item, len, now_ms);
 }
 
 tdbf_value *tdbf_value_new(tdbf *filter)
@@ -214,8 +242,56 @@ void tdbf_value_free(void *value)
     if (!v)
         return;
     tdbf_close(v->filter);
+    tdbf_card_free(v->card);
     pieces_free(&v->restore);
     RedisModule_Free(v);
+}
+
+/* ======================================================================
+ * The module's record: what the library's format has no room for
+ *
+ *   8 bytes   magic 89 54 44 42 46 6D 6F 64 ("\x89TDBFmod")
+ *   u64       capacity: the CAPACITY given at creation, 0 if none
+ *   u64       S, the sketch's bytes: 0 or tdbf_card_saved_size()
+ *   S bytes   TDBF.CARD's sketch (card.c)
+ *
+ * Saved after the filter in RDB values (encoding version 2) and, as one
+ * more TDBF.LOADCHUNK after the dump's last chunk, by AOF rewrites: a
+ * restart or a replica keeps both.  TDBF.SCANDUMP hands out the library's
+ * format only (the dump a tdbf file holds), so a filter moved that way
+ * counts distinct items again from its next adds (TDBF.CARD).
+ * ====================================================================== */
+
+static const unsigned char record_magic[8] = {0x89, 'T', 'D', 'B', 'F', 'm', 'o', 'd'};
+#define RECORD_HEAD_BYTES 24
+
+/* v's record, in a RedisModule_Alloc'd buffer of *len bytes. */
+static unsigned char *record_encode(const tdbf_value *v, size_t *len)
+{
+    size_t sketch = v->card ? tdbf_card_saved_size() : 0;
+    *len = RECORD_HEAD_BYTES + sketch;
+    unsigned char *out = RedisModule_Alloc(*len);
+    memcpy(out, record_magic, sizeof record_magic);
+    tdbf_put_le64(out + 8, v->capacity);
+    tdbf_put_le64(out + 16, sketch);
+    if (sketch)
+        tdbf_card_save(v->card, out + RECORD_HEAD_BYTES);
+    return out;
+}
+
+/* Take a record into v.  False (v unchanged) if it is not one, or its
+ * sizes or sketch do not fit v's filter. */
+static bool record_apply(tdbf_value *v, const unsigned char *in, size_t len)
+{
+    if (len < RECORD_HEAD_BYTES || memcmp(in, record_magic, sizeof record_magic) != 0)
+        return false;
+    uint64_t sketch = tdbf_get_le64(in + 16);
+    if (sketch != len - RECORD_HEAD_BYTES || (sketch && sketch != tdbf_card_saved_size()))
+        return false;
+    if (sketch && v->card && !tdbf_card_load(v->card, in + RECORD_HEAD_BYTES, (size_t)sketch))
+        return false;
+    v->capacity = tdbf_get_le64(in + 8);
+    return true;
 }
 
 /* ======================================================================
@@ -329,6 +405,10 @@ static void type_rdb_save(RedisModuleIO *rdb, void *value)
     if (rc != TDBF_OK)
         RedisModule_LogIOError(rdb, "warning", "tdbf: cannot serialize a filter: %s",
                                tdbf_strerror(rc));
+    size_t len;
+    unsigned char *record = record_encode(v, &len);
+    RedisModule_SaveStringBuffer(rdb, (const char *)record, len);
+    RedisModule_Free(record);
 }
 
 /* Read string-buffer pieces from the RDB stream until exactly `total`
@@ -364,9 +444,11 @@ static void refuse_value(RedisModuleIO *rdb, const char *why, const char *detail
 
 /* Kind 0: read all the pieces first (so a value that claims more bytes
  * than it carries is refused before the filter is allocated), then build
- * the filter from them, freeing each piece as it is consumed.  Peak: the
- * serialized size plus the filter's. */
-static void *load_filter_value(RedisModuleIO *rdb, uint64_t total)
+ * the filter, of at most cap bytes, from them, freeing each piece as it is
+ * consumed.  Peak: the serialized size plus the filter's.  A client's
+ * RESTORE (client true) of a time filter whose clock is ahead of the
+ * server's is refused, as TDBF.LOADCHUNK refuses it. */
+static void *load_filter_value(RedisModuleIO *rdb, uint64_t total, uint64_t cap, bool client)
 {
     tdbf_pieces p = {0};
     const char *problem = rdb_read_pieces(rdb, total, &p);
@@ -376,11 +458,17 @@ static void *load_filter_value(RedisModuleIO *rdb, uint64_t total)
         return NULL;
     }
     tdbf *f = NULL;
-    int rc = pieces_load_filter(&p, &f);
-    tdbf_value *v = rc == TDBF_OK ? tdbf_value_new(f) : NULL;
-    if (rc != TDBF_OK)
+    int rc = pieces_load_filter(&p, cap, &f);
+    if (rc != TDBF_OK) {
         refuse_value(rdb, "corrupt filter", tdbf_strerror(rc));
-    else if (!v)
+        return NULL;
+    }
+    char why[192];
+    const char *clock = client ? tdbf_restore_clock_problem(f, why, sizeof why) : NULL;
+    tdbf_value *v = clock ? NULL : tdbf_value_new(f);
+    if (clock)
+        refuse_value(rdb, "filter", clock);
+    if (!v)
         tdbf_close(f);
     return v;
 }
@@ -409,9 +497,21 @@ static void *load_restore_value(RedisModuleIO *rdb, uint64_t total)
     return v;
 }
 
+/* Read the record that follows a version 2 value into v. */
+static bool load_record(RedisModuleIO *rdb, tdbf_value *v)
+{
+    size_t len = 0;
+    char *record = RedisModule_LoadStringBuffer(rdb, &len);
+    bool ok = !RedisModule_IsIOError(rdb) && record &&
+              record_apply(v, (const unsigned char *)record, len);
+    if (record)
+        RedisModule_Free(record);
+    return ok;
+}
+
 static void *type_rdb_load(RedisModuleIO *rdb, int encver)
 {
-    if (encver != TDBF_TYPE_ENCVER) {
+    if (encver < 1 || encver > TDBF_TYPE_ENCVER) {
         char detail[96];
         snprintf(detail, sizeof detail, "encoding version %d (this module reads version %d)",
                  encver, TDBF_TYPE_ENCVER);
@@ -422,11 +522,17 @@ static void *type_rdb_load(RedisModuleIO *rdb, int encver)
     uint64_t total = RedisModule_LoadUnsigned(rdb);
     if (RedisModule_IsIOError(rdb))
         return NULL;
-    if (total < HEADER_BYTES + TRAILER_BYTES || total > max_serialized_bytes()) {
+    /* RESTORE runs for a client: hold it to maxmemory and the per-filter
+     * cap like any write, and refuse a clock ahead of ours (server
+     * start-up and replicas are loading: no limit but the library's). */
+    RedisModuleCtx *ctx = RedisModule_GetContextFromIO ? RedisModule_GetContextFromIO(rdb) : NULL;
+    bool client = ctx && !tdbf_decided_write(ctx);
+    uint64_t cap = tdbf_filter_cap(ctx);
+    if (total < HEADER_BYTES + TRAILER_BYTES || total > max_serialized_bytes(cap)) {
         char detail[128];
         snprintf(detail, sizeof detail, "%llu bytes (allowed: %llu to %llu)",
                  (unsigned long long)total, (unsigned long long)(HEADER_BYTES + TRAILER_BYTES),
-                 (unsigned long long)max_serialized_bytes());
+                 (unsigned long long)max_serialized_bytes(cap));
         refuse_value(rdb, "filter", detail);
         return NULL;
     }
@@ -434,20 +540,23 @@ static void *type_rdb_load(RedisModuleIO *rdb, int encver)
         refuse_value(rdb, "filter", "unknown kind");
         return NULL;
     }
-    /* RESTORE runs for a client: hold it to maxmemory like any write
-     * (server start-up and replicas are loading: no limit). */
-    RedisModuleCtx *ctx = RedisModule_GetContextFromIO ? RedisModule_GetContextFromIO(rdb) : NULL;
     tdbf_budget_begin(tdbf_memory_headroom(ctx));
-    void *v = kind == KIND_FILTER ? load_filter_value(rdb, total)
-                                  : load_restore_value(rdb, total);
+    tdbf_value *v = kind == KIND_FILTER ? load_filter_value(rdb, total, cap, client)
+                                        : load_restore_value(rdb, total);
     if (tdbf_budget_end(NULL))
         tdbf_refusals.oom++;
+    if (v && encver >= 2 && !load_record(rdb, v)) {
+        tdbf_value_free(v);
+        refuse_value(rdb, "filter", "its record (capacity, CARD sketch) is damaged");
+        return NULL;
+    }
     return v;
 }
 
 /* ======================================================================
- * AOF rewrite: TDBF.LOADCHUNK key cursor piece, the pieces in order.
- * A cursor is 1 + the offset one past the piece (TDBF.SCANDUMP's).
+ * AOF rewrite: TDBF.LOADCHUNK key cursor piece, the pieces in order, then
+ * the record.  A cursor is 1 + the offset one past the piece
+ * (TDBF.SCANDUMP's).
  * ====================================================================== */
 
 typedef struct aof_emitter {
@@ -470,9 +579,15 @@ static void type_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *v
     tdbf_value *v = value;
     aof_emitter e = {.aof = aof, .key = key, .offset = 0};
     int rc = emit_value(v, aof_sink, &e);
-    if (rc != TDBF_OK)
+    if (rc != TDBF_OK) {
         RedisModule_LogIOError(aof, "warning", "tdbf: cannot rewrite a filter: %s",
                                tdbf_strerror(rc));
+    } else if (v->filter) {
+        size_t len;
+        unsigned char *record = record_encode(v, &len);
+        aof_sink(&e, record, len);
+        RedisModule_Free(record);
+    }
 }
 
 /* ======================================================================
@@ -496,7 +611,7 @@ static void type_digest(RedisModuleDigest *md, void *value)
 static size_t type_mem_usage(const void *value)
 {
     const tdbf_value *v = value;
-    size_t bytes = sizeof *v;
+    size_t bytes = sizeof *v + (v->card ? tdbf_card_saved_size() : 0);
     if (v->filter) {
         tdbf_shape st;    /* O(1): MEMORY USAGE never scans the bits */
         if (tdbf_get_shape(v->filter, &st) == TDBF_OK)
@@ -534,14 +649,21 @@ static void *type_copy(RedisModuleString *fromkey, RedisModuleString *tokey,
         }
         copy->restore = bytes;
         copy->restore_total = v->restore_total;
+        copy->capacity = v->capacity;
         return copy;
     }
     tdbf *f = NULL;
-    if (pieces_load_filter(&bytes, &f) != TDBF_OK)
+    if (pieces_load_filter(&bytes, tdbf_settings.max_memory, &f) != TDBF_OK)
         return NULL;
     tdbf_value *copy = tdbf_value_new(f);
-    if (!copy)
+    if (!copy) {
         tdbf_close(f);
+        return NULL;
+    }
+    size_t len;
+    unsigned char *record = record_encode(v, &len);
+    record_apply(copy, record, len);
+    RedisModule_Free(record);
     return copy;
 }
 
@@ -549,15 +671,8 @@ static void *type_copy(RedisModuleString *fromkey, RedisModuleString *tokey,
  * TDBF.LOADCHUNK restores
  * ====================================================================== */
 
-static uint64_t read_le64(const unsigned char *p)
-{
-    uint64_t x = 0;
-    for (int i = 7; i >= 0; i--)
-        x = (x << 8) | p[i];
-    return x;
-}
-
-const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, size_t len)
+const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, size_t len,
+                               uint64_t cap)
 {
     *out = NULL;
     if (len < HEADER_BYTES)
@@ -566,10 +681,10 @@ const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, siz
         return "ERR the chunk is not a tdbf dump (bad magic)";
     /* The header's payload length is only a claim until the bytes arrive:
      * it bounds the restore, nothing is allocated for it. */
-    uint64_t payload = read_le64(chunk + HEADER_PAYLOAD_AT);
-    uint64_t cap = max_serialized_bytes() - HEADER_BYTES - TRAILER_BYTES;
-    if (payload > cap)
-        return "ERR the dump is larger than this server's MAX_MEMORY for a filter";
+    uint64_t payload = tdbf_get_le64(chunk + HEADER_PAYLOAD_AT);
+    if (payload > max_serialized_bytes(cap) - HEADER_BYTES - TRAILER_BYTES)
+        return "ERR the dump is larger than this server's cap per filter (module argument "
+               "MAX_MEMORY)";
     uint64_t total = HEADER_BYTES + payload + TRAILER_BYTES;
     if (len > total)
         return "ERR the chunk is longer than the dump its header describes";
@@ -577,8 +692,24 @@ const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, siz
     if (!v)
         return "OOM no memory for the restore";
     v->restore_total = total;
+    v->restore_cap = cap;
     *out = v;
     return NULL;
+}
+
+const char *tdbf_restore_clock_problem(const tdbf *f, char *buf, size_t size)
+{
+    tdbf_stats st;
+    if (tdbf_get_stats(f, &st) != TDBF_OK || st.window_ns == 0)
+        return NULL;    /* count windows ignore time */
+    uint64_t filter_ms = st.now_ns / 1000000u, now_ms = tdbf_server_now_ms();
+    if (!tdbf_too_far_ahead(filter_ms, now_ms))
+        return NULL;
+    snprintf(buf, size, "ERR the filter's clock (%llu ms) is more than %u s ahead of the "
+                        "server's (%llu ms): it would keep every later item past its window",
+             (unsigned long long)filter_ms, TDBF_MAX_AHEAD_MS / 1000u,
+             (unsigned long long)now_ms);
+    return buf;
 }
 
 const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
@@ -587,6 +718,9 @@ const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
 {
     *done = false;
     *fatal = false;
+    /* The record an AOF rewrite writes after a filter's last chunk. */
+    if (v->filter && offset == tdbf_saved_size(v->filter) && record_apply(v, chunk, len))
+        return NULL;
     if (v->filter)
         return "ERR the key already holds a complete filter";
     if (offset != v->restore.len)
@@ -610,7 +744,7 @@ const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
         return NULL;
 
     tdbf *f = NULL;
-    int rc = pieces_load_filter(&v->restore, &f);
+    int rc = pieces_load_filter(&v->restore, v->restore_cap, &f);
     v->restore_total = 0;
     if (rc != TDBF_OK) {
         *fatal = true;

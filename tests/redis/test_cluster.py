@@ -327,7 +327,8 @@ LOAD_DESIGNS = [(d, ["WINDOW", "200000"]) for d in ("apbf", "apbbf", "btbf", "bl
                                                     "rotating")] + \
                [(d, ["EX", "3600", "CAPACITY", "200000"]) for d in ("clock", "rotating")]
 LOAD_FILTERS = [(f"load:{i}", *LOAD_DESIGNS[i % len(LOAD_DESIGNS)]) for i in range(28)]
-KEY_OVERHEAD = 256            # MEMORY USAGE beyond the filter: key, robj, dict entry
+CARD_SKETCH = 40 + 5 * 512    # TDBF.CARD's sketch (src/redis/card.c), in MEMORY USAGE
+KEY_OVERHEAD = 256 + CARD_SKETCH  # MEMORY USAGE beyond the filter: key, robj, dict entry
 
 
 class LoadState:

@@ -37,7 +37,8 @@ GIB = 1 << 30
 DAY_MS = 86_400_000
 HEADER_BYTES = 56          # docs/format.md: the header of a dump
 PAYLOAD_LEN_AT = 48        # its little-endian payload length P
-DEFAULT_CAP = 4 * GIB      # MAX_MEMORY's default
+DEFAULT_CAP = 4 * GIB      # the library's cap: with maxmemory, or for loading
+CLIENT_CAP = 64 * MB       # a client's cap on a server without maxmemory
 TIME_DESIGNS = ["tlbf", "tlbf-line", "clock", "rotating", "exact"]
 BURST_DESIGNS = ["tlbf", "tlbf-line", "clock", "rotating"]
 
@@ -158,7 +159,8 @@ def is_complete_filter(c, key):
 # RDB opcodes (2 + length: an unsigned; 5 + length + bytes: a string
 # buffer), the EOF opcode 0, the 2-byte RDB version and the 8-byte CRC64.
 # The items are ours (src/redis/type.c): kind, total bytes, [received,]
-# and the filter's bytes in pieces of at most 1 MiB.
+# the filter's bytes in pieces of at most 1 MiB, and (encoding version 2)
+# the module's record: the CAPACITY and TDBF.CARD's sketch.
 
 OP_EOF, OP_UINT, OP_STRING = 0, 2, 5
 HEAD_BYTES = 10            # type byte + 0x81 + 8-byte module type id
@@ -275,11 +277,11 @@ def test_forged_headers_just_under_the_cap_cost_nothing(make_server):
     header = real_header(c)
     before = used_memory(c)
     for n in range(3):
-        reply = send_forged(c, f"huge{n}", header, DEFAULT_CAP - MB)
+        reply = send_forged(c, f"huge{n}", header, CLIENT_CAP - MB)
         assert reply == b"OK" or str(reply).startswith("ERR"), reply
     assert used_memory(c) - before < MB
     # Above the cap: refused, nothing left behind.
-    for claim in (DEFAULT_CAP + 1, 1 << 63, (1 << 64) - 1):
+    for claim in (CLIENT_CAP + 1, DEFAULT_CAP + 1, 1 << 63, (1 << 64) - 1):
         reply = send_forged(c, "over", header, claim)
         assert isinstance(reply, redis.ResponseError) and str(reply).startswith("ERR"), reply
         assert c.exists("over") == 0
@@ -350,7 +352,7 @@ def test_restore_refuses_framing_that_claims_more_bytes(make_server):
     c = client(s)
     head, items, tail = source_dump(c, 5)
     assert [k for k, _ in items[:2]] == ["u", "u"] and items[0][1] == 0   # kind, total
-    data = b"".join(v for k, v in items if k == "s")
+    data = b"".join(v for k, v in items[2:-1] if k == "s")   # the last: the record
     assert items[1][1] == len(data)
     # The unmodified rebuild is accepted: the helpers frame payloads right.
     assert c.restore("same", 0, build_dump(head, items, tail)) in (True, b"OK")
@@ -367,14 +369,14 @@ def test_restore_refuses_framing_that_claims_more_bytes(make_server):
     # A restore in progress (kind 1) claiming 3 GiB with only its header
     # received: refused, or accepted at the cost of the bytes it holds.
     partial = build_dump(head, [("u", 1), ("u", 3 * GIB), ("u", HEADER_BYTES),
-                                ("s", data[:HEADER_BYTES])], tail)
+                                ("s", data[:HEADER_BYTES]), items[-1]], tail)
     reply = try_restore(c, "partial", partial)
     assert reply in (True, b"OK") or isinstance(reply, redis.ResponseError), reply
     assert used_memory(c) - baseline < MB
     assert_no_peak_growth(s, before_peaks)
     # More bytes received than the total: refused.
     inverted = build_dump(head, [("u", 1), ("u", HEADER_BYTES), ("u", HEADER_BYTES + 8),
-                                 ("s", data[:HEADER_BYTES + 8])], tail)
+                                 ("s", data[:HEADER_BYTES + 8]), items[-1]], tail)
     assert isinstance(try_restore(c, "inverted", inverted), redis.ResponseError)
     assert c.exists("inverted") == 0
     assert c.ping()
@@ -579,7 +581,7 @@ def reference_window(c, window):
 
 
 def test_add_autocreates_with_the_default_window(r):
-    want = reference_window(r, 100000)
+    want = reference_window(r, 1000)
     assert r.execute_command("TDBF.ADD", "new1", "a") == 1
     assert r.execute_command("TDBF.MADD", "new2", "a", "b", "a") == [1, 1, 0]
     assert r.execute_command("TDBF.INSERT", "new3", "ITEMS", "a") == [1]
@@ -850,7 +852,8 @@ class FuzzSource:
         self.payload = c.dump(self.key)          # the server runs rdbcompression no
         self.head, self.items, self.tail = parse_dump(self.payload)
         self.data = dump_bytes(c, self.key)
-        assert self.data == b"".join(v for k, v in self.items if k == "s")
+        self.record = self.items[-1]
+        assert self.data == b"".join(v for k, v in self.items[2:-1] if k == "s")
         assert len(self.data) < 16 * KB, (design, len(self.data))
 
     def framed(self, rng):
@@ -866,7 +869,7 @@ class FuzzSource:
             total = field_value(rng, len(data), 8)
         elif roll < 0.23:
             kind = rng.choice([1, 2, 255, U64])
-        items = [("u", kind), ("u", total), ("s", data)]
+        items = [("u", kind), ("u", total), ("s", data), self.record]
         return build_dump(self.head, items, self.tail, crc=False)
 
     def raw(self, rng):
