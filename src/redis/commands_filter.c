@@ -90,15 +90,13 @@ static bool set_option(RedisModuleCtx *ctx, create_args *a, tdbf_option opt, con
 }
 
 /* The text of a value as C text; NULL after replying an error if it holds
- * a NUL byte (the library would read only the part before it). */
+ * a NUL byte. */
 static const char *value_text(RedisModuleCtx *ctx, const char *name, RedisModuleString *val)
 {
-    size_t len;
-    const char *text = RedisModule_StringPtrLen(val, &len);
-    if (memchr(text, '\0', len) == NULL)
-        return text;
-    tdbf_reply_errorf(ctx, "ERR bad %s: the value holds a NUL byte", name);
-    return NULL;
+    const char *text = tdbf_arg_text(val);
+    if (text == NULL)
+        tdbf_reply_errorf(ctx, "ERR bad %s: the value holds a NUL byte", name);
+    return text;
 }
 
 /* WINDOW n|T, EX s or PX ms into a; false after replying an error. */

@@ -120,8 +120,8 @@ bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms);
 /* Whether arg is `word`, ignoring case. */
 bool tdbf_arg_is(RedisModuleString *arg, const char *word);
 
-/* A design name from arg: a known one this build has, with no NUL hidden
- * inside the bulk string.  False otherwise (*out is then unspecified). */
-bool tdbf_design_arg(RedisModuleString *arg, tdbf_design *out);
+/* arg as C text, or NULL if the bulk string hides a NUL byte (the
+ * library's parsers would read only the part before it). */
+const char *tdbf_arg_text(RedisModuleString *arg);
 
 #endif /* TDBF_REDIS_SERVICES_H */

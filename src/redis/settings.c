@@ -3,11 +3,10 @@
  * log, and the INFO section that shows them (layer 1, services.h).
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
- *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY bytes]
- *       [AUTOCREATE yes] [DEFAULT_WINDOW 1000] [DEFAULT_EX seconds]
+ *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY size]
+ *       [AUTOCREATE yes] [DEFAULT_WINDOW 1000 | 10m] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,31 +25,11 @@ bool tdbf_arg_is(RedisModuleString *arg, const char *word)
     return len == strlen(word) && strncasecmp(s, word, len) == 0;
 }
 
-bool tdbf_design_arg(RedisModuleString *arg, tdbf_design *out)
+const char *tdbf_arg_text(RedisModuleString *arg)
 {
-    char name[32];
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);
-    if (len >= sizeof name || memchr(s, '\0', len))
-        return false;
-    memcpy(name, s, len);
-    name[len] = '\0';
-    return tdbf_design_parse(name, out) == TDBF_OK && tdbf_design_available(*out);
-}
-
-/* ======================================================================
- * The clock
- * ====================================================================== */
-
-uint64_t tdbf_server_now_ms(void)
-{
-    long long ms = RedisModule_Milliseconds();
-    return ms < 0 ? 0 : (uint64_t)ms;
-}
-
-bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms)
-{
-    return stamp_ms > now_ms && stamp_ms - now_ms > TDBF_MAX_AHEAD_MS;
+    return memchr(s, '\0', len) == NULL ? s : NULL;
 }
 
 /* ======================================================================
@@ -138,18 +117,6 @@ tdbf_module_config tdbf_settings = {
     .max_error_ratio = 1.5,
 };
 
-static int parse_design_arg(RedisModuleCtx *ctx, RedisModuleString *arg,
-                            tdbf_design *out)
-{
-    if (tdbf_design_arg(arg, out))
-        return REDISMODULE_OK;
-    size_t len;
-    const char *s = RedisModule_StringPtrLen(arg, &len);
-    RedisModule_Log(ctx, "warning", "tdbf: unknown design '%.*s'",
-                    (int)(len > 32 ? 32 : len), s);
-    return REDISMODULE_ERR;
-}
-
 /* yes|no, for the switches. */
 static int parse_switch(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg,
                         bool *out)
@@ -163,52 +130,80 @@ static int parse_switch(RedisModuleCtx *ctx, RedisModuleString *name, RedisModul
     return REDISMODULE_ERR;
 }
 
-/* A positive integer no larger than `most`. */
-static int parse_count(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg,
-                       long long most, uint64_t *out)
+/* A module argument in the library's parameter language (the one
+ * commands and the other fronts use): "DEFAULT_ERROR 1%", "MAX_MEMORY
+ * 64M", "DEFAULT_WINDOW 1M" or "DEFAULT_WINDOW 10m". */
+typedef enum { ARG_ERROR, ARG_SIZE, ARG_WINDOW, ARG_SECONDS, ARG_DESIGN } arg_kind;
+
+static int parse_language_arg(RedisModuleCtx *ctx, RedisModuleString *name,
+                              RedisModuleString *arg, arg_kind kind)
 {
-    long long x;
-    if (RedisModule_StringToLongLong(arg, &x) != REDISMODULE_OK || x < 1 || x > most) {
-        RedisModule_Log(ctx, "warning", "tdbf: %s must be an integer from 1 to %lld",
-                        RedisModule_StringPtrLen(name, NULL), most);
-        return REDISMODULE_ERR;
+    tdbf_module_config *c = &tdbf_settings;
+    const char *text = tdbf_arg_text(arg);
+    char why[240] = "the value holds a NUL byte";
+    uint64_t items = 0, ns = 0;
+    int rc = TDBF_EINVAL;
+    tdbf_config scratch;
+    unsigned given = 0;
+    tdbf_config_init(&scratch);
+    if (text != NULL) {
+        switch (kind) {
+        case ARG_ERROR:
+            rc = tdbf_parse_error(text, &c->default_error, why, sizeof why);
+            break;
+        case ARG_SIZE:
+            rc = tdbf_parse_size(text, &c->max_memory, why, sizeof why);
+            break;
+        case ARG_WINDOW:
+            rc = tdbf_parse_window(text, &items, &ns, why, sizeof why);
+            if (rc == TDBF_OK && items != 0)
+                c->default_window_items = items;
+            else if (rc == TDBF_OK)
+                c->default_window_ms = ns / 1000000u > 0 ? ns / 1000000u : 1;
+            break;
+        case ARG_SECONDS:
+            rc = tdbf_parse_count(text, &items, why, sizeof why);
+            if (rc == TDBF_OK && (items == 0 || items > UINT64_MAX / 1000000000u)) {
+                snprintf(why, sizeof why, "'%s' seconds is out of range", text);
+                rc = TDBF_EINVAL;
+            } else if (rc == TDBF_OK) {
+                c->default_window_ms = items * 1000u;
+            }
+            break;
+        case ARG_DESIGN:
+            rc = tdbf_config_set(&scratch, &given, TDBF_OPT_DESIGN, text, why, sizeof why);
+            if (rc == TDBF_OK && tdbf_arg_is(name, "DEFAULT_DESIGN"))
+                c->default_count_design = scratch.design;
+            else if (rc == TDBF_OK)
+                c->default_time_design = scratch.design;
+            break;
+        }
     }
-    *out = (uint64_t)x;
-    return REDISMODULE_OK;
+    if (rc == TDBF_OK)
+        return REDISMODULE_OK;
+    RedisModule_Log(ctx, "warning", "tdbf: bad %s: %s", RedisModule_StringPtrLen(name, NULL),
+                    why);
+    return REDISMODULE_ERR;
 }
 
 static int parse_module_arg(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg)
 {
+    static const struct {
+        const char *name;
+        arg_kind    kind;
+    } language[] = {
+        {"DEFAULT_ERROR", ARG_ERROR},      {"MAX_MEMORY", ARG_SIZE},
+        {"DEFAULT_WINDOW", ARG_WINDOW},    {"DEFAULT_EX", ARG_SECONDS},
+        {"DEFAULT_DESIGN", ARG_DESIGN},    {"DEFAULT_TIME_DESIGN", ARG_DESIGN},
+    };
     tdbf_module_config *c = &tdbf_settings;
-    if (tdbf_arg_is(name, "DEFAULT_ERROR")) {
-        double e;
-        if (RedisModule_StringToDouble(arg, &e) != REDISMODULE_OK || !(e > 0.0 && e < 1.0)) {
-            RedisModule_Log(ctx, "warning",
-                            "tdbf: DEFAULT_ERROR must be a number between 0 and 1");
-            return REDISMODULE_ERR;
-        }
-        c->default_error = e;
-        return REDISMODULE_OK;
-    }
-    if (tdbf_arg_is(name, "DEFAULT_DESIGN"))
-        return parse_design_arg(ctx, arg, &c->default_count_design);
-    if (tdbf_arg_is(name, "DEFAULT_TIME_DESIGN"))
-        return parse_design_arg(ctx, arg, &c->default_time_design);
-    if (tdbf_arg_is(name, "MAX_MEMORY"))
-        return parse_count(ctx, name, arg, LLONG_MAX, &c->max_memory);
+    for (size_t i = 0; i < sizeof language / sizeof language[0]; i++)
+        if (tdbf_arg_is(name, language[i].name))
+            return parse_language_arg(ctx, name, arg, language[i].kind);
     if (tdbf_arg_is(name, "ALLOW_ADDAT"))
         return parse_switch(ctx, name, arg, &c->allow_addat);
     if (tdbf_arg_is(name, "AUTOCREATE"))
         return parse_switch(ctx, name, arg, &c->autocreate);
-    if (tdbf_arg_is(name, "DEFAULT_WINDOW"))
-        return parse_count(ctx, name, arg, LLONG_MAX, &c->default_window_items);
-    if (tdbf_arg_is(name, "DEFAULT_EX")) {
-        uint64_t seconds;
-        if (parse_count(ctx, name, arg, (long long)(UINT64_MAX / 1000000000u), &seconds))
-            return REDISMODULE_ERR;
-        c->default_window_ms = seconds * 1000u;
-        return REDISMODULE_OK;
-    }
     if (tdbf_arg_is(name, "MAX_ERROR_RATIO")) {
         double r;
         if (RedisModule_StringToDouble(arg, &r) != REDISMODULE_OK ||
