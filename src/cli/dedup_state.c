@@ -198,12 +198,31 @@ typedef struct key_reading {
     int          nomem;
 } key_reading;
 
-/* The visitor of the key section: decode its body into the state. */
+/* Note a section in the state's list. */
+static void list_section(dedup_state *state, const tdbf_section *section, int known)
+{
+    if (state->sections < DEDUP_SECTIONS_LISTED) {
+        dedup_section_seen *seen = &state->seen[state->sections];
+        memcpy(seen->tag, section->tag, TDBF_SECTION_TAG_BYTES);
+        seen->tag[TDBF_SECTION_TAG_BYTES] = '\0';
+        seen->version = section->version;
+        seen->length = section->length;
+        seen->known = known;
+    }
+    state->sections++;
+}
+
+/* The visitor of every section: decode the key section's body into the
+ * state; list the others. */
 static int read_key_section(void *ctx, const tdbf_section *section)
 {
     key_reading *reading = ctx;
     dedup_state *state = reading->state;
     uint32_t version = section->version, size = section->length;
+    int known = memcmp(section->tag, section_tag, TDBF_SECTION_TAG_BYTES) == 0;
+    list_section(state, section, known);
+    if (!known)
+        return TDBF_OK;
     reading->why = "it has two key sections";
     if (state->has_spec)
         return TDBF_ECORRUPT;
@@ -239,7 +258,7 @@ static int read_key_section(void *ctx, const tdbf_section *section)
 static int read_sections(FILE *file, dedup_state *state, const char **why)
 {
     key_reading reading = {state, NULL, 0};
-    int rc = tdbf_read_sections(read_stdio, file, section_tag, read_key_section, &reading);
+    int rc = tdbf_read_sections(read_stdio, file, NULL, read_key_section, &reading);
     if (rc == TDBF_OK)
         return DEDUP_STATE_OK;
     if (rc == TDBF_ENOMEM || reading.nomem)
@@ -541,4 +560,22 @@ void dedup_keyspec_describe(const dedup_keyspec *spec, char *buf, size_t size)
     if (spec->key_fields.count == 0 && spec->regex == NULL)
         append(buf, size, "%s", spec->time_fields.count != 0 ? "(key: the whole line)"
                                                       : "(key: the whole line; time: arrival)");
+}
+
+void dedup_sections_describe(const dedup_state *state, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    unsigned listed = state->sections < DEDUP_SECTIONS_LISTED ? state->sections
+                                                              : DEDUP_SECTIONS_LISTED;
+    for (unsigned i = 0; i < listed; i++) {
+        const dedup_section_seen *seen = &state->seen[i];
+        int last = i + 1 == state->sections;
+        append(buf, size, "%s v%u, %u bytes%s%s", seen->tag, (unsigned)seen->version,
+               (unsigned)seen->length, seen->known ? "" : " (not read by this tdbf)",
+               last ? "" : ";");
+    }
+    if (state->sections > listed)
+        append(buf, size, "and %u more", state->sections - listed);
 }

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "core/codec.h"
+#include "core/hash.h"
 #include "core/mem.h"
 
 enum {
@@ -52,7 +53,8 @@ enum {
 #define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
 #define FNV_PRIME  UINT64_C(0x100000001b3)
 
-static uint64_t fnv1a_more(uint64_t h, const unsigned char *p, size_t len)
+/* FNV-1a 64 continued over len more bytes (it wraps on purpose). */
+TDBF_WRAPS static uint64_t fnv1a_more(uint64_t h, const unsigned char *p, size_t len)
 {
     for (size_t i = 0; i < len; i++)
         h = (h ^ p[i]) * FNV_PRIME;
