@@ -129,8 +129,8 @@ $(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
 # Debian's python3 (python3-redis, python3-pytest), not whatever is first on PATH.
 PYTHON      ?= /usr/bin/python3
 .PHONY: test-redis
-test-redis: $(REDIS_MODULE) ## run the Redis module tests against real redis-servers (incl. hostile clients, fuzzed payloads)
-	@sh scripts/check-redis-layers.sh $(BUILD)/src/redis && TDBF_MODULE=$(abspath $(REDIS_MODULE)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_hostile.py tests/redis/test_command_docs.py tests/redis/test_replication.py tests/redis/test_cluster.py
+test-redis: $(REDIS_MODULE) $(CLI) python ## run the Redis module tests against real redis-servers (incl. hostile clients, fuzzed payloads, files shared with tdbf dedup and Python)
+	@sh scripts/check-redis-layers.sh $(BUILD)/src/redis && TDBF_MODULE=$(abspath $(REDIS_MODULE)) TDBF_CLI=$(abspath $(CLI)) PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_module.py tests/redis/test_hostile.py tests/redis/test_command_docs.py tests/redis/test_formats.py tests/redis/test_replication.py tests/redis/test_cluster.py
 
 .PHONY: test-replication
 test-replication: $(REDIS_MODULE) ## primary + 2 replicas (one with its clock 5 h off): digests, answers, full and partial sync, failover
@@ -163,8 +163,8 @@ python: ## build the Python package (import tdbf) into build/python (PYTHON=/usr
 	@$(PY_ENV) $(PYTHON) -m pip install -q --no-build-isolation --no-index --no-deps \
 	  --target $(abspath $(PY_BUILD)) ./python
 
-test-python: python ## pytest on the Python package: properties, errors, threads, leaks
-	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+test-python: python $(CLI) ## pytest on the Python package: properties, errors, threads, leaks, files shared with tdbf dedup
+	@TDBF_CLI=$(abspath $(CLI)) PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 bench-python: python ## Python: f.add, f.add_many vs a dict window and a set, keys/s and memory
 	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) python/bench/bench_dedup.py
