@@ -30,7 +30,8 @@ __all__ = ["Error", "Filter", "FullError", "dedup", "designs", "load", "parse_du
 
 
 def load(path):
-    """Load a filter saved with Filter.save() (or `tdbf dedup --state`).
+    """Load a filter saved with Filter.save(), `tdbf dedup --state` or the
+    Redis module's TDBF.SCANDUMP (its chunks joined in a file).
 
     Raises OSError if the file cannot be read and tdbf.Error if it is not a
     valid filter (corrupt, truncated, another format version).

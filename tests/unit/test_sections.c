@@ -222,22 +222,6 @@ static void test_every_cut_and_flip_is_refused(void **state)
 
 /* ---- reading sections ---------------------------------------------------------- */
 
-typedef struct buffer_reader {
-    const unsigned char *at;
-    size_t left;
-} buffer_reader;
-
-static int read_from_buffer(void *ctx, void *buf, size_t len)
-{
-    buffer_reader *r = ctx;
-    if (len > r->left)
-        return -1;
-    memcpy(buf, r->at, len);
-    r->at += len;
-    r->left -= len;
-    return 0;
-}
-
 typedef struct seen_sections {
     int      count;
     char     tags[4][TDBF_SECTION_TAG_BYTES];
@@ -262,8 +246,8 @@ static int remember(void *ctx, const tdbf_section *section)
 
 static int walk(const saved_file *f, const char *tag, seen_sections *seen)
 {
-    buffer_reader r = {f->bytes.data + f->filter_len, f->bytes.len - f->filter_len};
-    return tdbf_read_sections(read_from_buffer, &r, tag, remember, seen);
+    byte_source r = {f->bytes.data + f->filter_len, f->bytes.len - f->filter_len};
+    return tdbf_read_sections(byte_source_read, &r, tag, remember, seen);
 }
 
 static void test_read_sections_shows_what_is_asked(void **state)
@@ -304,11 +288,11 @@ static void test_huge_section_is_skipped_not_held(void **state)
      * the input ends (corrupt), the visit refuses before allocating. */
     unsigned char bytes[16 + 8] = {'T', 'D', 'B', 'F', 'B', 'I', 'G', '1', 1, 0, 0, 0,
                                    0xff, 0xff, 0xff, 0xff};
-    buffer_reader r = {bytes, sizeof bytes};
-    CHECK_RC(tdbf_read_sections(read_from_buffer, &r, NULL, NULL, NULL), TDBF_ECORRUPT);
+    byte_source r = {bytes, sizeof bytes};
+    CHECK_RC(tdbf_read_sections(byte_source_read, &r, NULL, NULL, NULL), TDBF_ECORRUPT);
     seen_sections seen = {0};
-    r = (buffer_reader){bytes, sizeof bytes};
-    CHECK_RC(tdbf_read_sections(read_from_buffer, &r, "TDBFBIG1", remember, &seen),
+    r = (byte_source){bytes, sizeof bytes};
+    CHECK_RC(tdbf_read_sections(byte_source_read, &r, "TDBFBIG1", remember, &seen),
              TDBF_ETOOBIG);
     assert_int_equal(seen.count, 0);
 }
