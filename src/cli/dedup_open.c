@@ -264,7 +264,8 @@ static int check_window(const dedup_args *a, const char *path, const dedup_state
             return 0;
         describe_window(spec->window_items, spec->window_ns, shown, sizeof shown);
         describe_window(a->window_items, a->window_ns, asked, sizeof asked);
-        return cli_error("dedup", "%s was made with %s, not %s", path, shown, asked);
+        return cli_error("dedup", "%s was made with the window %s, not %s", path, shown,
+                         asked);
     }
     tdbf_shape want;
     int rc = probe_window(a, have, &want);

@@ -533,7 +533,7 @@ def test_window_mismatch_names_both_windows():
             os.unlink(state)
         run(["dedup", "--state", state] + first, b"a\n")
         proc = run(["dedup", "--state", state] + second, b"a\n", expect=1)
-        check(b"was made with %s" % first[0].encode() in proc.stderr and
+        check(b"was made with the window %s" % first[0].encode() in proc.stderr and
               b"not %s" % second[0].encode() in proc.stderr and b"--last 0" not in proc.stderr,
               "mismatch: %r" % proc.stderr)
 
