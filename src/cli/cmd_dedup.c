@@ -476,7 +476,8 @@ static int save_state(dedup_run *run)
         return rc;
     dedup_keyspec spec;
     dedup_args_keyspec(run->args, &spec);
-    rc = dedup_state_save(run->args->state_path, run->filter, &spec);
+    rc = dedup_state_save(run->args->state_path, run->filter, &spec,
+                          run->args->kept_sections, run->args->kept_len);
     run->save_failed = rc != DEDUP_STATE_OK;
     if (rc == DEDUP_STATE_NOMEM)
         return cli_error("dedup", "%s: cannot save the state: out of memory; "

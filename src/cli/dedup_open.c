@@ -330,21 +330,6 @@ static int check_state(dedup_args *a, const char *path, const dedup_state *state
     return rc != 0 ? rc : check_keys(a, path, state);
 }
 
-/* Sections of other tags are checked, not kept: say so, since the next
- * save writes the filter and the key section only. */
-static void warn_unread_sections(const char *path, const dedup_state *state)
-{
-    for (unsigned i = 0; i < state->sections && i < DEDUP_SECTIONS_LISTED; i++)
-        if (!state->seen[i].known)
-            fprintf(stderr, "tdbf dedup: warning: %s: section %s (version %u, %u bytes) is "
-                    "not one tdbf dedup reads; the next save drops it\n", path,
-                    state->seen[i].tag, (unsigned)state->seen[i].version,
-                    (unsigned)state->seen[i].length);
-    if (state->sections > DEDUP_SECTIONS_LISTED)
-        fprintf(stderr, "tdbf dedup: warning: %s: %u sections; the next save keeps the key "
-                "section only\n", path, state->sections);
-}
-
 /* Load --state: CLI_EXIT_OK with *out set, or an exit code. */
 static int load_state(dedup_args *a, uint64_t seed, tdbf **out)
 {
@@ -364,11 +349,14 @@ static int load_state(dedup_args *a, uint64_t seed, tdbf **out)
                                a->max_memory ? "cap" : "default 4 GiB");
     if (rc != DEDUP_STATE_OK)
         return cli_error("dedup", "%s: not a usable state file: %s", a->state_path, why);
-    warn_unread_sections(a->state_path, &state);
     rc = check_state(a, a->state_path, &state, seed);
     if (rc == 0) {
         *out = state.filter;
         state.filter = NULL;
+        /* sections of other tags go back into the file at every save */
+        a->kept_sections = state.others;
+        a->kept_len = state.others_len;
+        state.others = NULL;
     }
     dedup_state_free(&state);
     return rc;

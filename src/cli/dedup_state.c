@@ -212,8 +212,21 @@ static void list_section(dedup_state *state, const tdbf_section *section, int kn
     state->sections++;
 }
 
+/* tdbf_write_fn appending to state->others. */
+static int keep_bytes(void *ctx, const void *buf, size_t len)
+{
+    dedup_state *state = ctx;
+    unsigned char *grown = realloc(state->others, state->others_len + len);
+    if (grown == NULL)
+        return -1;
+    memcpy(grown + state->others_len, buf, len);
+    state->others = grown;
+    state->others_len += len;
+    return 0;
+}
+
 /* The visitor of every section: decode the key section's body into the
- * state; list the others. */
+ * state; list the others and keep them for the next save. */
 static int read_key_section(void *ctx, const tdbf_section *section)
 {
     key_reading *reading = ctx;
@@ -221,8 +234,10 @@ static int read_key_section(void *ctx, const tdbf_section *section)
     uint32_t version = section->version, size = section->length;
     int known = memcmp(section->tag, section_tag, TDBF_SECTION_TAG_BYTES) == 0;
     list_section(state, section, known);
-    if (!known)
-        return TDBF_OK;
+    if (!known) {
+        reading->nomem = tdbf_save_section(keep_bytes, state, section) != TDBF_OK;
+        return reading->nomem ? TDBF_ENOMEM : TDBF_OK;
+    }
     reading->why = "it has two key sections";
     if (state->has_spec)
         return TDBF_ECORRUPT;
@@ -308,6 +323,7 @@ void dedup_state_free(dedup_state *state)
 {
     tdbf_close(state->filter);
     free(state->strings);
+    free(state->others);
     memset(state, 0, sizeof *state);
 }
 
@@ -415,17 +431,18 @@ static int sync_directory(const char *path)
     return rc;
 }
 
-/* Filter, then key section, into an open temporary file; flushed and
- * synced. */
+/* Filter, key section, then the other sections as they were read, into
+ * an open temporary file; flushed and synced. */
 static int write_all_of(FILE *out, const tdbf *f, const unsigned char *body,
-                        size_t body_len)
+                        size_t body_len, const unsigned char *others, size_t others_len)
 {
     tdbf_section section = {.version = SECTION_VERSION, .length = (uint32_t)body_len,
                             .body = body};
     memcpy(section.tag, section_tag, sizeof section.tag);
     if (tdbf_save(f, write_stdio, out) != TDBF_OK ||
-        tdbf_save_section(write_stdio, out, &section) != TDBF_OK || fflush(out) != 0 ||
-        fsync(fileno(out)) != 0)
+        tdbf_save_section(write_stdio, out, &section) != TDBF_OK ||
+        (others_len != 0 && fwrite(others, 1, others_len, out) != others_len) ||
+        fflush(out) != 0 || fsync(fileno(out)) != 0)
         return -1;
     return 0;
 }
@@ -437,7 +454,8 @@ static void unlink_keeping_errno(const char *name)
     errno = saved;
 }
 
-int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec)
+int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec,
+                     const unsigned char *others, size_t others_len)
 {
     size_t body_len = 0;
     unsigned char *body = encode_body(spec, &body_len);
@@ -453,7 +471,7 @@ int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec)
     if (out == NULL && fd >= 0)
         close(fd);
     if (out != NULL) {
-        int failed = write_all_of(out, f, body, body_len);
+        int failed = write_all_of(out, f, body, body_len, others, others_len);
         failed |= fclose(out) != 0;
         if (!failed && rename(temp, path) == 0 && sync_directory(path) == 0)
             rc = DEDUP_STATE_OK;

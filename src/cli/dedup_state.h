@@ -73,22 +73,28 @@ typedef struct dedup_state {
     char              *strings;
     unsigned           sections;            /* how many the file holds */
     dedup_section_seen seen[DEDUP_SECTIONS_LISTED];
+    unsigned char     *others;              /* the sections of other tags, as
+                                               in the file (malloc'd) */
+    size_t             others_len;
 } dedup_state;
 
 /* Load `path`.  On DEDUP_STATE_OK *state holds the filter (release with
- * dedup_state_free).  Sections of other tags are checked and listed in
- * state->seen, not kept: the next save writes the key section only.  On DEDUP_STATE_CORRUPT *why is a static phrase
+ * dedup_state_free).  Sections of other tags are checked, listed in
+ * state->seen and kept as they are in state->others, for the next save.  On DEDUP_STATE_CORRUPT *why is a static phrase
  * ("a filter: <tdbf_strerror>", "its key section: bad checksum").
  * opts as tdbf_load's. */
 int dedup_state_load(const char *path, const tdbf_load_options *opts,
                      dedup_state *state, const char **why);
 void dedup_state_free(dedup_state *state);
 
-/* Save the filter and the spec to `path` atomically: a temporary file
- * beside it, fsync, rename over path, fsync of the directory.  A crash
- * leaves the old file or the new one.  DEDUP_STATE_OK, DEDUP_STATE_IO
- * (errno) or DEDUP_STATE_NOMEM; on failure path is untouched. */
-int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec);
+/* Save the filter, the spec's key section, then `others_len` bytes of
+ * other sections (a loaded state's `others`, or NULL) to `path`
+ * atomically: a temporary file beside it, fsync, rename over path, fsync
+ * of the directory.  A crash leaves the old file or the new one.
+ * DEDUP_STATE_OK, DEDUP_STATE_IO (errno) or DEDUP_STATE_NOMEM; on failure
+ * path is untouched. */
+int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec,
+                     const unsigned char *others, size_t others_len);
 
 /* Check, before any input is read, that a state can be saved at `path`
  * later: create and remove a temporary file beside it (an existing state
