@@ -163,13 +163,13 @@ python: ## build the Python package (import tdbf) into build/python (PYTHON=/usr
 	@$(PY_ENV) $(PYTHON) -m pip install -q --no-build-isolation --no-index --no-deps \
 	  --target $(abspath $(PY_BUILD)) ./python
 
-test-python: python ## pytest on the Python package: properties, errors, threads, leaks
-	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
+test-python: python $(CLI) ## pytest on the Python package: properties, errors, threads, leaks, files shared with tdbf dedup
+	@TDBF_CLI=$(abspath $(CLI)) PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider python/tests
 
 .PHONY: test-fronts
 test-fronts: python $(CLI) $(REDIS_MODULE) ## the same options and files through the tool, Python and Redis (tests/fronts/options.tsv, saved filters across fronts)
 	@TDBF_MODULE=$(abspath $(REDIS_MODULE)) TDBF_CLI=$(abspath $(CLI)) PYTHONPATH=$(abspath $(PY_BUILD)) \
-	  PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_fronts.py
+	  PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m pytest -q -p no:cacheprovider tests/redis/test_fronts.py tests/redis/test_formats.py
 
 bench-python: python ## Python: f.add, f.add_many vs a dict window and a set, keys/s and memory
 	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) python/bench/bench_dedup.py

@@ -820,7 +820,10 @@ TDBF_API int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx);
 TDBF_API int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx,
                        const tdbf_load_options *opts);
 
-/* tdbf_load from a memory buffer; the whole buffer must be consumed. */
+/* tdbf_load from a memory buffer.  The filter record may be followed by
+ * sections (below): they are checked and skipped.  Any other bytes after
+ * the filter, a section cut short or one with a bad checksum:
+ * TDBF_ECORRUPT. */
 TDBF_API int tdbf_load_buffer(tdbf **out, const void *buf, size_t len,
                               const tdbf_load_options *opts);
 
@@ -831,10 +834,57 @@ TDBF_API int tdbf_load_buffer(tdbf **out, const void *buf, size_t len,
 TDBF_API int tdbf_save_file(const tdbf *f, const char *path);
 
 /* Load from a file; TDBF_EIO if it cannot be opened or read (errno then
- * says why), else as tdbf_load (trailing bytes after the checksum:
- * TDBF_ECORRUPT). */
+ * says why), else as tdbf_load_buffer: sections after the filter are
+ * checked and skipped, any other trailing bytes are TDBF_ECORRUPT. */
 TDBF_API int tdbf_load_file(tdbf **out, const char *path,
                             const tdbf_load_options *opts);
+
+/* ---- Sections --------------------------------------------------------
+ * A saved filter may be followed by sections: self-describing records a
+ * front keeps beside its filter (`tdbf dedup --state` keeps how it cut
+ * lines into keys, tag "TDBFKEYS").  Each is (docs/format.md, Sections):
+ *     8  tag: "TDBF" then four of A-Z 0-9
+ *     4  version of the body's layout (chosen by the section's owner)
+ *     4  n, body bytes
+ *     n  body
+ *     8  FNV-1a 64 of the body
+ * tdbf_load_buffer and tdbf_load_file skip every section after checking
+ * it; tdbf_load stops at the filter's checksum, so a caller that reads a
+ * stream reads what follows with tdbf_read_sections.
+ * --------------------------------------------------------------------- */
+
+#define TDBF_SECTION_TAG_BYTES 8
+
+/* One section.  The tag is not NUL-terminated. */
+typedef struct tdbf_section {
+    char        tag[TDBF_SECTION_TAG_BYTES];
+    uint32_t    version;   /* the body's layout version */
+    uint32_t    length;    /* bytes of body */
+    const void *body;      /* valid during the visitor's call only */
+} tdbf_section;
+
+/* Called for each section tdbf_read_sections is asked to show: return
+ * TDBF_OK to go on, anything else to stop the walk with that value. */
+typedef int (*tdbf_section_fn)(void *ctx, const tdbf_section *section);
+
+/* Append one section to a sink (after tdbf_save).  Returns TDBF_OK,
+ * TDBF_EINVAL (write or section NULL, body NULL with a length, a tag not
+ * "TDBF" and four of A-Z 0-9) or TDBF_EIO (the sink failed). */
+TDBF_API int tdbf_save_section(tdbf_write_fn write, void *ctx,
+                               const tdbf_section *section);
+
+/* Read sections from `read` until it ends (a read of the first byte of a
+ * next section fails; a source that can fail otherwise should tell its
+ * error from its end afterwards, as tdbf_load_file does with ferror).
+ * Each section's checksum is verified.  Sections whose tag equals the
+ * TDBF_SECTION_TAG_BYTES bytes at `tag` (every section if tag is NULL)
+ * are read whole and shown to visit(visit_ctx, section); the others are
+ * skipped (visit NULL: all are).  Returns TDBF_OK at the end of input,
+ * TDBF_ECORRUPT (a tag of another shape, a cut section, a bad checksum),
+ * TDBF_ETOOBIG (a section to show of more than 64 MiB), TDBF_ENOMEM,
+ * TDBF_EINVAL (read NULL), or what visit returned to stop. */
+TDBF_API int tdbf_read_sections(tdbf_read_fn read, void *ctx, const char *tag,
+                                tdbf_section_fn visit, void *visit_ctx);
 
 /* ======================================================================
  * 11. Planner (APBF: paper 004 sections 5.2-5.5; APBBF: section 6)

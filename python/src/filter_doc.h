@@ -215,17 +215,18 @@ PyDoc_STRVAR(doc_from_bytes,
 "from_bytes($type, data, /, clock=None)\n"
 "--\n"
 "\n"
-"A filter from to_bytes() output (any bytes-like object).  Every field is\n"
-"checked before use: corrupt, truncated or foreign data raises tdbf.Error.\n"
-"clock: as load().");
+"A filter from to_bytes() output, or the bytes of any saved filter file\n"
+"(any bytes-like object).  Every field is checked before use: corrupt,\n"
+"truncated or foreign data raises tdbf.Error.  clock: as load().");
 
 PyDoc_STRVAR(doc_load,
 "load($type, path, /, clock=None)\n"
 "--\n"
 "\n"
-"A filter from a file written by save() (or `tdbf dedup --state`).\n"
-"Raises OSError if it cannot be read, tdbf.Error if it is not a valid\n"
-"filter.\n"
+"A filter from a file written by save(), `tdbf dedup --state` (its key\n"
+"section after the filter is checked and skipped) or the Redis module's\n"
+"TDBF.SCANDUMP chunks joined.  Raises OSError if it cannot be read,\n"
+"tdbf.Error if it is not a valid filter.\n"
 "\n"
 "The file keeps the filter's clock (.now_ns) but not how it was driven.\n"
 "clock='wall' or 'filter' sets .clock; None (default) guesses: 'wall' if\n"

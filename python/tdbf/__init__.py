@@ -38,7 +38,8 @@ __all__ = ["Error", "Filter", "FullError", "dedup", "designs", "load", "open",
 
 
 def load(path, clock=None):
-    """Load a filter saved with Filter.save() (or `tdbf dedup --state`).
+    """Load a filter saved with Filter.save(), `tdbf dedup --state` or the
+    Redis module's TDBF.SCANDUMP (its chunks joined in a file).
 
     clock: 'wall' or 'filter', where calls without a time take it (see
     Filter.load); None guesses from the saved clock.  Raises OSError if the

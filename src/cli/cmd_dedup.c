@@ -476,7 +476,8 @@ static int save_state(dedup_run *run)
         return rc;
     dedup_keyspec spec;
     dedup_args_keyspec(run->args, &spec);
-    rc = dedup_state_save(run->args->state_path, run->filter, &spec);
+    rc = dedup_state_save(run->args->state_path, run->filter, &spec,
+                          run->args->kept_sections, run->args->kept_len);
     run->save_failed = rc != DEDUP_STATE_OK;
     if (rc == DEDUP_STATE_NOMEM)
         return cli_error("dedup", "%s: cannot save the state: out of memory; "
@@ -1020,6 +1021,10 @@ const cli_command cli_cmd_dedup = {
         "cut from lines (--field, --delimiter, --key-regex, --ignore-case,\n"
         "--time-field, --time-format): a resumed run that gives none of them\n"
         "takes the state's, one that gives others is refused (exit 1).\n"
+        "Any saved filter is a state (Python's Filter.save, Redis's\n"
+        "TDBF.SCANDUMP chunks in a file): without options it keeps its own\n"
+        "window and design, and the whole line is the key.  A state loads in\n"
+        "Python, tdbf info and TDBF.LOADCHUNK too.\n"
         "Whether FILE can be written is checked before any input is read\n"
         "(exit 3).\n"
         "\n"

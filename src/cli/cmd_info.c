@@ -94,6 +94,24 @@ static void json_keys(cli_json *j, const dedup_state *state)
     cli_json_object_end(j);
 }
 
+/* The sections after the filter, in file order (the first
+ * DEDUP_SECTIONS_LISTED; section_count counts them all). */
+static void json_sections(cli_json *j, const dedup_state *state)
+{
+    cli_json_u64(j, "section_count", state->sections);
+    cli_json_array_begin(j, "sections");
+    for (unsigned i = 0; i < state->sections && i < DEDUP_SECTIONS_LISTED; i++) {
+        const dedup_section_seen *seen = &state->seen[i];
+        cli_json_object_begin(j, NULL);
+        cli_json_string(j, "tag", seen->tag);
+        cli_json_u64(j, "version", seen->version);
+        cli_json_u64(j, "bytes", seen->length);
+        cli_json_bool(j, "read", seen->known);
+        cli_json_object_end(j);
+    }
+    cli_json_array_end(j);
+}
+
 static void print_json(const info_request *req, uint64_t file_bytes,
                        const tdbf_stats *st, const tdbf_shape *shape,
                        const dedup_state *state)
@@ -135,6 +153,7 @@ static void print_json(const info_request *req, uint64_t file_bytes,
     cli_json_u64(&j, "scan_per_insert", st->scan_per_insert);
     cli_json_u64(&j, "now_ns", st->now_ns);
     json_keys(&j, state);
+    json_sections(&j, state);
     if (req->show_seed)
         cli_json_u64(&j, "seed", st->seed);
     else
@@ -214,6 +233,11 @@ static int print_text(const info_request *req, uint64_t file_bytes,
         char keys[CLI_TABLE_CELL];
         dedup_keyspec_describe(&state->spec, keys, sizeof keys);
         row(&t, "dedup keys", "%s", keys);
+    }
+    if (state->sections != 0) {
+        char sections[CLI_TABLE_CELL];
+        dedup_sections_describe(state, sections, sizeof sections);
+        row(&t, "sections", "%s", sections);
     }
     if (req->show_seed)
         row(&t, "seed", "0x%016llx", (unsigned long long)st->seed);
@@ -311,7 +335,8 @@ const cli_command cli_cmd_info = {
         "(tdbf_slack; --json slack_items, slack_ns, null when the design has no\n"
         "bound).  --error bounds how often a key never seen, or last seen\n"
         "longer ago than the window plus the slack, is reported as seen.\n"
-        "A `tdbf dedup` state also shows how its keys were cut from lines.\n"
+        "A `tdbf dedup` state also shows how its keys were cut from lines,\n"
+        "and every section after the filter is listed (docs/format.md).\n"
         "A file that does not load is reported with the reason (exit 1; one\n"
         "that cannot be read: exit 3).\n",
     .options = info_options,

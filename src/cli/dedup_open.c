@@ -240,24 +240,32 @@ static void adopt_window(dedup_args *a, const dedup_state *state, const tdbf_sha
     }
 }
 
+/* "--last N" or "--window T", as a run gave it. */
+static void describe_window(uint64_t items, uint64_t ns, char *buf, size_t size)
+{
+    char duration[32];
+    if (ns != 0)
+        snprintf(buf, size, "--window %s",
+                 cli_format_duration_ns(duration, sizeof duration, ns));
+    else
+        snprintf(buf, size, "--last %llu", (unsigned long long)items);
+}
+
 /* The window the options ask for must be the state's. */
 static int check_window(const dedup_args *a, const char *path, const dedup_state *state,
                         const tdbf_shape *have)
 {
-    char shown[32], asked[32];
+    char shown[48], asked[48];
     if (a->window_ns == 0 && a->window_items == 0)
         return 0;
     if (spec_names_window(state)) {
         const dedup_keyspec *spec = &state->spec;
-        if (spec->window_ns != a->window_ns && a->window_ns != 0)
-            return cli_error("dedup", "%s was made with --window %s, not %s", path,
-                             cli_format_duration_ns(shown, sizeof shown, spec->window_ns),
-                             cli_format_duration_ns(asked, sizeof asked, a->window_ns));
-        if (spec->window_items != a->window_items && a->window_items != 0)
-            return cli_error("dedup", "%s was made with a window of --last %llu, not %llu",
-                             path, (unsigned long long)spec->window_items,
-                             (unsigned long long)a->window_items);
-        return 0;
+        if (spec->window_ns == a->window_ns && spec->window_items == a->window_items)
+            return 0;
+        describe_window(spec->window_items, spec->window_ns, shown, sizeof shown);
+        describe_window(a->window_items, a->window_ns, asked, sizeof asked);
+        return cli_error("dedup", "%s was made with the window %s, not %s", path, shown,
+                         asked);
     }
     tdbf_shape want;
     int rc = probe_window(a, have, &want);
@@ -345,6 +353,10 @@ static int load_state(dedup_args *a, uint64_t seed, tdbf **out)
     if (rc == 0) {
         *out = state.filter;
         state.filter = NULL;
+        /* sections of other tags go back into the file at every save */
+        a->kept_sections = state.others;
+        a->kept_len = state.others_len;
+        state.others = NULL;
     }
     dedup_state_free(&state);
     return rc;

@@ -548,6 +548,9 @@ void dedup_args_free(dedup_args *a)
     free(a->files);
     a->files = NULL;
     a->n_files = 0;
+    free(a->kept_sections);
+    a->kept_sections = NULL;
+    a->kept_len = 0;
 }
 
 /* ======================================================================

@@ -98,6 +98,10 @@ typedef struct dedup_args {
     uint64_t     max_memory;     /* --max-memory, bytes; 0 = the library's 4 GiB */
     /* persistence */
     const char  *state_path;     /* --state */
+    unsigned char *kept_sections;/* sections of other tags read from the
+                                    state, saved again after the key
+                                    section at every save; owned */
+    size_t       kept_len;
     uint64_t     checkpoint_ns;  /* --checkpoint, 0 = only at exit */
     /* operands: input files ("-" = standard input); none = stdin */
     char       **files;          /* points into argv */

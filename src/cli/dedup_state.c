@@ -4,8 +4,10 @@
  *
  * The filter goes through tdbf_save / tdbf_load with stdio callbacks, so
  * the library's own format and checks apply unchanged; the key section
- * follows it in the same file, which is written to a temporary name and
- * renamed, so the two are always saved together.
+ * follows it in the same file as one of the library's sections
+ * (tdbf_save_section / tdbf_read_sections: tag, version, length, body,
+ * checksum), so every loader steps over it.  The file is written to a
+ * temporary name and renamed, so the two are always saved together.
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fsync, fdopen */
 
@@ -21,7 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char section_magic[8] = {'T', 'D', 'B', 'F', 'K', 'E', 'Y', 'S'};
+/* The key section's tag among the sections after the filter. */
+static const char section_tag[TDBF_SECTION_TAG_BYTES] = {'T', 'D', 'B', 'F', 'K', 'E', 'Y', 'S'};
 
 enum {
     SECTION_VERSION = 2,          /* written; 1 is still read */
@@ -32,7 +35,7 @@ enum {
     BODY_MAX = BODY_V2_LEAST + 2 * 4 * DEDUP_MAX_FIELDS + 2 * REGEX_MAX
 };
 
-/* ---- little-endian fields and the body's checksum ------------------------ */
+/* ---- little-endian fields -------------------------------------------------- */
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
@@ -60,15 +63,6 @@ static uint64_t get_u64(const unsigned char *p)
     for (int i = 7; i >= 0; i--)
         v = v << 8 | p[i];
     return v;
-}
-
-/* FNV-1a, 64 bits: enough to tell a torn or edited section. */
-static uint64_t fnv1a(const unsigned char *p, size_t len)
-{
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * UINT64_C(0x100000001b3);
-    return h;
 }
 
 /* ---- loading --------------------------------------------------------------- */
@@ -196,55 +190,102 @@ static void decode_v2(body_reader *r, dedup_keyspec *spec, char **strings)
                  (pattern && dedup_check_time_pattern(spec->time_pattern, NULL) != NULL);
 }
 
-/* The key section after the filter, if any.  Returns DEDUP_STATE_OK,
- * DEDUP_STATE_CORRUPT (*why) or DEDUP_STATE_NOMEM. */
-static int read_section(FILE *file, dedup_state *state, const char **why)
+/* What the walk over the sections after the filter (tdbf_read_sections)
+ * fills in: the key section, decoded, and why it was refused. */
+typedef struct key_reading {
+    dedup_state *state;
+    const char  *why;
+    int          nomem;
+} key_reading;
+
+/* Note a section in the state's list. */
+static void list_section(dedup_state *state, const tdbf_section *section, int known)
 {
-    unsigned char head[16];
-    size_t got = fread(head, 1, sizeof head, file);
-    if (got == 0 && feof(file))
-        return DEDUP_STATE_OK;            /* an older state: no section */
-    *why = "bytes after the filter are not a tdbf dedup key section";
-    if (got != sizeof head || memcmp(head, section_magic, sizeof section_magic) != 0)
-        return DEDUP_STATE_CORRUPT;
-    uint32_t version = get_u32(head + 8);
-    if (version != 1 && version != SECTION_VERSION) {
-        *why = "its key section has a version this tdbf does not read";
-        return DEDUP_STATE_CORRUPT;
+    if (state->sections < DEDUP_SECTIONS_LISTED) {
+        dedup_section_seen *seen = &state->seen[state->sections];
+        memcpy(seen->tag, section->tag, TDBF_SECTION_TAG_BYTES);
+        seen->tag[TDBF_SECTION_TAG_BYTES] = '\0';
+        seen->version = section->version;
+        seen->length = section->length;
+        seen->known = known;
     }
-    uint32_t size = get_u32(head + 12);
-    if (size < (version == 1 ? BODY_V1_FIXED : BODY_V2_LEAST) || size > BODY_MAX) {
-        *why = "its key section has an impossible length";
-        return DEDUP_STATE_CORRUPT;
+    state->sections++;
+}
+
+/* tdbf_write_fn appending to state->others. */
+static int keep_bytes(void *ctx, const void *buf, size_t len)
+{
+    dedup_state *state = ctx;
+    unsigned char *grown = realloc(state->others, state->others_len + len);
+    if (grown == NULL)
+        return -1;
+    memcpy(grown + state->others_len, buf, len);
+    state->others = grown;
+    state->others_len += len;
+    return 0;
+}
+
+/* The visitor of every section: decode the key section's body into the
+ * state; list the others and keep them for the next save. */
+static int read_key_section(void *ctx, const tdbf_section *section)
+{
+    key_reading *reading = ctx;
+    dedup_state *state = reading->state;
+    uint32_t version = section->version, size = section->length;
+    int known = memcmp(section->tag, section_tag, TDBF_SECTION_TAG_BYTES) == 0;
+    list_section(state, section, known);
+    if (!known) {
+        reading->nomem = tdbf_save_section(keep_bytes, state, section) != TDBF_OK;
+        return reading->nomem ? TDBF_ENOMEM : TDBF_OK;
     }
-    /* the body and its checksum */
-    unsigned char *body = malloc((size_t)size + 8);
-    if (body == NULL)
-        return DEDUP_STATE_NOMEM;
-    int rc = DEDUP_STATE_CORRUPT;
-    *why = "its key section is truncated or damaged";
-    if (fread(body, 1, (size_t)size + 8, file) != (size_t)size + 8 ||
-        fgetc(file) != EOF || get_u64(body + size) != fnv1a(body, size))
-        goto done;
+    reading->why = "it has two key sections";
+    if (state->has_spec)
+        return TDBF_ECORRUPT;
+    reading->why = "its key section has a version this tdbf does not read";
+    if (version != 1 && version != SECTION_VERSION)
+        return TDBF_ECORRUPT;
+    reading->why = "its key section has an impossible length";
+    if (size < (version == 1 ? BODY_V1_FIXED : BODY_V2_LEAST) || size > BODY_MAX)
+        return TDBF_ECORRUPT;
     state->strings = malloc(size);   /* the strings are shorter than the body */
     if (state->strings == NULL) {
-        rc = DEDUP_STATE_NOMEM;
-        goto done;
+        reading->nomem = 1;
+        return TDBF_ENOMEM;
     }
-    body_reader reader = {body, size, 0};
+    body_reader reader = {section->body, size, 0};
     char *strings = state->strings;
     memset(&state->spec, 0, sizeof state->spec);
     if (version == 1)
         decode_v1(&reader, &state->spec, &strings);
     else
         decode_v2(&reader, &state->spec, &strings);
+    reading->why = "its key section is damaged";
     if (reader.failed || reader.left != 0)
-        goto done;
+        return TDBF_ECORRUPT;
     state->has_spec = 1;
-    rc = DEDUP_STATE_OK;
-done:
-    free(body);
-    return rc;
+    reading->why = NULL;   /* a later failure is not this section's */
+    return TDBF_OK;
+}
+
+/* The sections after the filter, the key section decoded if there is
+ * one.  Returns DEDUP_STATE_OK, DEDUP_STATE_CORRUPT (*why) or
+ * DEDUP_STATE_NOMEM. */
+static int read_sections(FILE *file, dedup_state *state, const char **why)
+{
+    key_reading reading = {state, NULL, 0};
+    int rc = tdbf_read_sections(read_stdio, file, NULL, read_key_section, &reading);
+    if (rc == TDBF_OK)
+        return DEDUP_STATE_OK;
+    if (rc == TDBF_ENOMEM || reading.nomem)
+        return DEDUP_STATE_NOMEM;
+    if (reading.why != NULL && rc == TDBF_ECORRUPT)
+        *why = reading.why;
+    else if (rc == TDBF_ECORRUPT)
+        *why = "its key section, or another section after the filter, is truncated or "
+               "damaged";
+    else
+        *why = tdbf_strerror(rc);
+    return DEDUP_STATE_CORRUPT;
 }
 
 int dedup_state_load(const char *path, const tdbf_load_options *opts,
@@ -267,7 +308,7 @@ int dedup_state_load(const char *path, const tdbf_load_options *opts,
         *why = tdbf_strerror(rc);
         return DEDUP_STATE_CORRUPT;
     }
-    rc = read_section(file, state, why);
+    rc = read_sections(file, state, why);
     if (rc == DEDUP_STATE_CORRUPT && ferror(file))
         rc = DEDUP_STATE_IO;
     int saved = errno;
@@ -282,6 +323,7 @@ void dedup_state_free(dedup_state *state)
 {
     tdbf_close(state->filter);
     free(state->strings);
+    free(state->others);
     memset(state, 0, sizeof *state);
 }
 
@@ -332,21 +374,19 @@ static size_t kept_len(const char *text)
     return len > REGEX_MAX ? REGEX_MAX : len;
 }
 
-/* The section of `spec`, in a new buffer of *len bytes (NULL: no memory). */
-static unsigned char *encode_section(const dedup_keyspec *spec, size_t *len)
+/* The body of the key section of `spec`, in a new buffer of *len bytes
+ * (NULL: no memory). */
+static unsigned char *encode_body(const dedup_keyspec *spec, size_t *len)
 {
     size_t regex_len = kept_len(spec->regex);
     size_t pattern_len = kept_len(spec->time_pattern);
     size_t body = BODY_V2_LEAST + 4 * (size_t)(spec->key_fields.count +
                                                spec->time_fields.count) +
                   regex_len + pattern_len;
-    unsigned char *out = malloc(16 + body + 8);
+    unsigned char *out = malloc(body);
     if (out == NULL)
         return NULL;
-    memcpy(out, section_magic, sizeof section_magic);
-    put_u32(out + 8, SECTION_VERSION);
-    put_u32(out + 12, (uint32_t)body);
-    body_writer w = {out + 16};
+    body_writer w = {out};
     give_u64(&w, spec->window_items);
     give_u64(&w, spec->window_ns);
     give_u32(&w, spec->delimiter == DEDUP_BLANKS ? UINT32_MAX : (uint32_t)spec->delimiter);
@@ -356,8 +396,7 @@ static unsigned char *encode_section(const dedup_keyspec *spec, size_t *len)
     give_fields(&w, &spec->time_fields);
     give_text(&w, spec->regex, regex_len);
     give_text(&w, spec->time_pattern, pattern_len);
-    put_u64(w.at, fnv1a(out + 16, body));
-    *len = 16 + body + 8;
+    *len = body;
     return out;
 }
 
@@ -392,13 +431,18 @@ static int sync_directory(const char *path)
     return rc;
 }
 
-/* Filter, then section, into an open temporary file; flushed and synced. */
-static int write_all_of(FILE *out, const tdbf *f, const unsigned char *section,
-                        size_t section_len)
+/* Filter, key section, then the other sections as they were read, into
+ * an open temporary file; flushed and synced. */
+static int write_all_of(FILE *out, const tdbf *f, const unsigned char *body,
+                        size_t body_len, const unsigned char *others, size_t others_len)
 {
+    tdbf_section section = {.version = SECTION_VERSION, .length = (uint32_t)body_len,
+                            .body = body};
+    memcpy(section.tag, section_tag, sizeof section.tag);
     if (tdbf_save(f, write_stdio, out) != TDBF_OK ||
-        fwrite(section, 1, section_len, out) != section_len || fflush(out) != 0 ||
-        fsync(fileno(out)) != 0)
+        tdbf_save_section(write_stdio, out, &section) != TDBF_OK ||
+        (others_len != 0 && fwrite(others, 1, others_len, out) != others_len) ||
+        fflush(out) != 0 || fsync(fileno(out)) != 0)
         return -1;
     return 0;
 }
@@ -410,13 +454,14 @@ static void unlink_keeping_errno(const char *name)
     errno = saved;
 }
 
-int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec)
+int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec,
+                     const unsigned char *others, size_t others_len)
 {
-    size_t section_len = 0;
-    unsigned char *section = encode_section(spec, &section_len);
+    size_t body_len = 0;
+    unsigned char *body = encode_body(spec, &body_len);
     char *temp = temp_name(path);
-    if (section == NULL || temp == NULL) {
-        free(section);
+    if (body == NULL || temp == NULL) {
+        free(body);
         free(temp);
         return DEDUP_STATE_NOMEM;
     }
@@ -426,14 +471,14 @@ int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec)
     if (out == NULL && fd >= 0)
         close(fd);
     if (out != NULL) {
-        int failed = write_all_of(out, f, section, section_len);
+        int failed = write_all_of(out, f, body, body_len, others, others_len);
         failed |= fclose(out) != 0;
         if (!failed && rename(temp, path) == 0 && sync_directory(path) == 0)
             rc = DEDUP_STATE_OK;
     }
     if (rc != DEDUP_STATE_OK && fd >= 0)
         unlink_keeping_errno(temp);   /* errno says why the save failed */
-    free(section);
+    free(body);
     free(temp);
     return rc;
 }
@@ -533,4 +578,22 @@ void dedup_keyspec_describe(const dedup_keyspec *spec, char *buf, size_t size)
     if (spec->key_fields.count == 0 && spec->regex == NULL)
         append(buf, size, "%s", spec->time_fields.count != 0 ? "(key: the whole line)"
                                                       : "(key: the whole line; time: arrival)");
+}
+
+void dedup_sections_describe(const dedup_state *state, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    unsigned listed = state->sections < DEDUP_SECTIONS_LISTED ? state->sections
+                                                              : DEDUP_SECTIONS_LISTED;
+    for (unsigned i = 0; i < listed; i++) {
+        const dedup_section_seen *seen = &state->seen[i];
+        int last = i + 1 == state->sections;
+        append(buf, size, "%s v%u, %u bytes%s%s", seen->tag, (unsigned)seen->version,
+               (unsigned)seen->length, seen->known ? "" : " (not read by this tdbf)",
+               last ? "" : ";");
+    }
+    if (state->sections > listed)
+        append(buf, size, "and %u more", state->sections - listed);
 }

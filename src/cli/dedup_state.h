@@ -2,7 +2,8 @@
  * dedup_state.h — the state file of `tdbf dedup --state`.
  *
  * A state file is a saved filter in the library's format (docs/format.md),
- * followed by a small section of the command's own: how lines become keys
+ * followed by a small section of the command's own (one of the format's
+ * sections, tag "TDBFKEYS", so every loader steps over it): how lines become keys
  * and times (--field, --delimiter, --key-regex, --ignore-case,
  * --time-field, --time-format) and the window the run asked for.  A resumed run compares its options with it,
  * so keys of another shape never meet the filter's old ones.  The section
@@ -12,7 +13,7 @@
  * Layout of the section (little-endian; docs/format.md, "tdbf dedup
  * state files"):
  *
- *   8  magic "TDBFKEYS"
+ *   8  tag "TDBFKEYS"
  *   4  version (2 is written; 1 is read too)
  *   4  n, bytes of the body
  *   n  body, version 2:
@@ -51,28 +52,49 @@ enum {
     DEDUP_STATE_NOMEM = -3
 };
 
+/* A section found after the filter (docs/format.md, "Sections"). */
+typedef struct dedup_section_seen {
+    char     tag[TDBF_SECTION_TAG_BYTES + 1];   /* NUL-terminated */
+    uint32_t version;
+    uint32_t length;                            /* body bytes */
+    int      known;                             /* the key section */
+} dedup_section_seen;
+
+/* Sections listed by name; a file with more gives their count only. */
+#define DEDUP_SECTIONS_LISTED 8
+
 /* A loaded state: the filter and, if the file had one, its key spec
- * (its regex and time pattern point into `strings`). */
+ * (its regex and time pattern point into `strings`), and the sections
+ * the file holds, in file order. */
 typedef struct dedup_state {
-    tdbf          *filter;
-    int            has_spec;
-    dedup_keyspec  spec;
-    char          *strings;
+    tdbf              *filter;
+    int                has_spec;
+    dedup_keyspec      spec;
+    char              *strings;
+    unsigned           sections;            /* how many the file holds */
+    dedup_section_seen seen[DEDUP_SECTIONS_LISTED];
+    unsigned char     *others;              /* the sections of other tags, as
+                                               in the file (malloc'd) */
+    size_t             others_len;
 } dedup_state;
 
 /* Load `path`.  On DEDUP_STATE_OK *state holds the filter (release with
- * dedup_state_free).  On DEDUP_STATE_CORRUPT *why is a static phrase
+ * dedup_state_free).  Sections of other tags are checked, listed in
+ * state->seen and kept as they are in state->others, for the next save.  On DEDUP_STATE_CORRUPT *why is a static phrase
  * ("a filter: <tdbf_strerror>", "its key section: bad checksum").
  * opts as tdbf_load's. */
 int dedup_state_load(const char *path, const tdbf_load_options *opts,
                      dedup_state *state, const char **why);
 void dedup_state_free(dedup_state *state);
 
-/* Save the filter and the spec to `path` atomically: a temporary file
- * beside it, fsync, rename over path, fsync of the directory.  A crash
- * leaves the old file or the new one.  DEDUP_STATE_OK, DEDUP_STATE_IO
- * (errno) or DEDUP_STATE_NOMEM; on failure path is untouched. */
-int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec);
+/* Save the filter, the spec's key section, then `others_len` bytes of
+ * other sections (a loaded state's `others`, or NULL) to `path`
+ * atomically: a temporary file beside it, fsync, rename over path, fsync
+ * of the directory.  A crash leaves the old file or the new one.
+ * DEDUP_STATE_OK, DEDUP_STATE_IO (errno) or DEDUP_STATE_NOMEM; on failure
+ * path is untouched. */
+int dedup_state_save(const char *path, const tdbf *f, const dedup_keyspec *spec,
+                     const unsigned char *others, size_t others_len);
 
 /* Check, before any input is read, that a state can be saved at `path`
  * later: create and remove a temporary file beside it (an existing state
@@ -86,5 +108,9 @@ int dedup_keyspec_equal(const dedup_keyspec *a, const dedup_keyspec *b);
 /* The spec as the options that give it, for messages:
  * "--field 2 --delimiter ','" or "(whole line)". */
 void dedup_keyspec_describe(const dedup_keyspec *spec, char *buf, size_t size);
+
+/* The sections of a loaded state for people: "TDBFKEYS v2, 60 bytes;
+ * TDBFNOTE v1, 33 bytes (not read by this tdbf)". */
+void dedup_sections_describe(const dedup_state *state, char *buf, size_t size);
 
 #endif /* TDBF_CLI_DEDUP_STATE_H */

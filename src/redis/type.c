@@ -167,17 +167,20 @@ static int pieces_read(void *ctx, void *buf, size_t len)
 }
 
 /* Build a filter of at most cap bytes (0: the library's default cap) from
- * all of p (which is consumed either way).  Bytes after the checksum are
- * corruption. */
+ * all of p (which is consumed either way).  Bytes after the checksum must
+ * be whole sections (a file of `tdbf dedup --state` ends with one): the
+ * library checks and skips them; anything else there is corruption. */
 static int pieces_load_filter(tdbf_pieces *p, uint64_t cap, tdbf **out)
 {
     tdbf_load_options opts = {.max_memory = cap, .allocator = NULL};
     pieces_reader r = {.p = p, .pos = 0};
     int rc = tdbf_load(out, pieces_read, &r, &opts);
-    if (rc == TDBF_OK && p->len != 0) {
-        tdbf_close(*out);
-        *out = NULL;
-        rc = TDBF_ECORRUPT;
+    if (rc == TDBF_OK) {
+        rc = tdbf_read_sections(pieces_read, &r, NULL, NULL, NULL);
+        if (rc != TDBF_OK) {
+            tdbf_close(*out);
+            *out = NULL;
+        }
     }
     pieces_free(p);
     return rc;
@@ -686,8 +689,6 @@ const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, siz
         return "ERR the dump is larger than this server's cap per filter (module argument "
                "MAX_MEMORY)";
     uint64_t total = HEADER_BYTES + payload + TRAILER_BYTES;
-    if (len > total)
-        return "ERR the chunk is longer than the dump its header describes";
     tdbf_value *v = tdbf_value_new(NULL);
     if (!v)
         return "OOM no memory for the restore";
@@ -725,10 +726,9 @@ const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
         return "ERR the key already holds a complete filter";
     if (offset != v->restore.len)
         return "ERR chunk out of order: its cursor does not follow the previous chunk";
-    if (len > v->restore_total - v->restore.len) {
-        *fatal = true;
-        return "ERR the chunk runs past the end of the dump";
-    }
+    /* A chunk may run past the filter record: a file's sections (docs/
+     * format.md) travel in the chunk that ends the record, and the load
+     * below checks that they are whole and well formed. */
     tdbf_pieces added = {0};
     if (!pieces_append(&added, chunk, len)) {
         pieces_free(&added);

@@ -490,5 +490,55 @@ def test_damaged_version_2_sections_are_refused():
         check(b"key section" in proc.stderr, "damaged v2: %r" % proc.stderr)
 
 
+def section(tag, version, body):
+    """A section after the filter (docs/format.md, Sections)."""
+    return tag + struct.pack("<II", version, len(body)) + body + struct.pack("<Q", fnv1a(body))
+
+
+def test_sections_of_other_tags_are_listed_and_kept():
+    state = tmp("sections.tdbf")
+    run(["dedup", "--last", "100", "--field", "2", "--delimiter", ",", "--state", state],
+        b"a,1\nb,2\n")
+    filter_bytes, keys = section_of(state)
+    note = section(b"TDBFNOTE", 3, b"kept by a later tdbf")
+    # an unknown section before and after the key section: both load
+    for layout in (note + keys, keys + note):
+        with open(state, "wb") as f:
+            f.write(filter_bytes + layout)
+        doc = json.loads(run(["info", "--json", state]).stdout)
+        tags = [(x["tag"], x["version"], x["bytes"], x["read"]) for x in doc["sections"]]
+        check(doc["section_count"] == 2 and ("TDBFNOTE", 3, 20, False) in tags and
+              doc["dedup_keys"]["fields"] == [2], "info --json: %r" % doc)
+        text = run(["info", state]).stdout
+        check(b"TDBFNOTE v3, 20 bytes (not read by this tdbf)" in text, "info: %r" % text)
+        proc = run(["dedup", "--state", state], b"c,1\nd,3\n")
+        check(proc.stdout == b"d,3\n", "keys of the state: %r" % proc.stdout)
+        check(proc.stderr == b"", "stderr: %r" % proc.stderr)
+        saved = open(state, "rb").read()
+        check(saved.endswith(note), "the save kept the section, after the key section")
+        check(json.loads(run(["info", "--json", state]).stdout)["section_count"] == 2,
+              "sections after the save")
+    # two key sections, stray bytes, a tag of another shape: refused
+    for bad in (keys + keys, keys + b"\n", keys + section(b"TDBFnote", 1, b"x")):
+        with open(state, "wb") as f:
+            f.write(filter_bytes + bad)
+        proc = run(["info", state], expect=1)
+        check(b"not a usable" in proc.stderr, "info took %r: %r" % (bad[-20:], proc.stderr))
+        run(["dedup", "--state", state], b"", expect=1)
+
+
+def test_window_mismatch_names_both_windows():
+    state = tmp("windows.tdbf")
+    for first, second in ((["--last", "100"], ["--last", "200"]),
+                          (["--window", "10m"], ["--window", "5m"])):
+        if os.path.exists(state):
+            os.unlink(state)
+        run(["dedup", "--state", state] + first, b"a\n")
+        proc = run(["dedup", "--state", state] + second, b"a\n", expect=1)
+        check(b"was made with the window %s" % first[0].encode() in proc.stderr and
+              b"not %s" % second[0].encode() in proc.stderr and b"--last 0" not in proc.stderr,
+              "mismatch: %r" % proc.stderr)
+
+
 if __name__ == "__main__":
     sys.exit(main(globals()))

@@ -2,7 +2,8 @@
  * gen_corpus.c — seed corpus of the loader fuzz target: saved filters of
  * every design (those that cannot be saved yet are skipped), small enough
  * to mutate quickly (a few KiB at most), empty and partly filled, count
- * and time windows.
+ * and time windows; and a filter followed by sections (a `tdbf dedup`
+ * key section, an unknown one), so mutations reach the section reader.
  *
  * Usage: gen_corpus DIR     (writes DIR/NN-design-shape.tdbf)
  */
@@ -54,6 +55,69 @@ static const seed_filter seeds[] = {
     {"tlbf-line-grown",   TDBF_TLBF_LINE, 0, 50 * NS_PER_MS, 0.2, 512, 300, 3 * NS_PER_MS},
 };
 
+static int write_stdio(void *ctx, const void *buf, size_t len)
+{
+    return fwrite(buf, 1, len, ctx) == len ? 0 : -1;
+}
+
+static tdbf_section section_of(const char *tag, uint32_t version, const void *body,
+                               uint32_t length)
+{
+    tdbf_section s = {.version = version, .length = length, .body = body};
+    memcpy(s.tag, tag, TDBF_SECTION_TAG_BYTES);
+    return s;
+}
+
+/* A filter followed by sections, as a `tdbf dedup --state` file is: a
+ * key section (version 2, the whole line, --last 100) and, with `unknown`,
+ * a section of a tag no loader knows before it. */
+static int save_with_sections(const tdbf *f, const char *path, int unknown)
+{
+    static const unsigned char keys_body[44] = {100, 0, 0, 0, 0, 0, 0, 0,   /* --last */
+                                                0, 0, 0, 0, 0, 0, 0, 0,     /* --window */
+                                                0xff, 0xff, 0xff, 0xff};    /* blanks */
+    static const char note[] = "a section only a later tdbf reads";
+    tdbf_section keys = section_of("TDBFKEYS", 2, keys_body, sizeof keys_body);
+    tdbf_section other = section_of("TDBFNOTE", 1, note, sizeof note - 1);
+    FILE *out = fopen(path, "wb");
+    if (!out)
+        return TDBF_EIO;
+    int rc = tdbf_save(f, write_stdio, out);
+    if (rc == TDBF_OK && unknown)
+        rc = tdbf_save_section(write_stdio, out, &other);
+    if (rc == TDBF_OK)
+        rc = tdbf_save_section(write_stdio, out, &keys);
+    if (fclose(out) != 0 && rc == TDBF_OK)
+        rc = TDBF_EIO;
+    return rc;
+}
+
+/* Two seeds with sections after a small count filter. */
+static int sectioned_seeds(const char *dir)
+{
+    tdbf_config cfg;
+    tdbf_config_init(&cfg);
+    cfg.window_items = 100;
+    cfg.seed = 0x5eed5ec7;
+    tdbf *f;
+    int rc = tdbf_open(&f, &cfg);
+    for (unsigned k = 0; k < 40 && rc >= 0; k++) {
+        char key[32];
+        int len = snprintf(key, sizeof key, "line-%u", k);
+        rc = tdbf_add(f, key, (size_t)len, 0);
+    }
+    char path[4096];
+    for (int unknown = 0; unknown <= 1 && rc >= 0; unknown++) {
+        snprintf(path, sizeof path, "%s/%s", dir,
+                 unknown ? "sections-note-keys.tdbf" : "sections-keys.tdbf");
+        rc = save_with_sections(f, path, unknown);
+    }
+    tdbf_close(f);
+    if (rc < 0)
+        fprintf(stderr, "gen_corpus: sections: %s\n", tdbf_strerror(rc));
+    return rc < 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -96,5 +160,6 @@ int main(int argc, char **argv)
             failures++;
         }
     }
+    failures += sectioned_seeds(argv[1]);
     return failures ? 1 : 0;
 }

@@ -302,6 +302,17 @@ void check_estimate_restarts(stream *s, uint64_t gone, uint64_t capacity, uint64
 
 /* ---- saving and loading -------------------------------------------------- */
 
+int byte_source_read(void *ctx, void *buf, size_t len)
+{
+    byte_source *src = ctx;
+    if (len > src->left)
+        return -1;
+    memcpy(buf, src->at, len);
+    src->at += len;
+    src->left -= len;
+    return 0;
+}
+
 int byte_sink_write(void *ctx, const void *buf, size_t len)
 {
     byte_sink *s = ctx;

@@ -141,6 +141,14 @@ typedef struct byte_sink {
 /* tdbf_write_fn appending to a byte_sink. */
 int byte_sink_write(void *ctx, const void *buf, size_t len);
 
+/* A tdbf_read_fn source over bytes in memory: reads fail past the end. */
+typedef struct byte_source {
+    const unsigned char *at;
+    size_t left;
+} byte_source;
+
+int byte_source_read(void *ctx, void *buf, size_t len);
+
 /* f's saved bytes (the length checked against tdbf_saved_size). */
 byte_sink save_bytes(const tdbf *f);
 

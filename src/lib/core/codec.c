@@ -16,6 +16,9 @@
  *         48     8  payload length P in bytes
  *         56     P  payload: the design's parameters, state and arrays
  *     56 + P     8  XXH3-64 (seed 0) of bytes 0 .. 56+P-1
+ *     64 + P     …  sections, zero or more (section.c): whole inputs
+ *                   (buffers, files) may carry them, tdbf_load stops
+ *                   before them
  *
  * Writing streams through a callback in pieces (a header field, a few KiB
  * of words at a time): a 10 GB filter is never copied.  Reading checks
@@ -168,6 +171,18 @@ int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx, const tdbf_load_options 
 
 /* ---- buffers and files ------------------------------------------------- */
 
+/* A whole input holds the filter record and then only well-formed
+ * sections (section.c): what the walk over them returned decides whether
+ * the loaded filter is kept. */
+static int after_filter(tdbf **out, int sections_rc)
+{
+    if (sections_rc != TDBF_OK) {
+        tdbf_close(*out);
+        *out = NULL;
+    }
+    return sections_rc;
+}
+
 typedef struct buffer_source {
     const unsigned char *data;
     size_t left;
@@ -191,11 +206,8 @@ int tdbf_load_buffer(tdbf **out, const void *buf, size_t len,
         return TDBF_EINVAL;
     buffer_source src = {buf, len};
     int rc = tdbf_load(out, read_buffer, &src, opts);
-    if (rc == TDBF_OK && src.left != 0) {
-        tdbf_close(*out);
-        *out = NULL;
-        return TDBF_ECORRUPT;
-    }
+    if (rc == TDBF_OK)
+        rc = after_filter(out, tdbf_read_sections(read_buffer, &src, NULL, NULL, NULL));
     return rc;
 }
 
@@ -305,13 +317,12 @@ int tdbf_load_file(tdbf **out, const char *path, const tdbf_load_options *opts)
     if (!file)
         return TDBF_EIO;
     int rc = tdbf_load(out, read_file, file, opts);
+    if (rc == TDBF_OK) {
+        rc = tdbf_read_sections(read_file, file, NULL, NULL, NULL);
+        rc = after_filter(out, rc == TDBF_OK && ferror(file) ? TDBF_EIO : rc);
+    }
     if (rc == TDBF_ECORRUPT && ferror(file))
         rc = TDBF_EIO;
-    if (rc == TDBF_OK && fgetc(file) != EOF) {
-        tdbf_close(*out);
-        *out = NULL;
-        rc = TDBF_ECORRUPT;
-    }
     fclose(file);
     return rc;
 }
