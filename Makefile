@@ -110,7 +110,8 @@ $(PCFILE): tdbf.pc.in $(BUILD)/tdbf.pc.vars
 # ---- Redis module ----------------------------------------------------------
 # build/tdbf.so: the module sees only tdbf.h and links libtdbf.a (objects
 # already -fPIC); --exclude-libs hides the library's symbols, so the module
-# exports RedisModule_OnLoad alone.
+# exports RedisModule_OnLoad alone; -z defs makes a symbol defined nowhere
+# a link error, not a module redis-server refuses to load.
 REDIS_SRC   := $(sort $(wildcard src/redis/*.c))
 REDIS_OBJ   := $(REDIS_SRC:%.c=$(BUILD)/%.o)
 REDIS_MODULE := $(BUILD)/tdbf.so
@@ -124,7 +125,7 @@ $(BUILD)/src/redis/%.o: src/redis/%.c
 	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(REDIS_MODULE): $(REDIS_OBJ) $(STATIC_LIB)
-	$(CC) -shared -Wl,--exclude-libs,ALL $(LDFLAGS) -o $@ $(REDIS_OBJ) $(STATIC_LIB) $(LIBS)
+	$(CC) -shared -Wl,--exclude-libs,ALL -Wl,-z,defs $(LDFLAGS) -o $@ $(REDIS_OBJ) $(STATIC_LIB) $(LIBS)
 
 # Debian's python3 (python3-redis, python3-pytest), not whatever is first on PATH.
 PYTHON      ?= /usr/bin/python3

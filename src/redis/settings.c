@@ -33,6 +33,21 @@ const char *tdbf_arg_text(RedisModuleString *arg)
 }
 
 /* ======================================================================
+ * The clock
+ * ====================================================================== */
+
+uint64_t tdbf_server_now_ms(void)
+{
+    long long ms = RedisModule_Milliseconds();
+    return ms < 0 ? 0 : (uint64_t)ms;
+}
+
+bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms)
+{
+    return stamp_ms > now_ms && stamp_ms - now_ms > TDBF_MAX_AHEAD_MS;
+}
+
+/* ======================================================================
  * Refusals: counted always, logged at most once per 10 s
  *
  * A hostile client can provoke refusals by the million; one log line each
