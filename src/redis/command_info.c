@@ -122,11 +122,12 @@ static RedisModuleCommandKeySpec restores_key[] = {
 #define OPT       REDISMODULE_CMD_ARG_OPTIONAL
 #define MULTI     REDISMODULE_CMD_ARG_MULTIPLE
 
-/* WINDOW n | EX seconds | PX milliseconds (the server copies the trees, so
- * RESERVE and INSERT share this one). */
+/* WINDOW n|T | EX seconds | PX milliseconds (the server copies the trees,
+ * so RESERVE and INSERT share this one). */
 static RedisModuleCommandArg window_choice[] = {
-    ARG("count", T_INTEGER, "WINDOW", 0, NULL,
-        "count window: the filter remembers the last n insertions"),
+    ARG("count_or_duration", T_STRING, "WINDOW", 0, NULL,
+        "a count (1000, 1e6, 1M): the filter remembers the last n insertions; or a "
+        "duration (10m, 1h30m, 250ms): a time window"),
     ARG("seconds", T_INTEGER, "EX", 0, NULL, "time window in seconds"),
     ARG("milliseconds", T_INTEGER, "PX", 0, NULL, "time window in milliseconds"),
     END_ARG,
@@ -134,7 +135,8 @@ static RedisModuleCommandArg window_choice[] = {
 
 #define CAPACITY_ARG                                                                \
     ARG("capacity", T_INTEGER, "CAPACITY", OPT, NULL,                               \
-        "expected items per window (sizes time-window filters)")
+        "expected items per window; time windows only (a count window is sized "   \
+        "by itself)")
 #define DESIGN_ARG                                                                  \
     ARG("design", T_STRING, "DESIGN", OPT, NULL,                                    \
         "apbf, apbbf, apbf-line, tbf, btbf, fpdecay, stable, bloom (count "         \
@@ -142,12 +144,12 @@ static RedisModuleCommandArg window_choice[] = {
         "default: the module's")
 #define SEED_ARG                                                                    \
     ARG("seed", T_INTEGER, "SEED", OPT, NULL,                                       \
-        "hash seed, 0 to 2^64-1; 0 (default) draws one at random")
+        "hash seed, 1 to 2^64-1; left out, one is drawn at random")
 
 static RedisModuleCommandArg reserve_args[] = {
     KEY_ARG,
     ARG("error_rate", T_DOUBLE, NULL, 0, NULL,
-        "target false-positive rate, between 0 and 1 exclusive"),
+        "target false-positive rate, between 0 and 1 exclusive (0.01, 1e-2, 1%)"),
     ARG("window", T_ONEOF, NULL, 0, window_choice, "what the filter remembers"),
     CAPACITY_ARG,
     DESIGN_ARG,

@@ -102,12 +102,12 @@ def test_argument_details(server):
     def arg(command, name):
         return next(a for a in d[command]["arguments"] if a["name"] == name)
 
-    # The window: exactly one of WINDOW n, EX s, PX ms; optional for INSERT.
+    # The window: exactly one of WINDOW n|T, EX s, PX ms; optional for INSERT.
     for command, flags in (("tdbf.reserve", []), ("tdbf.insert", ["optional"])):
         window = arg(command, "window")
         assert window["type"] == "oneof" and window.get("flags", []) == flags
         assert [(a["name"], a["token"], a["type"]) for a in window["arguments"]] == [
-            ("count", "WINDOW", "integer"), ("seconds", "EX", "integer"),
+            ("count_or_duration", "WINDOW", "string"), ("seconds", "EX", "integer"),
             ("milliseconds", "PX", "integer")]
         for option, token, kind in (("capacity", "CAPACITY", "integer"),
                                     ("design", "DESIGN", "string"),
