@@ -76,7 +76,7 @@ $(BUILD)/src/cli/%.o: src/cli/%.c
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -189,7 +189,7 @@ $(BUILD)/san/src/lib/core/hash.o: SAN_UNSIGNED :=
 
 $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
 	@mkdir -p $(@D)
@@ -231,7 +231,7 @@ $(BUILD)/tsan/src/lib/%.o: src/lib/%.c
 
 $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsan/libtdbf.a
 	@mkdir -p $(@D)
@@ -339,7 +339,7 @@ $(BUILD)/fuzz/src/lib/core/hash.o: FUZZ_UNSIGNED :=
 
 $(BUILD)/fuzz/libtdbf.a: $(FUZZ_LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(BUILD)/fuzz/fuzz_load: tests/fuzz/fuzz_load.c $(BUILD)/fuzz/libtdbf.a
 	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libtdbf.a $(LIBS)
