@@ -368,6 +368,26 @@ fuzz-load: $(BUILD)/fuzz/fuzz_load $(BUILD)/fuzz/seeds-load.stamp
 fuzz-cli: $(BUILD)/fuzz/fuzz_cli
 	@sh tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(BUILD)/fuzz/cli tests/fuzz/corpus/cli
 
+# ---- golden files and other architectures ------------------------------
+# tests/unit/golden/: saved filters of every design written on x86-64, with
+# the answers and statistics they must give (test_golden checks them on
+# every machine).  Rewrite them only for a deliberate format change
+# (docs/format.md), and say so in the commit.
+GOLDEN_DIR  := tests/unit/golden
+.PHONY: golden test-cross test-cross-full
+golden: $(BUILD)/tests/test_golden ## rewrite tests/unit/golden/ (saved filters, their answers): only for a deliberate format change
+	rm -f $(GOLDEN_DIR)/*.tdbf $(GOLDEN_DIR)/*.expect
+	$< --write $(GOLDEN_DIR)
+
+# Cross compilers and qemu-user (scripts/deps.sh cross); each architecture
+# builds into build/cross-ARCH/.  CROSS: one GNU triplet or several.
+CROSS       ?= s390x-linux-gnu aarch64-linux-gnu
+test-cross: ## golden files, codec, API and differential tests on s390x and aarch64 under qemu, small sizes (~5 min; CROSS=triplet for one)
+	@sh scripts/test-cross.sh quick $(CROSS)
+
+test-cross-full: ## every unit test at full size on s390x and aarch64 under qemu (35-90 min an architecture; not in CI)
+	@sh scripts/test-cross.sh full $(CROSS)
+
 # ---- install -----------------------------------------------------------
 # The man pages: tdbf(1), libtdbf(3), and one tdbf_*(3) per function
 # group, each a one-line .so link to libtdbf(3).

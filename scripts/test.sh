@@ -1,8 +1,9 @@
 #!/bin/sh
 # The whole test suite: install what is missing, build, run the unit,
-# property and statistical tests, an install smoke test (pkg-config + a
-# program built against the installed library, man pages, the module,
-# uninstall), the Debian packages (built, lintian, installed with dpkg -i,
+# property and statistical tests, the golden files, codec and API tests
+# cross-built for other architectures and run under qemu-user, an install
+# smoke test (pkg-config + a program built against the installed library,
+# man pages, the module, uninstall), the Debian packages (built, lintian, installed with dpkg -i,
 # used, purged), valgrind memcheck of the
 # quick tests, the CLI's end-to-end tests, the Python package's tests
 # (built with pip from python/, run with pytest), the cross-front tests
@@ -26,6 +27,8 @@ stage() {
 make -s -j"$jobs" all
 stage "unit, property and statistical tests"
 make -s -j"$jobs" test
+stage "other architectures under qemu (s390x big-endian, aarch64): golden files, codec, API, differential tests"
+make -s test-cross
 stage "install smoke test"
 sh tests/install-smoke.sh
 stage "Debian packages: dpkg-buildpackage, lintian, dpkg -i, pkg-config, redis-server --loadmodule, purge"
