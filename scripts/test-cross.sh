@@ -13,7 +13,8 @@
 #          architecture: not part of CI)
 #   TRIPLET  s390x-linux-gnu, aarch64-linux-gnu, i686-linux-gnu (default: all)
 #
-# Each architecture builds into build/cross-ARCH/ with TRIPLET-gcc and
+# Each architecture builds into build/cross-ARCH/MODE/ (the two modes
+# compile the tests differently) with TRIPLET-gcc and
 # TRIPLET-ar and runs under qemu-ARCH, which finds the architecture's
 # dynamic loader and libcmocka where Debian's multiarch packages put them
 # (scripts/deps.sh cross).  No -L for qemu: with the multiarch libc
@@ -47,7 +48,7 @@ total_failed=0
 summary=""
 for triplet in "$@"; do
     arch=${triplet%%-*}
-    build="build/cross-$arch"
+    build="build/cross-$arch/$mode"
     qemu=$(qemu_of "$triplet")
     for tool in "$triplet-gcc" "$triplet-ar" "$qemu"; do
         if ! command -v "$tool" >/dev/null 2>&1; then
