@@ -1,7 +1,9 @@
 # tdbf — GNU Makefile.  `make help` lists the targets.
 #
 # Honours PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, BINDIR, MANDIR,
-# PKGCONFIGDIR, REDIS_MODULEDIR, CC, CPPFLAGS, CFLAGS (appended), LDFLAGS.
+# PKGCONFIGDIR, REDIS_MODULEDIR, CC, AR, NM, OBJDUMP, CPPFLAGS, CFLAGS
+# (appended), LDFLAGS.  Cross builds: make CC=aarch64-linux-gnu-gcc lib cli
+# module (AR, NM and OBJDUMP follow a TRIPLET-gcc compiler unless given).
 
 VERSION     := 0.1.0
 SOVERSION   := 0
@@ -16,6 +18,15 @@ MANDIR      ?= $(PREFIX)/share/man
 REDIS_MODULEDIR ?= $(PREFIX)/lib/redis/modules
 
 CC          ?= cc
+# A cross compiler named TRIPLET-gcc comes with TRIPLET-ar, -nm and
+# -objdump (Debian's binutils-TRIPLET); the host's may not read its objects.
+CROSS_PREFIX := $(patsubst %gcc,%,$(filter %-gcc,$(notdir $(CC))))
+ifeq ($(origin AR),default)
+AR          := $(CROSS_PREFIX)ar
+endif
+NM          ?= $(CROSS_PREFIX)nm
+OBJDUMP     ?= $(CROSS_PREFIX)objdump
+export NM OBJDUMP
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASEFLAGS   := -std=c11 $(WARN) -Iinclude
 # The library's private headers (core/ops.h, designs/run.h, ...) are on
@@ -76,7 +87,7 @@ $(BUILD)/src/cli/%.o: src/cli/%.c
 $(STATIC_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(SHARED_LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -189,7 +200,7 @@ $(BUILD)/san/src/lib/core/hash.o: SAN_UNSIGNED :=
 
 $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
 	@mkdir -p $(@D)
@@ -217,7 +228,18 @@ valgrind: $(VALGRIND_BINS) ## run the quick unit tests under valgrind memcheck
 	@TDBF_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 	  sh tests/run-unit.sh $(VALGRIND_BINS)
 
-check: test valgrind san ## all test builds
+# The 128-bit helpers' portable path (core/wide.h), which 32-bit targets
+# use, forced on this host with TDBF_NO_INT128: a library, CLI and the
+# tests that lean on wide products most (index mapping, blocked digits,
+# apbf-line's turns), built into $(BUILD)/portable.
+PORTABLE_TESTS := test_wide test_api test_apbbf test_apbf_line test_codec
+.PHONY: test-portable
+test-portable: ## build the library, CLI and some unit tests without unsigned __int128 (TDBF_NO_INT128) and run them
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/portable CPPFLAGS='$(CPPFLAGS) -DTDBF_NO_INT128' \
+	  $(BUILD)/portable/tdbf $(PORTABLE_TESTS:%=$(BUILD)/portable/tests/%)
+	@sh tests/run-unit.sh $(PORTABLE_TESTS:%=$(BUILD)/portable/tests/%)
+
+check: test test-portable valgrind san ## all test builds
 
 # ThreadSanitizer: the library and the concurrent test (fingerprint decay
 # array: lock-free adds and queries from 4 threads), built with clang.
@@ -231,7 +253,7 @@ $(BUILD)/tsan/src/lib/%.o: src/lib/%.c
 
 $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsan/libtdbf.a
 	@mkdir -p $(@D)
@@ -339,7 +361,7 @@ $(BUILD)/fuzz/src/lib/core/hash.o: FUZZ_UNSIGNED :=
 
 $(BUILD)/fuzz/libtdbf.a: $(FUZZ_LIB_OBJ)
 	rm -f $@
-	ar rcs $@ $^
+	$(AR) rcs $@ $^
 
 $(BUILD)/fuzz/fuzz_load: tests/fuzz/fuzz_load.c $(BUILD)/fuzz/libtdbf.a
 	$(FUZZ_CC) $(BASEFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libtdbf.a $(LIBS)
