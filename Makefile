@@ -206,7 +206,7 @@ $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
-test: $(TEST_BINS) $(CLI) check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests
+test: $(TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests
 	@sh tests/run-unit.sh $(TEST_BINS)
 
 check-wall: ## fail if the CLI, the Redis module or the Python extension includes a private header of the library
@@ -215,8 +215,12 @@ check-wall: ## fail if the CLI, the Redis module or the Python extension include
 check-layers: $(LIB_OBJ) ## fail if a design or model calls up into the API, or library files use each other in a cycle
 	@sh scripts/check-lib-layers.sh $(LIB_OBJ)
 
-check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away
+check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away (any architecture: x86 prefetch*, aarch64 prfm, s390x pfd, ppc dcbt, ...)
 	@sh scripts/check-prefetch.sh $(LIB_OBJ)
+
+.PHONY: test-check-prefetch
+test-check-prefetch: ## check-prefetch.sh passes a kept prefetch and fails a lost one, with CC and every installed cross compiler
+	@CC='$(CC)' sh tests/check-prefetch.sh
 
 san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
