@@ -1,7 +1,9 @@
 # tdbf — GNU Makefile.  `make help` lists the targets.
 #
 # Honours PREFIX, DESTDIR, LIBDIR, INCLUDEDIR, BINDIR, MANDIR,
-# PKGCONFIGDIR, REDIS_MODULEDIR, CC, CPPFLAGS, CFLAGS (appended), LDFLAGS.
+# PKGCONFIGDIR, REDIS_MODULEDIR, CC, AR, NM, OBJDUMP, CPPFLAGS, CFLAGS
+# (appended), LDFLAGS.  Cross builds: make CC=aarch64-linux-gnu-gcc lib cli
+# module (AR, NM and OBJDUMP follow a TRIPLET-gcc compiler unless given).
 
 VERSION     := 0.1.0
 SOVERSION   := 0
@@ -16,6 +18,15 @@ MANDIR      ?= $(PREFIX)/share/man
 REDIS_MODULEDIR ?= $(PREFIX)/lib/redis/modules
 
 CC          ?= cc
+# A cross compiler named TRIPLET-gcc comes with TRIPLET-ar, -nm and
+# -objdump (Debian's binutils-TRIPLET); the host's may not read its objects.
+CROSS_PREFIX := $(patsubst %gcc,%,$(filter %-gcc,$(notdir $(CC))))
+ifeq ($(origin AR),default)
+AR          := $(CROSS_PREFIX)ar
+endif
+NM          ?= $(CROSS_PREFIX)nm
+OBJDUMP     ?= $(CROSS_PREFIX)objdump
+export NM OBJDUMP
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASEFLAGS   := -std=c11 $(WARN) -Iinclude
 # The library's private headers (core/ops.h, designs/run.h, ...) are on
@@ -195,7 +206,7 @@ $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
-test: $(TEST_BINS) $(CLI) check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests
+test: $(TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests
 	@sh tests/run-unit.sh $(TEST_BINS)
 
 check-wall: ## fail if the CLI, the Redis module or the Python extension includes a private header of the library
@@ -204,8 +215,12 @@ check-wall: ## fail if the CLI, the Redis module or the Python extension include
 check-layers: $(LIB_OBJ) ## fail if a design or model calls up into the API, or library files use each other in a cycle
 	@sh scripts/check-lib-layers.sh $(LIB_OBJ)
 
-check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away
+check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away (any architecture: x86 prefetch*, aarch64 prfm, s390x pfd, ppc dcbt, ...)
 	@sh scripts/check-prefetch.sh $(LIB_OBJ)
+
+.PHONY: test-check-prefetch
+test-check-prefetch: ## check-prefetch.sh passes a kept prefetch and fails a lost one, with CC and every installed cross compiler
+	@CC='$(CC)' sh tests/check-prefetch.sh
 
 san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -217,7 +232,18 @@ valgrind: $(VALGRIND_BINS) ## run the quick unit tests under valgrind memcheck
 	@TDBF_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 	  sh tests/run-unit.sh $(VALGRIND_BINS)
 
-check: test valgrind san ## all test builds
+# The 128-bit helpers' portable path (core/wide.h), which 32-bit targets
+# use, forced on this host with TDBF_NO_INT128: a library, CLI and the
+# tests that lean on wide products most (index mapping, blocked digits,
+# apbf-line's turns), built into $(BUILD)/portable.
+PORTABLE_TESTS := test_wide test_api test_apbbf test_apbf_line test_codec
+.PHONY: test-portable
+test-portable: ## build the library, CLI and some unit tests without unsigned __int128 (TDBF_NO_INT128) and run them
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/portable CPPFLAGS='$(CPPFLAGS) -DTDBF_NO_INT128' \
+	  $(BUILD)/portable/tdbf $(PORTABLE_TESTS:%=$(BUILD)/portable/tests/%)
+	@sh tests/run-unit.sh $(PORTABLE_TESTS:%=$(BUILD)/portable/tests/%)
+
+check: test test-portable valgrind san ## all test builds
 
 # ThreadSanitizer: the library and the concurrent test (fingerprint decay
 # array: lock-free adds and queries from 4 threads), built with clang.

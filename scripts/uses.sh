@@ -19,8 +19,8 @@ edges)
     : > "$tmp/defs"
     : > "$tmp/uses"
     for obj in "$@"; do
-        nm -P -g --defined-only "$obj" | awk -v f="$obj" '{ print $1, f }' >> "$tmp/defs"
-        nm -P -u "$obj" | awk -v f="$obj" '{ print f, $1 }' >> "$tmp/uses"
+        "${NM:-nm}" -P -g --defined-only "$obj" | awk -v f="$obj" '{ print $1, f }' >> "$tmp/defs"
+        "${NM:-nm}" -P -u "$obj" | awk -v f="$obj" '{ print f, $1 }' >> "$tmp/uses"
     done
     awk 'NR == FNR { def[$1] = $2; next }
          ($2 in def) && def[$2] != $1 { print $1, def[$2], $2 }' \

@@ -3,6 +3,7 @@
  * and the helpers the unit tests share.  See driver.h for the contract.
  */
 #include "driver.h"
+#include "core/wide.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,16 +32,7 @@ uint64_t drv_rand(uint64_t *state)
 
 uint64_t drv_below(uint64_t *state, uint64_t bound)
 {
-    /* High 64 bits of a 64x64 product, from 32-bit halves (no __int128). */
-    uint64_t r = drv_rand(state);
-    uint64_t r_lo = r & 0xffffffffu, r_hi = r >> 32;
-    uint64_t b_lo = bound & 0xffffffffu, b_hi = bound >> 32;
-    uint64_t lo_lo = r_lo * b_lo;
-    uint64_t hi_lo = r_hi * b_lo;
-    uint64_t lo_hi = r_lo * b_hi;
-    uint64_t hi_hi = r_hi * b_hi;
-    uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
-    return hi_hi + (hi_lo >> 32) + (cross >> 32);
+    return tdbf_reduce(drv_rand(state), bound);
 }
 
 /* ======================================================================

@@ -34,6 +34,7 @@
 #include <xxhash.h>
 
 #include "bench_inline.h"
+#include "../../lib/core/wide.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,12 +64,11 @@ static inline key_hash hash_key(const inline_bloom *b, const void *key, size_t l
  * purpose). */
 static inline uint64_t bit_index(const inline_bloom *b, const key_hash *h, unsigned i)
 {
-    __extension__ typedef unsigned __int128 u128;
     uint64_t x = h->lo + (uint64_t)i * h->hi;
     x ^= x >> 32;
     x *= UINT64_C(0xd6e8feb86659fd93);
     x ^= x >> 32;
-    return (uint64_t)(((u128)x * b->m) >> 64);
+    return tdbf_reduce(x, b->m);
 }
 
 static inline int test_and_set(inline_bloom *b, const key_hash *h)

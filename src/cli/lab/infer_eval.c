@@ -41,6 +41,7 @@
 #include "infer_eval.h"
 #include "stream.h"
 #include "../common/rng.h"
+#include "../../lib/core/wide.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,18 +71,12 @@ typedef struct eval_stream {
     uint64_t state;
 } eval_stream;
 
-/* x scaled into [0, n) by its high bits: a multiply-shift, without the
- * bias and the division of x % n. */
-static uint64_t uniform_below(uint64_t x, uint64_t n)
-{
-    __extension__ typedef unsigned __int128 u128;
-    return (uint64_t)(((u128)x * n) >> 64);
-}
-
+/* Uniform items are the generator's output scaled into [0, universe) by
+ * its high bits (multiply-shift: no bias or division of x % n). */
 static uint64_t next_item(eval_stream *s)
 {
     if (!s->probability)
-        return uniform_below(cli_rng_next(&s->state), s->cfg->universe);
+        return tdbf_reduce(cli_rng_next(&s->state), s->cfg->universe);
     return lab_zipf_next(&s->zipf, &s->state) - 1;
 }
 

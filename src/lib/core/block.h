@@ -49,26 +49,24 @@ static inline uint64_t tdbf_block_pick(const tdbf_block_layout *layout,
                                        const tdbf_hash128 *h, uint64_t first,
                                        uint64_t stride, tdbf_block_digits *d)
 {
-    __extension__ typedef unsigned __int128 u128;
-    u128 product = (u128)tdbf_hash_nth(h, first) * layout->blocks;
+    tdbf_u128 product = tdbf_mul_wide(tdbf_hash_nth(h, first), layout->blocks);
     d->hash = h;
     d->first = first;
     d->stride = stride;
     d->draws = 0;
-    d->rest = (uint64_t)product;
-    return (uint64_t)(product >> 64);
+    d->rest = product.lo;
+    return product.hi;
 }
 
 /* The key's bit in part j of its block (call for j = 0, 1, .. in order). */
 static inline unsigned tdbf_block_bit(const tdbf_block_layout *layout,
                                       unsigned j, tdbf_block_digits *d)
 {
-    __extension__ typedef unsigned __int128 u128;
     if (layout->fresh >> j & 1u)
         d->rest = tdbf_hash_nth(d->hash, d->first + d->stride * ++d->draws);
-    u128 product = (u128)d->rest * layout->part_size[j];
-    d->rest = (uint64_t)product;
-    return layout->part_start[j] + (unsigned)(product >> 64);
+    tdbf_u128 product = tdbf_mul_wide(d->rest, layout->part_size[j]);
+    d->rest = product.lo;
+    return layout->part_start[j] + (unsigned)product.hi;
 }
 
 /* All b bits of the key set in `block`?  Every bit is read, without an

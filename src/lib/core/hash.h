@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/wide.h"   /* tdbf_reduce: the multiply-shift */
+
 typedef struct tdbf_hash128 {
     uint64_t lo;
     uint64_t hi;   /* forced odd: the stride of the double hashing */
@@ -74,12 +76,5 @@ typedef struct tdbf_checksum {
 void tdbf_checksum_init(tdbf_checksum *c);
 void tdbf_checksum_update(tdbf_checksum *c, const void *buf, size_t len);
 uint64_t tdbf_checksum_value(const tdbf_checksum *c);
-
-/* Map a uniform 64-bit value to [0, n) without division. */
-static inline uint64_t tdbf_reduce(uint64_t x, uint64_t n)
-{
-    __extension__ typedef unsigned __int128 u128;
-    return (uint64_t)(((u128)x * n) >> 64);
-}
 
 #endif

@@ -90,6 +90,7 @@
 #include "core/codec.h"
 #include "core/mem.h"
 #include "core/ops.h"
+#include "core/wide.h"
 #include "designs/apbf_line.h"
 #include "designs/apbf_line_state.h"
 #include "designs/line.h"
@@ -650,12 +651,14 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 static void unit_generations(const line_filter *t, uint64_t index, unsigned turned,
                              uint64_t *fill, uint64_t *shifts)
 {
-    __extension__ typedef unsigned __int128 u128;
     *fill = t->fill;
     *shifts = t->shifts;
     if (t->spare)
         return;
-    uint64_t first = (uint64_t)(((u128)(index + 1) * t->g + t->units - 1) / t->units);
+    /* ceil((index + 1) g / units) <= g for index < units: fits in 64 bits. */
+    uint64_t unused;
+    uint64_t first = tdbf_div_wide(tdbf_add_wide(tdbf_mul_wide(index + 1, t->g), t->units - 1),
+                                   t->units, &unused);
     if (turned) {
         *fill = t->fill - first;
         *shifts = t->shifts + 1;

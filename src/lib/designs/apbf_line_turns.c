@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "core/wide.h"
 #include "designs/apbf_line_state.h"
 
 /* The ring's placement for the current head: the fields an insert marks
@@ -32,10 +33,14 @@ void tdbf_line_place_ring(line_filter *t)
  * kept without a division (the remainder is fill units mod g). */
 void tdbf_line_set_turns(line_filter *t)
 {
-    __extension__ typedef unsigned __int128 u128;
-    u128 done = (u128)(t->fill < t->g ? t->fill : t->g) * t->units;
-    t->turned = t->spare ? 0 : (uint64_t)(done / t->g);
-    t->turn_rest = t->spare ? 0 : (uint64_t)(done % t->g);
+    if (t->spare) {
+        t->turned = 0;
+        t->turn_rest = 0;
+        return;
+    }
+    /* min(fill, g) * units / g <= units: the quotient fits in 64 bits. */
+    tdbf_u128 done = tdbf_mul_wide(t->fill < t->g ? t->fill : t->g, t->units);
+    t->turned = tdbf_div_wide(done, t->g, &t->turn_rest);
 }
 
 /* Unit `index`'s turn: its oldest field (age k + l - 1, physical

@@ -567,15 +567,36 @@ static void tlbf_stats(const tdbf *f, tdbf_stats *st)
  * Payload: u32 k, u32 l, u32 max_slices, u32 L, u32 next_hash, u32 ring
  * size (so memory after load is byte for byte the same),
  * u64 T, u64 countdown, u64 g*, u64 last shift, u64 shifts, u64 cap hits,
- * u64 max_memory, f64 planned FP; then L slice records, newest first
+ * u64 max_memory, f64 0 (see below); then L slice records, newest first
  * (u64 m, u64 capacity, u64 count, u64 generation, u64 stamp, u32 hash,
  * u32 0); then the L slices' words in the same order; then u64 home_g,
  * the capacity hint's generation (0: none; absent from files saved before
  * it was kept, which load with none).  All records come before any words
- * so the whole size is checked before allocating. */
+ * so the whole size is checked before allocating.
+ *
+ * The f64 once held the planned FP.  That number comes out of the F
+ * recursion in doubles, whose last digit depends on how the machine
+ * evaluates them (x87's 80-bit registers on i686 round it differently
+ * from SSE2), so storing it made the bytes of a file depend on the
+ * platform that wrote it.  It is now written as 0 and recomputed on load
+ * from what fixed it at open: k, l and the capacity's generation (home_g;
+ * the default capacity without a hint).  Files from before home_g keep
+ * their stored value, the only record of their plan. */
 
 enum { TLBF_FIELDS_BYTES = 88, TLBF_SLICE_BYTES = 48, TLBF_HINT_BYTES = 8 };
 #define TLBF_MAX_HOME_G (UINT64_C(1) << 52)
+
+/* The FP open planned for (k, l) and home_g: plan_size gives the same
+ * slice bits m for a window of l * home_g as for the capacity that gave
+ * home_g (the least m whose generation reaches it), so the same exact-fill
+ * F; without a hint, open planned for the default capacity.  -1 if the
+ * parameters cannot be planned (a damaged file). */
+static double planned_fp(unsigned k, unsigned l, uint64_t home_g)
+{
+    tdbf_plan plan;
+    uint64_t window = home_g ? (uint64_t)l * home_g : TLBF_DEFAULT_CAPACITY;
+    return tdbf_plan_eval(k, l, window, &plan) == TDBF_OK ? plan.fp : -1.0;
+}
 
 static uint64_t tlbf_payload_size(const tdbf *f)
 {
@@ -602,7 +623,7 @@ static void tlbf_save(const tdbf *f, tdbf_out *out)
     tdbf_out_u64(out, t->shifts);
     tdbf_out_u64(out, t->cap_hits);
     tdbf_out_u64(out, t->max_memory);
-    tdbf_out_f64(out, t->fp_planned);
+    tdbf_out_f64(out, 0.0);       /* the planned FP: recomputed on load */
     for (unsigned i = 0; i < t->count; i++) {
         const slice *s = at(t, i);
         tdbf_out_u64(out, s->m);
@@ -710,6 +731,11 @@ static int tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         rc = in->rc;
     if (rc == TDBF_OK && h.home_g > TLBF_MAX_HOME_G)
         rc = TDBF_ECORRUPT;
+    if (rc == TDBF_OK && hinted) {
+        h.fp_planned = planned_fp(h.k, h.l, h.home_g);
+        if (h.fp_planned < 0.0)
+            rc = TDBF_ECORRUPT;
+    }
     if (rc != TDBF_OK) {
         if (ring)
             free_slices(f, ring, loaded);
