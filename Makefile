@@ -408,11 +408,11 @@ golden: $(BUILD)/tests/test_golden ## rewrite tests/unit/golden/ (saved filters,
 # Cross compilers and qemu-user (scripts/deps.sh cross); each architecture
 # builds into build/cross-ARCH/quick/ or full/.  CROSS: one GNU triplet or
 # several.
-CROSS       ?= s390x-linux-gnu aarch64-linux-gnu
-test-cross: ## golden files, codec, API and differential tests on s390x and aarch64 under qemu, small sizes (~4 min; CROSS=triplet for one)
+CROSS       ?= s390x-linux-gnu aarch64-linux-gnu i686-linux-gnu
+test-cross: ## golden files, codec, API, differential and wide-arithmetic tests on s390x, aarch64, i686 under qemu, small sizes (~6 min; CROSS=triplet for one)
 	@sh scripts/test-cross.sh quick $(CROSS)
 
-test-cross-full: ## every unit test at full size on s390x and aarch64 under qemu (35-90 min an architecture; not in CI)
+test-cross-full: ## every unit test at full size on s390x, aarch64, i686 under qemu (35-90 min an architecture; not in CI)
 	@sh scripts/test-cross.sh full $(CROSS)
 
 # ---- install -----------------------------------------------------------

@@ -5,10 +5,11 @@
 # answer and save back identically on each (tests/unit/test_golden.c).
 #
 # Usage: sh scripts/test-cross.sh quick|full [TRIPLET...]
-#   quick  the golden files, the codec tests, the API tests and the
-#          differential test against the exact window, on small sizes
-#          (TDBF_TEST_SMALL, as the sanitizer build): about a minute and
-#          a half an architecture, build included
+#   quick  the golden files, the codec tests, the API tests, the
+#          differential test against the exact window and the wide
+#          (64x64->128-bit) arithmetic, on small sizes (TDBF_TEST_SMALL,
+#          as the sanitizer build): 1.5 to 4 minutes an architecture,
+#          build included
 #   full   every unit test at its normal sizes (35 to 90 minutes an
 #          architecture: not part of CI)
 #   TRIPLET  s390x-linux-gnu, aarch64-linux-gnu, i686-linux-gnu (default: all)
@@ -26,14 +27,14 @@ cd "$(dirname "$0")/.."
 
 mode=${1:-}
 case "$mode" in
-  quick) tests="test_golden test_codec test_api test_against_exact"
+  quick) tests="test_golden test_codec test_api test_against_exact test_wide"
          small="-DTDBF_TEST_SMALL=1" ;;
   full)  tests=$(cd tests/unit && ls test_*.c | sed 's/\.c$//')
          small="" ;;
   *) echo "usage: $0 quick|full [TRIPLET...]" >&2; exit 2 ;;
 esac
 shift
-[ $# -gt 0 ] || set -- s390x-linux-gnu aarch64-linux-gnu
+[ $# -gt 0 ] || set -- s390x-linux-gnu aarch64-linux-gnu i686-linux-gnu
 
 # qemu-user's name for the architecture of a GNU triplet.
 qemu_of() {
