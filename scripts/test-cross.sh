@@ -23,13 +23,13 @@
 # N failed" line per architecture; the last line totals them, and the
 # exit status is non-zero if anything failed or did not build.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 mode=${1:-}
 case "$mode" in
   quick) tests="test_golden test_codec test_api test_against_exact test_wide"
          small="-DTDBF_TEST_SMALL=1" ;;
-  full)  tests=$(cd tests/unit && ls test_*.c | sed 's/\.c$//')
+  full)  tests=$(for src in tests/unit/test_*.c; do basename "$src" .c; done)
          small="" ;;
   *) echo "usage: $0 quick|full [TRIPLET...]" >&2; exit 2 ;;
 esac
@@ -44,19 +44,26 @@ qemu_of() {
     esac
 }
 
+log=$(mktemp "${TMPDIR:-/tmp}/tdbf-cross.XXXXXX") || exit 2
+trap 'rm -f "$log"' EXIT HUP INT TERM
+
 total_passed=0
 total_failed=0
 summary=""
+# An architecture that could not run its tests counts as one failure.
+not_run() {
+    echo "cross $1: $2" >&2
+    total_failed=$((total_failed + 1))
+    summary="$summary
+cross $1: 0 passed, 1 failed ($2)"
+}
 for triplet in "$@"; do
     arch=${triplet%%-*}
     build="build/cross-$arch/$mode"
     qemu=$(qemu_of "$triplet")
     for tool in "$triplet-gcc" "$triplet-ar" "$qemu"; do
         if ! command -v "$tool" >/dev/null 2>&1; then
-            echo "cross $arch: $tool not found (sh scripts/deps.sh cross)" >&2
-            total_failed=$((total_failed + 1))
-            summary="$summary
-cross $arch: 0 passed, 1 failed (no $tool)"
+            not_run "$arch" "$tool not found: sh scripts/deps.sh cross"
             continue 2
         fi
     done
@@ -66,15 +73,14 @@ cross $arch: 0 passed, 1 failed (no $tool)"
     # shellcheck disable=SC2086 # lists of words
     if ! make -s -j"$(nproc)" BUILD="$build" CC="$triplet-gcc" AR="$triplet-ar" \
             CFLAGS="$small" $bins; then
-        echo "cross $arch: build failed" >&2
-        total_failed=$((total_failed + 1))
-        summary="$summary
-cross $arch: 0 passed, 1 failed (build)"
+        not_run "$arch" "build failed"
         continue
     fi
     built=$(date +%s)
     # shellcheck disable=SC2086
-    result=$(TDBF_TEST_WRAPPER="$qemu" sh tests/run-unit.sh $bins | tee /dev/stderr | tail -n 1)
+    TDBF_TEST_WRAPPER="$qemu" sh tests/run-unit.sh $bins >"$log" 2>&1
+    cat "$log"
+    result=$(tail -n 1 "$log")
     done_at=$(date +%s)
     passed=$(echo "$result" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
     failed=$(echo "$result" | sed -n 's/^unit: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
