@@ -10,8 +10,8 @@
 #          (64x64->128-bit) arithmetic, on small sizes (TDBF_TEST_SMALL,
 #          as the sanitizer build): 1.5 to 4 minutes an architecture,
 #          build included
-#   full   every unit test at its normal sizes (35 to 90 minutes an
-#          architecture: not part of CI)
+#   full   every unit test at its normal sizes (aarch64 about 20 minutes,
+#          s390x and i686 2 and 5 times that: not part of CI)
 #   TRIPLET  s390x-linux-gnu, aarch64-linux-gnu, i686-linux-gnu (default: all)
 #
 # Each architecture builds into build/cross-ARCH/MODE/ (the two modes
