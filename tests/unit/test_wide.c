@@ -38,6 +38,15 @@ static const uint64_t edges[] = {
 };
 #define EDGES (sizeof edges / sizeof edges[0])
 
+/* check(a, b, c) for every triple of edge operands. */
+static void each_edge_triple(void (*check)(uint64_t, uint64_t, uint64_t))
+{
+    for (size_t i = 0; i < EDGES; i++)
+        for (size_t j = 0; j < EDGES; j++)
+            for (size_t k = 0; k < EDGES; k++)
+                check(edges[i], edges[j], edges[k]);
+}
+
 static void expect_u128(tdbf_u128 got, uint64_t hi, uint64_t lo, const char *what)
 {
     if (got.hi != hi || got.lo != lo)
@@ -129,10 +138,7 @@ static void check_identities(uint64_t a, uint64_t b, uint64_t r)
 static void test_identities(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < EDGES; i++)
-        for (size_t j = 0; j < EDGES; j++)
-            for (size_t k = 0; k < EDGES; k++)
-                check_identities(edges[i], edges[j], edges[k]);
+    each_edge_triple(check_identities);
     uint64_t rng = 0x3c6ef372fe94f82bu;
     for (int i = 0; i < RANDOM_PAIRS; i++) {
         uint64_t a = drv_rand(&rng), b = drv_rand(&rng), r = drv_rand(&rng);
@@ -171,10 +177,7 @@ static void check_paths_agree(uint64_t a, uint64_t b, uint64_t x)
 static void test_portable_equals_native(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < EDGES; i++)
-        for (size_t j = 0; j < EDGES; j++)
-            for (size_t k = 0; k < EDGES; k++)
-                check_paths_agree(edges[i], edges[j], edges[k]);
+    each_edge_triple(check_paths_agree);
     uint64_t rng = 0x6a09e667f3bcc908u;
     for (int i = 0; i < RANDOM_PAIRS; i++) {
         uint64_t a = drv_rand(&rng), b = drv_rand(&rng), x = drv_rand(&rng);

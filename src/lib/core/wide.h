@@ -143,14 +143,16 @@ static inline tdbf_u128 tdbf_add_wide_native(tdbf_u128 n, uint64_t x)
 
 /* ---- the operations the code calls ----------------------------------- */
 
+#if TDBF_WIDE_NATIVE
+#define TDBF_WIDE_PATH(operation) operation##_native
+#else
+#define TDBF_WIDE_PATH(operation) operation##_portable
+#endif
+
 /* The full 128-bit product a * b. */
 static inline tdbf_u128 tdbf_mul_wide(uint64_t a, uint64_t b)
 {
-#if TDBF_WIDE_NATIVE
-    return tdbf_mul_wide_native(a, b);
-#else
-    return tdbf_mul_wide_portable(a, b);
-#endif
+    return TDBF_WIDE_PATH(tdbf_mul_wide)(a, b);
 }
 
 /* The high 64 bits of a * b. */
@@ -170,22 +172,14 @@ static inline uint64_t tdbf_reduce(uint64_t x, uint64_t n)
 /* n + x (the sum must fit in 128 bits). */
 static inline tdbf_u128 tdbf_add_wide(tdbf_u128 n, uint64_t x)
 {
-#if TDBF_WIDE_NATIVE
-    return tdbf_add_wide_native(n, x);
-#else
-    return tdbf_add_wide_portable(n, x);
-#endif
+    return TDBF_WIDE_PATH(tdbf_add_wide)(n, x);
 }
 
 /* n / d, and n % d in *remainder.  Requires d > 0 and n.hi < d, so the
  * quotient fits in 64 bits. */
 static inline uint64_t tdbf_div_wide(tdbf_u128 n, uint64_t d, uint64_t *remainder)
 {
-#if TDBF_WIDE_NATIVE
-    return tdbf_div_wide_native(n, d, remainder);
-#else
-    return tdbf_div_wide_portable(n, d, remainder);
-#endif
+    return TDBF_WIDE_PATH(tdbf_div_wide)(n, d, remainder);
 }
 
 #endif /* TDBF_WIDE_H */
