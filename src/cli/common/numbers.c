@@ -17,10 +17,7 @@
 
 int cli_scan_count(const char *text, uint64_t *out)
 {
-    char why[160];
-    if (tdbf_parse_count(text, out, why, sizeof why) == TDBF_OK)
-        return 0;
-    return strstr(why, "too large") != NULL ? -2 : -1;
+    return tdbf_parse_count(text, out, NULL, 0) == TDBF_OK ? 0 : -1;
 }
 
 int cli_parse_count(const char *cmd, const char *opt, const char *text,

@@ -22,8 +22,8 @@ int cli_parse_count(const char *cmd, const char *opt, const char *text,
                     uint64_t min, uint64_t max, uint64_t *out);
 
 /* The same syntax, silently (for text that must not be echoed, such as a
- * secret): returns 0 and stores the value, -1 if malformed, -2 on
- * overflow. */
+ * secret): returns 0 and stores the value, or -1 (malformed or too
+ * large). */
 int cli_scan_count(const char *text, uint64_t *out);
 
 /* A probability strictly between 0 and 1: "0.001", "1e-3" or "0.1%". */
