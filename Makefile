@@ -29,7 +29,7 @@ OBJDUMP     ?= $(CROSS_PREFIX)objdump
 export NM OBJDUMP
 WARN        := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASEFLAGS   := -std=c11 $(WARN) -Iinclude
-# The library's private headers (core/ops.h, designs/run.h, ...) are on
+# The library's private headers (designs/ops.h, model/run.h, ...) are on
 # the include path of its own objects and of the unit tests (which test
 # internals) only: the CLI, the Redis module and the fuzz programs see
 # tdbf.h alone, like any program built against the library
@@ -47,7 +47,7 @@ SAN_CC      ?= $(shell command -v clang >/dev/null 2>&1 && echo clang || echo $(
 SAN_UNSIGNED := $(if $(findstring clang,$(SAN_CC)),-fsanitize=unsigned-integer-overflow)
 
 BUILD       ?= build
-LIB_SRC     := $(sort $(wildcard src/lib/*/*.c))
+LIB_SRC     := $(sort $(wildcard src/lib/*/*.c src/lib/*/*/*.c))
 CLI_SRC     := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
@@ -196,7 +196,7 @@ $(BUILD)/san/src/lib/%.o: src/lib/%.c
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) $(SAN_UNSIGNED) -MMD -MP -c $< -o $@
 
 # XXH3 and the seed mixer wrap on purpose.
-$(BUILD)/san/src/lib/core/hash.o: SAN_UNSIGNED :=
+$(BUILD)/san/src/lib/util/hash.o: SAN_UNSIGNED :=
 
 $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 	rm -f $@
@@ -212,7 +212,7 @@ test: $(TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-la
 check-wall: ## fail if the CLI, the Redis module or the Python extension includes a private header of the library
 	@sh scripts/check-wall.sh
 
-check-layers: $(LIB_OBJ) ## fail if a design or model calls up into the API, or library files use each other in a cycle
+check-layers: $(LIB_OBJ) ## fail if a module of src/lib (a layer folder, a design) uses one of a higher layer, or modules use each other in a cycle
 	@sh scripts/check-lib-layers.sh $(LIB_OBJ)
 
 check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimised away (any architecture: x86 prefetch*, aarch64 prfm, s390x pfd, ppc dcbt, ...)
@@ -232,7 +232,7 @@ valgrind: $(VALGRIND_BINS) ## run the quick unit tests under valgrind memcheck
 	@TDBF_TEST_WRAPPER="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect" \
 	  sh tests/run-unit.sh $(VALGRIND_BINS)
 
-# The 128-bit helpers' portable path (core/wide.h), which 32-bit targets
+# The 128-bit helpers' portable path (util/wide.h), which 32-bit targets
 # use, forced on this host with TDBF_NO_INT128: a library, CLI and the
 # tests that lean on wide products most (index mapping, blocked digits,
 # apbf-line's turns), built into $(BUILD)/portable.
@@ -361,7 +361,7 @@ $(BUILD)/fuzz/src/%.o: src/%.c
 # The library's objects see its private headers; util.o and dedup_parse.o
 # (the CLI's) do not.
 $(FUZZ_LIB_OBJ): FUZZ_INC := $(PRIVATE_INC)
-$(BUILD)/fuzz/src/lib/core/hash.o: FUZZ_UNSIGNED :=
+$(BUILD)/fuzz/src/lib/util/hash.o: FUZZ_UNSIGNED :=
 
 $(BUILD)/fuzz/libtdbf.a: $(FUZZ_LIB_OBJ)
 	rm -f $@
@@ -400,7 +400,7 @@ fuzz-cli: $(BUILD)/fuzz/fuzz_cli
 # every machine).  Rewrite them only for a deliberate format change
 # (docs/format.md), and say so in the commit.
 GOLDEN_DIR  := tests/unit/golden
-.PHONY: golden test-cross test-cross-full
+.PHONY: golden test-cross test-cross-full test-cross-python
 golden: $(BUILD)/tests/test_golden ## rewrite tests/unit/golden/ (saved filters, their answers): only for a deliberate format change
 	rm -f $(GOLDEN_DIR)/*.tdbf $(GOLDEN_DIR)/*.expect
 	$< --write $(GOLDEN_DIR)
@@ -414,6 +414,10 @@ test-cross: ## golden files, codec, API, differential and wide-arithmetic tests 
 
 test-cross-full: ## every unit test at full size on s390x, aarch64, i686 under qemu (aarch64 ~20 min, s390x and i686 longer; not in CI)
 	@sh scripts/test-cross.sh full $(CROSS)
+
+CROSS_PYTHON ?= i686-linux-gnu
+test-cross-python: $(CLI) ## the Python extension built -Werror for CROSS_PYTHON (i686 default; also armhf, aarch64, s390x) and its tests under qemu with that architecture's CPython (~6 min; not in CI)
+	@sh scripts/test-cross-python.sh $(CROSS_PYTHON)
 
 # ---- install -----------------------------------------------------------
 # The man pages: tdbf(1), libtdbf(3), and one tdbf_*(3) per function

@@ -1180,7 +1180,7 @@ TDBF_API double tdbf_stable_forget(uint64_t cells, unsigned k, unsigned d,
  *     insert beforehand; the FP peaks just before a shift.
  * The FP is that of a run of k matching fields, averaged over the loads a
  * unit's generations bring (Poisson), which neighbouring fields share
- * (src/lib/designs/apbf_line_plan.c): rolling, over the phases of the units' current
+ * (src/lib/designs/apbf_line/apbf_line_model.c): rolling, over the phases of the units' current
  * generation too; spare, at the worst case just before a shift.
  *
  * Concurrency (cfg.concurrent).  Adds take a ticket from one atomic

@@ -1,6 +1,6 @@
 """Build the tdbf extension: python/src/*.c with libtdbf compiled in.
 
-libtdbf's sources (src/lib/*/*.c, include/tdbf.h) are found beside this
+libtdbf's sources (src/lib/**/*.c, include/tdbf.h) are found beside this
 directory in the tdbf tree, whatever directory pip runs this from: the
 path is taken from this file's real location, or from TDBF_SOURCE_DIR
 (the root of a tdbf tree) when the package directory was copied
@@ -45,7 +45,7 @@ def library_version(root):
 
 
 ROOT = tdbf_root()
-lib_sources = sorted(glob.glob(os.path.join(ROOT, "src", "lib", "*", "*.c")))
+lib_sources = sorted(glob.glob(os.path.join(ROOT, "src", "lib", "**", "*.c"), recursive=True))
 ext_sources = sorted(glob.glob(os.path.join(HERE, "src", "*.c")))
 
 compile_args = ["-std=c11", "-O2", "-fvisibility=hidden", "-Wall", "-Wextra"]
@@ -64,7 +64,7 @@ extension = Extension(
     sources=[relative(p) for p in ext_sources + lib_sources],
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src", "lib")],
     depends=[relative(p) for p in glob.glob(os.path.join(HERE, "src", "*.h"))
-             + glob.glob(os.path.join(ROOT, "src", "lib", "*", "*.h"))
+             + glob.glob(os.path.join(ROOT, "src", "lib", "**", "*.h"), recursive=True)
              + [os.path.join(ROOT, "include", "tdbf.h")]],
     extra_compile_args=compile_args,
     extra_link_args=link_args,

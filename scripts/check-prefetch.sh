@@ -5,7 +5,7 @@
 # the single calls of APBF and APBBF that ask for their first reads
 # together (apbf_add, apbbf_add, apbbf_contains), must
 # still contain a prefetch instruction after optimisation.  GCC may delete a helper that only prefetches (see
-# tdbf_prefetch in src/lib/core/bits.h); the batch calls then lose their
+# tdbf_prefetch in src/lib/util/bits.h); the batch calls then lose their
 # memory-level parallelism without any test noticing, so this looks at
 # the machine code itself.  Usage: check-prefetch.sh OBJECT...
 #

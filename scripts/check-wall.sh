@@ -4,12 +4,12 @@
 # library through tdbf.h alone, like any program built against it.  A
 # quoted include in their sources must name tdbf.h or a header of the
 # including file's own tree, found from the including file's directory;
-# anything else (core/ops.h, ../lib/designs/run.h, a header reached only
+# anything else (designs/ops.h, ../lib/model/run.h, a header reached only
 # through an -I path) is a violation.  The Makefile keeps src/lib off
 # their include path, so most violations also fail to compile; this
 # names them with file and line, and covers python/src, which setup.py
 # compiles together with the library's sources.
-# One exception: src/lib/core/wide.h, the 128-bit arithmetic (mul-high,
+# One exception: src/lib/util/wide.h, the 128-bit arithmetic (mul-high,
 # multiply-shift, wide division), is header-only, stateless and includes
 # <stdint.h> alone, so the CLI's lab reuses it rather than keeping a copy
 # of its portable path; the check makes sure it stays that way.
@@ -19,10 +19,10 @@ cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- src/cli src/redis python/src
 status=0
 checked=0
-shared_header=$(pwd -P)/src/lib/core/wide.h
+shared_header=$(pwd -P)/src/lib/util/wide.h
 # The shared header may include system headers only (<...>), none quoted.
 if grep -q '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$shared_header"; then
-    echo "check-wall: src/lib/core/wide.h includes a quoted header: the fronts could not share it" >&2
+    echo "check-wall: src/lib/util/wide.h includes a quoted header: the fronts could not share it" >&2
     status=1
 fi
 for tree in "$@"; do
@@ -52,5 +52,5 @@ for tree in "$@"; do
     done
 done
 [ "$checked" -gt 0 ] || { echo "check-wall: no sources found" >&2; exit 1; }
-[ "$status" -eq 0 ] && echo "check-wall: $checked files in $* include only tdbf.h, their own headers and core/wide.h"
+[ "$status" -eq 0 ] && echo "check-wall: $checked files in $* include only tdbf.h, their own headers and util/wide.h"
 exit "$status"

@@ -3,7 +3,7 @@
  * and the helpers the unit tests share.  See driver.h for the contract.
  */
 #include "driver.h"
-#include "core/wide.h"
+#include "util/wide.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * test_apbbf.c — Age-Partitioned Blocked Bloom filter (paper 004 section 6;
- * src/lib/designs/apbbf.c, model in src/lib/planning/plan_blocked.c).
+ * src/lib/designs/apbbf.c, model in src/lib/model/plan_blocked.c).
  *
  *   - Tables 3 and 4 of the paper recomputed from the model, every printed
  *     digit (the library's block expectation also checked against a direct
@@ -27,7 +27,7 @@
  * filters divide that by S.
  */
 #include "driver.h"
-#include "core/ops.h" /* walk_min_bytes: batch paths at test sizes */
+#include "designs/ops.h" /* walk_min_bytes: batch paths at test sizes */
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * test_apbf_line.c — the line-local APBF (src/lib/designs/apbf_line.c;
+ * test_apbf_line.c — the line-local APBF (src/lib/designs/apbf_line/apbf_line.c;
  * its model and planner: apbf_line_plan.c).
  *
  *   - no false negatives inside the window (generic driver), 64- and
@@ -22,7 +22,7 @@
 #include "driver.h"
 #include "stream.h"
 
-#include "designs/line.h"       /* TDBF_LINE_PLAN_MARGIN */
+#include "designs/apbf_line/line.h"       /* TDBF_LINE_PLAN_MARGIN */
 
 #include <math.h>
 #include <stdio.h>

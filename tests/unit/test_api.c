@@ -7,7 +7,7 @@
  * tdbf_current_error answers for the designs that keep no counts.
  */
 #include "stream.h"
-#include "core/ops.h" /* walk_min_bytes: batch paths at test sizes */
+#include "designs/ops.h" /* walk_min_bytes: batch paths at test sizes */
 
 #include <ctype.h>
 #include <limits.h>

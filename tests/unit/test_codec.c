@@ -1,5 +1,5 @@
 /*
- * test_codec.c — the serialized form (src/lib/core/codec.c, docs/format.md).
+ * test_codec.c — the serialized form (src/lib/api/codec.c, docs/format.md).
  *
  * Every design that can be saved round-trips: after load, its stats, its
  * answers and its later behaviour equal the original's.  And the loader

@@ -1,10 +1,10 @@
 /*
- * test_infer.c — inferential queries (src/lib/inference/infer.c, paper 002 sections
+ * test_infer.c — inferential queries (src/lib/model/infer.c, paper 002 sections
  * 2 and 4) over the TBF and BTBF.
  *
  *  - The closed forms (eqs 23, 26, 27 and the expected age) against brute
  *    force sums of P(i) P(R_x | i) over i with the likelihoods of eqs 22,
- *    24 and 25 (white box: tdbf_timer_infer from inference/inference.h).
+ *    24 and 25 (white box: tdbf_timer_infer from model/inference.h).
  *  - The distinct-item models D(j) (eqs 16-18) against direct sums.
  *  - Calibration, the paper's experiment (section 5.1.4): on a uniform
  *    stream whose p_x is known, each item is queried and then inserted;
@@ -26,7 +26,7 @@
 #include "driver.h"
 #include "infer_run.h"
 #include "infer_eval.h"   /* src/cli/lab: the paper's experiment */
-#include "inference/inference.h"
+#include "model/inference.h"
 
 static tdbf_config btbf_config(uint64_t window, unsigned k, uint64_t cells,
                                unsigned bits, uint64_t block, uint64_t seed)

@@ -1,11 +1,11 @@
 /*
  * test_infer_apbf.c — inferential queries over the APBF and the APBBF
- * (src/lib/inference/infer_apbf.c, docs/apbf_posterior.md).
+ * (src/lib/model/infer_apbf.c, docs/apbf_posterior.md).
  *
  *  - The band sums and the backward recursion against brute force: every
  *    age i of the prior and every set of older generations holding the
  *    key, with the likelihood written out slice by slice (white box:
- *    tdbf_slice_infer from inference/inference.h).
+ *    tdbf_slice_infer from model/inference.h).
  *  - Calibration as for the TBF (paper 002 section 5.1.4): on a uniform
  *    stream with known p_x, each item is queried and then inserted;
  *    queries are binned by posterior into 20 bins and in every bin with at
@@ -28,7 +28,7 @@
 #include "driver.h"
 #include "infer_run.h"
 #include "infer_eval.h"   /* src/cli/lab: the paper's experiment */
-#include "inference/inference.h"
+#include "model/inference.h"
 
 static tdbf_config slices_config(tdbf_design design, uint64_t window, unsigned k,
                                  unsigned l, uint64_t seed)

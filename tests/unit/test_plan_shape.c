@@ -227,7 +227,7 @@ static void test_plan_refuses_what_open_refuses(void **state)
     expect_refusal(&cfg, TDBF_EDESIGN);
 }
 
-/* The planners keep their last few answers per thread (core/memo.h: a
+/* The planners keep their last few answers per thread (util/memo.h: a
  * server creating a filter per key asks the same question each time).
  * For every design that keeps them, twelve questions -- more than it
  * keeps, so each is planned afresh on every pass -- asked three times,

@@ -1,5 +1,5 @@
 /*
- * test_sections.c — the sections after a filter record (src/lib/core/
+ * test_sections.c — the sections after a filter record (src/lib/api/
  * section.c, docs/format.md "Sections").
  *
  * A filter followed by well-formed sections loads from a buffer and a

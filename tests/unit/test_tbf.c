@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "driver.h" /* drv_add_index, drv_contains_index: key i of a stream */
-#include "core/bits.h" /* tdbf_cells, white box */
+#include "util/bits.h" /* tdbf_cells, white box */
 #include "stream.h"
 
 static tdbf_config tbf_config(tdbf_design design, uint64_t window,

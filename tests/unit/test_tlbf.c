@@ -1,5 +1,5 @@
 /*
- * test_tlbf.c — Time-limited Bloom Filter (src/lib/designs/tlbf.c).
+ * test_tlbf.c — Time-limited Bloom Filter (src/lib/designs/tlbf/tlbf.c).
  *
  * The heart is a schedule-driven property test: keys arrive in phases
  * (steady rate, 10x up and down, bursts at one timestamp, idle gaps longer

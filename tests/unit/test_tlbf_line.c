@@ -1,5 +1,5 @@
 /*
- * test_tlbf_line.c — apbf-line rings over a time window (src/lib/designs/tlbf_line.c).
+ * test_tlbf_line.c — apbf-line rings over a time window (src/lib/designs/tlbf_line/tlbf_line.c).
  *
  *   - no false negatives inside the window: the adversarial schedule every
  *     time design passes (steady, 10x up and down, bursts at one

@@ -1,5 +1,5 @@
 /*
- * test_wide.c — core/wide.h, the 64 x 64 -> 128-bit arithmetic.
+ * test_wide.c — util/wide.h, the 64 x 64 -> 128-bit arithmetic.
  *
  *   known      products, sums and quotients worked out by hand for the
  *              edge operands (0, 1, 2^32 - 1, 2^32 + 1, 2^63, 2^64 - 1)
@@ -15,7 +15,7 @@
  * so the portable path also backs the public operations on x86-64.
  */
 #include "driver.h"
-#include "core/wide.h"
+#include "util/wide.h"
 
 #include <stdio.h>
 
@@ -59,7 +59,7 @@ static void test_known_products(void **state)
 {
     (void)state;
     const uint64_t max = UINT64_MAX;
-    print_message("core/wide.h: %s path\n", TDBF_WIDE_NATIVE ? "native __int128" : "portable");
+    print_message("util/wide.h: %s path\n", TDBF_WIDE_NATIVE ? "native __int128" : "portable");
     expect_u128(tdbf_mul_wide(0, max), 0, 0, "0 * (2^64-1)");
     expect_u128(tdbf_mul_wide(1, max), 0, max, "1 * (2^64-1)");
     expect_u128(tdbf_mul_wide(max, max), max - 1, 1, "(2^64-1)^2 = 2^128 - 2^65 + 1");

@@ -7,7 +7,7 @@
  * does, with the same per-filter seed and the high half forced odd), the
  * k indices are Kirsch-Mitzenmacher double hashes x_i = lo + i*hi, each
  * remixed by one multiply-xorshift round as the library derives its
- * indices (src/lib/core/hash.h explains why), mapped into [0, m) by
+ * indices (src/lib/util/hash.h explains why), mapped into [0, m) by
  * multiply-shift; an add is one pass that tests and sets each bit, a
  * query stops at the first clear bit (the textbook loop).  So it sets
  * exactly the bits the library's classic `bloom` sets for the same keys,
@@ -34,7 +34,7 @@
 #include <xxhash.h>
 
 #include "bench_inline.h"
-#include "../../lib/core/wide.h"
+#include "../../lib/util/wide.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -26,7 +26,7 @@
  * reported for the inferential answer's k.
  *
  * The APBF (cli_infer_evaluate_design; its posterior: the library's
- * inference/infer_apbf.c).
+ * model/infer_apbf.c).
  * Beyond the paper: the same streams, penalties and charges, with each k
  * in k_min .. k_max taking the smallest l whose k + l slices (m and g as
  * tdbf_plan_eval sizes them for w) fit w * bits_per_item bits, the most
@@ -41,7 +41,7 @@
 #include "infer_eval.h"
 #include "stream.h"
 #include "../common/rng.h"
-#include "../../lib/core/wide.h"
+#include "../../lib/util/wide.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -68,18 +68,18 @@
  * batch calls of a filter of TDBF_WALK_MIN_BYTES or more walk their
  * queries interleaved, each prefetching the block it reads next, and set
  * the adds' blocks in order (tdbf_find_run_batch, tdbf_add_run_batch in
- * designs/run.h); they answer exactly as single calls.
+ * model/run.h); they answer exactly as single calls.
  */
 #include <math.h>
 #include <string.h>
 
-#include "core/block.h"
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/ops.h"
-#include "designs/run.h"
-#include "inference/inference.h"
-#include "planning/planning.h"
+#include "util/block.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "designs/ops.h"
+#include "model/run.h"
+#include "model/inference.h"
+#include "model/planning.h"
 
 typedef struct apbbf {
     unsigned  k;            /* segments set per insert */
@@ -290,7 +290,7 @@ static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls -----------------------------------------------------
  * Queries walk Algorithm 1 interleaved, on exactly the blocks each reads
- * (designs/run.h); adds too, then set their blocks in order. */
+ * (model/run.h); adds too, then set their blocks in order. */
 
 static uint64_t room(const void *state, unsigned *l)
 {

@@ -44,13 +44,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/bits.h"
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/ops.h"
-#include "designs/run.h"
-#include "inference/inference.h"
-#include "planning/planning.h"
+#include "util/bits.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "designs/ops.h"
+#include "model/run.h"
+#include "model/inference.h"
+#include "model/planning.h"
 
 typedef struct apbf {
     unsigned  k;            /* slices set per insert */
@@ -176,7 +176,7 @@ static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 /* ---- batch calls (filter.c) ----
  * Queries walk Algorithm 1 interleaved, on exactly the lines each reads
- * (designs/run.h): a query's path is data-dependent (slices match about
+ * (model/run.h): a query's path is data-dependent (slices match about
  * half the time), so no fixed prefetch covers it.  Adds walk the same
  * way, then set their bits in order. */
 

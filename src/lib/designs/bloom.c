@@ -22,7 +22,7 @@
  * Single calls.  An add derives each of the k indices once, tests all k
  * bits, then sets them; a query reads all k with no early exit (see
  * classic_query_k).  Open and load point the shell's f->add_hashed and
- * f->contains_hashed at them, so tdbf_add hashes and jumps (core/ops.h),
+ * f->contains_hashed at them, so tdbf_add hashes and jumps (designs/ops.h),
  * and for the k of the common errors (3, 4, 5, 7, 10) all four entries at
  * copies with k a constant, whose loops unroll.  At w = 10^6, error 0.01 an add went from
  * 43 to 22 ns and a query from 26 to 17.5 through the public API, against
@@ -43,12 +43,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/bits.h"
-#include "core/block.h"
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/ops.h"
-#include "planning/planning.h"
+#include "util/bits.h"
+#include "util/block.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "designs/ops.h"
+#include "model/planning.h"
 
 typedef struct bloom {
     uint64_t  m;          /* bits */
@@ -164,7 +164,7 @@ static void keep_fp(bloom *b, uint64_t adds)
 
 /* The add, for a classic filter of k indices when k is not 0 (then a
  * constant: bloom_add_k*), else for any filter.  `counted`: the shell
- * counted this add before the call (f->add_hashed, core/ops.h), rather
+ * counted this add before the call (f->add_hashed, designs/ops.h), rather
  * than after it returns (f->add). */
 static TDBF_ALWAYS_INLINE int add_with(tdbf *f, const tdbf_hash128 *h, unsigned k,
                                        bool counted)
@@ -191,7 +191,7 @@ static int bloom_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     return query(f->impl, &key->hash);
 }
 
-/* The same by the key's hash: the shell's jump (core/ops.h), which a
+/* The same by the key's hash: the shell's jump (designs/ops.h), which a
  * Bloom filter can take: it reads neither the key's bytes nor the time,
  * and its adds cannot fail. */
 static int bloom_add_hashed(tdbf *f, tdbf_hash128 h)

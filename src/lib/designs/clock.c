@@ -109,11 +109,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/bits.h"
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/ops.h"
-#include "planning/planning.h"
+#include "util/bits.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "designs/ops.h"
+#include "model/planning.h"
 
 typedef struct clockf {
     unsigned  k;            /* cells per key */

@@ -19,9 +19,9 @@
  */
 #include <string.h>
 
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/ops.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "designs/ops.h"
 
 typedef struct entry {
     uint64_t      hash;      /* key hash, low half: table slot */

@@ -111,11 +111,11 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core/bits.h"
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/ops.h"
-#include "planning/planning.h"
+#include "util/bits.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "designs/ops.h"
+#include "model/planning.h"
 
 #if ATOMIC_CHAR_LOCK_FREE != 2 || ATOMIC_SHORT_LOCK_FREE != 2 || ATOMIC_INT_LOCK_FREE != 2
 #error "fpdecay.c needs always-lock-free 8, 16 and 32-bit atomics"

@@ -89,11 +89,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/bits.h"
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/ops.h"
-#include "planning/planning.h"
+#include "util/bits.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "designs/ops.h"
+#include "model/planning.h"
 
 typedef struct subfilter {
     uint64_t *bits;     /* m bits, 64-byte aligned */

@@ -108,11 +108,11 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/memo.h"
-#include "core/ops.h"
-#include "planning/planning.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "util/memo.h"
+#include "designs/ops.h"
+#include "model/planning.h"
 
 typedef struct stable {
     unsigned  k;            /* K: cells per key = segments */
@@ -366,7 +366,7 @@ static int search_stable(const tdbf_config *cfg, double target, tdbf_decay_plan 
 
 /* The search bisects the segment size for every K, ~1.6 ms, and a server
  * that creates a STABLE filter per key asks it the same question each
- * time: the last answers are kept per thread (core/memo.h). */
+ * time: the last answers are kept per thread (util/memo.h). */
 typedef struct stable_question {
     uint64_t window;
     double   error, target;

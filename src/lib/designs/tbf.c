@@ -118,13 +118,13 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/bits.h"
-#include "core/codec.h"
-#include "core/mem.h"
-#include "core/memo.h"
-#include "core/ops.h"
-#include "inference/inference.h"
-#include "planning/planning.h"
+#include "util/bits.h"
+#include "util/serial.h"
+#include "util/mem.h"
+#include "util/memo.h"
+#include "designs/ops.h"
+#include "model/inference.h"
+#include "model/planning.h"
 
 typedef struct tbf {
     tdbf_cells cells;       /* m timers: 0 = T_eps, t + 1 = timestamp t */
@@ -313,7 +313,7 @@ static int search_shapes(const tbf_request *rq, tbf_shape *best)
 
 /* The search sizes the cells for every (k, bits), ~0.35 ms, and a server
  * that creates a TBF or BTBF filter per key asks it the same question
- * each time: the last answers are kept per thread (core/memo.h; the
+ * each time: the last answers are kept per thread (util/memo.h; the
  * request copied field by field into a zeroed one, so that its padding
  * compares equal). */
 typedef struct tbf_answer {
