@@ -280,8 +280,8 @@ demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(CLI) demo
 
 .PHONY: readme-figures
-readme-figures: $(CLI) ## rewrite README.md's tdbf demo figures from what tdbf demo prints now (~1 min)
-	@$(PYTHON) scripts/readme_figures.py $(CLI) README.md
+readme-figures: $(CLI) ## rewrite docs/results.md's tdbf demo figures from what tdbf demo prints now (~1 min)
+	@$(PYTHON) scripts/readme_figures.py $(CLI) docs/results.md
 
 .PHONY: bench
 bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call latency (windows 1e4, 1e6); CSV in bench/results.csv
@@ -289,7 +289,7 @@ bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call laten
 	$(CLI) bench --csv bench/results.csv
 
 .PHONY: bench-speed
-bench-speed: $(CLI) ## README's speed tables: windows 1e4..1e8, both errors, the count designs (~15 min, ~4 GB)
+bench-speed: $(CLI) ## docs/results.md's speed tables: windows 1e4..1e8, both errors, the count designs (~15 min, ~4 GB)
 	@mkdir -p bench
 	$(CLI) bench --windows 1e4,1e6,1e7,1e8 --errors 0.01,0.001 --targets \
 	    --designs inline-bloom,bloom,apbf,apbbf-512,apbf-line,apbf-line-64,apbf-line-128 \

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Rewrite README.md's `tdbf demo` paragraph from what `tdbf demo` prints.
+"""Rewrite docs/results.md's `tdbf demo` paragraph from what `tdbf demo` prints.
 
-Usage: python3 scripts/readme_figures.py [PATH/TO/tdbf] [README.md]
+Usage: python3 scripts/readme_figures.py [PATH/TO/tdbf] [docs/results.md]
        (make readme-figures; any python3 >= 3.6)
 
 The paragraph lies between the lines `<!-- demo figures: begin -->` and
@@ -56,7 +56,7 @@ def paragraph(out):
 
 def main():
     tdbf = sys.argv[1] if len(sys.argv) > 1 else "build/tdbf"
-    readme = sys.argv[2] if len(sys.argv) > 2 else "README.md"
+    readme = sys.argv[2] if len(sys.argv) > 2 else "docs/results.md"
     out = subprocess.run([tdbf, "demo", "--quiet"], stdout=subprocess.PIPE,
                          check=True).stdout.decode()
     with open(readme) as f:

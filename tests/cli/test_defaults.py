@@ -4,8 +4,8 @@
 The defaults come from the programs themselves: `tdbf plan --json` for a
 count and a time window (the design tdbf dedup builds, cli_default_design)
 and the library's tdbf_config_init (through ctypes).  Then `tdbf dedup
---help`, `tdbf plan --help`, man/tdbf.1, man/libtdbf.3, include/tdbf.h and
-README.md must name those defaults where they claim one, and no sentence
+--help`, `tdbf plan --help`, man/tdbf.1, man/libtdbf.3, include/tdbf.h, README.md and
+docs/*.md must name those defaults where they claim one, and no sentence
 of theirs may call another design the default: a drift fails here.  Also
 checked: what plan shows is what dedup builds, and plan, info and dedup
 --stats give the same expiry bound (tdbf_slack).
@@ -186,7 +186,15 @@ def test_texts_name_the_defaults():
             r"%s line-local APBF \| count .{0,40}the default count design" % c,
             r"%s line-local APBF rings \| time .{0,400}the default time design" % t,
             r"%s for a count window \(--last N\), %s for a time window" % (c, t)]),
+        ("docs/papers.md", plain(read("docs/papers.md")), [
+            r"%s line-local APBF \| count .{0,40}the default count design" % c,
+            r"%s line-local APBF rings \| time .{0,400}the default time design" % t]),
     ]
+    # the other pages README's facts moved to claim no other default
+    for path in sorted(glob.glob(os.path.join(ROOT, "docs", "*.md"))):
+        name = os.path.relpath(path, ROOT)
+        if name != "docs/papers.md":
+            texts.append((name, plain(read(name)), []))
     for label, text, claims in texts:
         check_claims(label, text, claims)
         check_no_other_default(label, text, count, time, library)
