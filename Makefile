@@ -5,7 +5,13 @@
 # (appended), LDFLAGS.  Cross builds: make CC=aarch64-linux-gnu-gcc lib cli
 # module (AR, NM and OBJDUMP follow a TRIPLET-gcc compiler unless given).
 
-VERSION     := 0.1.0
+# The version has one home, include/tdbf.h (TDBF_VERSION_STRING): the
+# shared library's file name, tdbf.pc, the Python package and the Redis
+# module's version number all follow it.
+VERSION     := $(shell sed -n 's/^\#define TDBF_VERSION_STRING "\(.*\)"/\1/p' include/tdbf.h)
+ifeq ($(VERSION),)
+$(error no TDBF_VERSION_STRING in include/tdbf.h)
+endif
 SOVERSION   := 0
 PREFIX      ?= /usr/local
 LIBDIR      ?= $(PREFIX)/lib
