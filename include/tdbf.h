@@ -387,11 +387,10 @@ TDBF_API int tdbf_set_allocator(const tdbf_allocator *allocator);
  * All memory is allocated here: add/contains never allocate for APBF,
  * APBBF, TBF, BTBF and Bloom.
  * Planning: each design's planner keeps its last eight answers per thread
- * (its searches take 0.1-40 ms on a first question), so a thread that
- * opens many filters of one configuration -- a server creating a filter
- * per key -- plans once: an open of a small filter then costs about a
- * microsecond plus its allocation.  The answers are those a fresh search
- * gives, bit for bit. */
+ * (a first search takes milliseconds), so a thread that opens many
+ * filters of one configuration -- a server creating a filter per key --
+ * plans once, and later opens cost little more than their allocation.
+ * The answers are those a fresh search gives, bit for bit. */
 TDBF_API int tdbf_open(tdbf **out, const tdbf_config *cfg);
 
 /* Release a filter and all its memory.  NULL is accepted (no-op). */
@@ -483,8 +482,8 @@ TDBF_API int tdbf_advance(tdbf *f, uint64_t now_ns);
  * but overlaps memory accesses: keys are hashed 256 at a time; most
  * designs prefetch a few keys ahead, and APBF, APBBF and TLBF filters of 4 MiB
  * or more walk the keys' queries interleaved, 32 at once, each
- * prefetching the slice it reads next (3-4x faster than single calls on a
- * DRAM-sized filter; no gain, and no loss, inside the caches).
+ * prefetching the slice it reads next (a gain on filters larger than the
+ * caches; `tdbf bench` measures it).
  *   keys[i], lens[i]  the i-th key
  *   results           if not NULL, results[i] = 1 (was present) or 0 (new)
  * Returns TDBF_OK or a negative error code: no key is inserted when the
@@ -651,10 +650,10 @@ TDBF_API int tdbf_slack(const tdbf *f, uint64_t *slack_items, uint64_t *slack_ns
 /* Estimated false-positive rate of a query at now_ns, from the insert
  * counts the filter keeps: O(1) or O(slices), never a scan of its bits
  * (tdbf_get_stats' error_estimated reads the bits).  Cheap enough to call
- * before every add (4 to 60 ns), so a caller can refuse to overload a
- * filter: a time-window filter sized for C keys per window (CLOCK,
- * ROTATING, TLBF) takes any burst without a false negative, but its FP
- * rate climbs, up to 1, and this is where that shows.
+ * before every add, so a caller can refuse to overload a filter: a
+ * time-window filter sized for C keys per window (CLOCK, ROTATING, TLBF)
+ * takes any burst without a false negative, but its FP rate climbs, up
+ * to 1, and this is where that shows.
  *   now_ns  the query's time in ns, clamped as everywhere (a time behind
  *           the filter's latest counts as that latest time)
  *   error   out: the estimate, in [0, 1]
