@@ -263,7 +263,6 @@ TDBF_API void tdbf_config_init(tdbf_config *cfg);
 /* ======================================================================
  * 4. The option language
  *
- *
  * Every front (the tdbf tool, the Python package, the Redis module) reads
  * option text through these functions, so "1M", "10m" or "1%" mean the
  * same everywhere (docs/options.md lists how each front spells each
@@ -291,7 +290,9 @@ TDBF_API void tdbf_config_init(tdbf_config *cfg);
  * Each parser returns TDBF_OK and stores the value, or TDBF_EINVAL and
  * writes a one-line reason to why (why_size bytes, NUL-terminated; why
  * may be NULL).  A reason quotes the text but never names the option:
- * the caller prefixes its own spelling ("--window: ", "WINDOW: "). */
+ * the caller prefixes its own spelling ("--window: ", "WINDOW: ").
+ * ====================================================================== */
+
 TDBF_API int tdbf_parse_count(const char *text, uint64_t *out, char *why, size_t why_size);
 TDBF_API int tdbf_parse_duration(const char *text, uint64_t *ns, char *why, size_t why_size);
 TDBF_API int tdbf_parse_error(const char *text, double *out, char *why, size_t why_size);
@@ -752,6 +753,7 @@ TDBF_API int tdbf_load_file(tdbf **out, const char *path,
 
 /* ======================================================================
  * 11. Sections
+ *
  * A saved filter may be followed by sections: self-describing records a
  * front keeps beside its filter (`tdbf dedup --state` keeps how it cut
  * lines into keys, tag "TDBFKEYS").  Each is (docs/format.md, Sections):
@@ -763,7 +765,7 @@ TDBF_API int tdbf_load_file(tdbf **out, const char *path,
  * tdbf_load_buffer and tdbf_load_file skip every section after checking
  * it; tdbf_load stops at the filter's checksum, so a caller that reads a
  * stream reads what follows with tdbf_read_sections.
- * --------------------------------------------------------------------- */
+ * ====================================================================== */
 
 #define TDBF_SECTION_TAG_BYTES 8
 
@@ -807,7 +809,6 @@ TDBF_API int tdbf_read_sections(tdbf_read_fn read, void *ctx, const char *tag,
  * the same answers bit for bit (the unit tests compare them on every
  * shape).  A filter takes its path when it is opened or loaded.
  * ====================================================================== */
-
 
 /* (tdbf_simd is declared in section 3.) */
 
