@@ -5,7 +5,13 @@
 # (appended), LDFLAGS.  Cross builds: make CC=aarch64-linux-gnu-gcc lib cli
 # module (AR, NM and OBJDUMP follow a TRIPLET-gcc compiler unless given).
 
-VERSION     := 0.1.0
+# The version has one home, include/tdbf.h (TDBF_VERSION_STRING): the
+# shared library's file name, tdbf.pc, the Python package and the Redis
+# module's version number all follow it.
+VERSION     := $(shell sed -n 's/^\#define TDBF_VERSION_STRING "\(.*\)"/\1/p' include/tdbf.h)
+ifeq ($(VERSION),)
+$(error no TDBF_VERSION_STRING in include/tdbf.h)
+endif
 SOVERSION   := 0
 PREFIX      ?= /usr/local
 LIBDIR      ?= $(PREFIX)/lib
@@ -307,7 +313,7 @@ test-cli: $(CLI) $(SHARED_LIB) check-man ## run the end-to-end tests of tdbf ded
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_defaults.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_eval.py $(CLI) && exit $$s
 
-check-man: $(CLI) ## check that tdbf(1) lists every option the CLI parses and libtdbf(3) every exported function
+check-man: $(CLI) ## check that tdbf(1) lists every option the CLI parses, libtdbf(3) every function of tdbf.h and libtdbf_model(3) every one of tdbf_model.h
 	@sh tests/man-pages.sh $(CLI)
 
 bench-dedup: $(CLI) ## lines/s of tdbf dedup vs sort -u and awk on 10^7 lines
@@ -420,17 +426,22 @@ test-cross-python: $(CLI) ## the Python extension built -Werror for CROSS_PYTHON
 	@sh scripts/test-cross-python.sh $(CROSS_PYTHON)
 
 # ---- install -----------------------------------------------------------
-# The man pages: tdbf(1), libtdbf(3), and one tdbf_*(3) per function
-# group, each a one-line .so link to libtdbf(3).
+# The installed headers: tdbf.h (the core) and tdbf_model.h (planners,
+# models, inference).  The man pages: tdbf(1), libtdbf(3) for tdbf.h,
+# libtdbf_model(3) for tdbf_model.h, and one tdbf_*(3) per function, a
+# one-line .so link to the page that documents it (its "links:" lines).
+HEADERS     := include/tdbf.h include/tdbf_model.h
 MAN1        := $(wildcard man/*.1)
 MAN3        := $(wildcard man/*.3)
-MAN3_LINKS  := $(shell sed -n 's/^\.\\" *links: *//p' man/libtdbf.3 2>/dev/null)
+man_links    = $(shell sed -n 's/^\.\\" *links: *//p' man/$(1).3 2>/dev/null)
+MAN3_LINKS  := $(call man_links,libtdbf)
+MAN3_MODEL_LINKS := $(call man_links,libtdbf_model)
 
-install: all ## install library, header, CLI, man pages, Redis module and tdbf.pc under $(DESTDIR)$(PREFIX)
+install: all ## install library, headers, CLI, man pages, Redis module and tdbf.pc under $(DESTDIR)$(PREFIX)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
 	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3 \
 	    $(DESTDIR)$(REDIS_MODULEDIR)
-	install -m 644 include/tdbf.h $(DESTDIR)$(INCLUDEDIR)/tdbf.h
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libtdbf.a
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libtdbf.so.$(VERSION)
 	ln -sf libtdbf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
@@ -442,6 +453,9 @@ install: all ## install library, header, CLI, man pages, Redis module and tdbf.p
 	for page in $(MAN3_LINKS); do \
 	    echo '.so man3/libtdbf.3' > $(DESTDIR)$(MANDIR)/man3/$$page.3 || exit 1; \
 	done
+	for page in $(MAN3_MODEL_LINKS); do \
+	    echo '.so man3/libtdbf_model.3' > $(DESTDIR)$(MANDIR)/man3/$$page.3 || exit 1; \
+	done
 	@# Redis (7.0 and later) refuses a module without the execute bit.
 	install -m 755 $(REDIS_MODULE) $(DESTDIR)$(REDIS_MODULEDIR)/tdbf.so
 	@# A live install by root: refresh the loader's cache, or programs would
@@ -449,13 +463,14 @@ install: all ## install library, header, CLI, man pages, Redis module and tdbf.p
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 uninstall: ## remove what install put there
-	rm -f $(DESTDIR)$(INCLUDEDIR)/tdbf.h $(DESTDIR)$(LIBDIR)/libtdbf.a \
+	rm -f $(HEADERS:include/%=$(DESTDIR)$(INCLUDEDIR)/%) $(DESTDIR)$(LIBDIR)/libtdbf.a \
 	      $(DESTDIR)$(LIBDIR)/libtdbf.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/libtdbf.so $(DESTDIR)$(BINDIR)/tdbf \
 	      $(DESTDIR)$(PKGCONFIGDIR)/tdbf.pc $(DESTDIR)$(REDIS_MODULEDIR)/tdbf.so \
 	      $(MAN1:man/%=$(DESTDIR)$(MANDIR)/man1/%) \
 	      $(MAN3:man/%=$(DESTDIR)$(MANDIR)/man3/%) \
-	      $(MAN3_LINKS:%=$(DESTDIR)$(MANDIR)/man3/%.3)
+	      $(MAN3_LINKS:%=$(DESTDIR)$(MANDIR)/man3/%.3) \
+	      $(MAN3_MODEL_LINKS:%=$(DESTDIR)$(MANDIR)/man3/%.3)
 	@# The module directory, if nothing else is in it.
 	rmdir $(DESTDIR)$(REDIS_MODULEDIR) 2>/dev/null || true
 

@@ -1,6 +1,6 @@
 """Build the tdbf extension: python/src/*.c with libtdbf compiled in.
 
-libtdbf's sources (src/lib/**/*.c, include/tdbf.h) are found beside this
+libtdbf's sources (src/lib/**/*.c, include/*.h) are found beside this
 directory in the tdbf tree, whatever directory pip runs this from: the
 path is taken from this file's real location, or from TDBF_SOURCE_DIR
 (the root of a tdbf tree) when the package directory was copied
@@ -65,7 +65,7 @@ extension = Extension(
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src", "lib")],
     depends=[relative(p) for p in glob.glob(os.path.join(HERE, "src", "*.h"))
              + glob.glob(os.path.join(ROOT, "src", "lib", "**", "*.h"), recursive=True)
-             + [os.path.join(ROOT, "include", "tdbf.h")]],
+             + glob.glob(os.path.join(ROOT, "include", "*.h"))],
     extra_compile_args=compile_args,
     extra_link_args=link_args,
     libraries=["m"],

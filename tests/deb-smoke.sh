@@ -4,7 +4,8 @@
 # user would:
 #   - a program built with `pkg-config --cflags --libs tdbf` runs against
 #     /usr/lib/<multiarch>/libtdbf.so.0;
-#   - /usr/bin/tdbf --version, and man finds tdbf(1), libtdbf(3), tdbf_add(3);
+#   - /usr/bin/tdbf --version, and man finds tdbf(1), libtdbf(3), tdbf_add(3),
+#     libtdbf_model(3), tdbf_plan_apbf(3);
 #   - redis-server on a free loopback port loads the installed module and
 #     answers TDBF.RESERVE and TDBF.ADD (the server is stopped by its PID);
 # then purges them, leaving the machine as it was.  The build runs in a
@@ -114,7 +115,7 @@ ldd "$tmp/smoke" | grep -Eq "libtdbf\.so\.0 => (/usr)?/lib/$multiarch/libtdbf\.s
 # 5. The tool and its man pages.
 /usr/bin/tdbf --version | grep -q "^tdbf $(echo "$version" | sed 's/-.*//')\$" ||
     fail "/usr/bin/tdbf --version does not print version $version"
-for page in 1/tdbf 3/libtdbf 3/tdbf_add; do
+for page in 1/tdbf 3/libtdbf 3/tdbf_add 3/libtdbf_model 3/tdbf_plan_apbf; do
     dpkg -S "/usr/share/man/man${page%%/*}/${page#*/}.${page%%/*}.gz" >/dev/null 2>&1 ||
         fail "no package ships the man page ${page#*/}(${page%%/*})"
     # dpkg may be told to skip man pages (path-exclude): check them when present.
@@ -152,7 +153,7 @@ server_pid=""
 # shellcheck disable=SC2086
 $SUDO dpkg --purge $packages >"$tmp/dpkg.log" 2>&1 || { cat "$tmp/dpkg.log" >&2; fail "dpkg --purge"; }
 installed=""
-for f in "$module" /etc/redis/modules.d /usr/bin/tdbf /usr/include/tdbf.h \
+for f in "$module" /etc/redis/modules.d /usr/bin/tdbf /usr/include/tdbf.h /usr/include/tdbf_model.h \
          "/usr/lib/$multiarch/libtdbf.so.0"; do
     [ ! -e "$f" ] || fail "$f is still there after dpkg --purge"
 done

@@ -1,6 +1,6 @@
 #!/bin/sh
 # install-smoke.sh — install tdbf the way a user would and build against
-# it: <tdbf.h> and `pkg-config tdbf`, once with the shared library and once
+# it: <tdbf.h>, <tdbf_model.h> and `pkg-config tdbf`, once with the shared library and once
 # statically.  Also checks the shared library's SONAME, that it exports
 # nothing without the tdbf_ prefix, that tdbf.pc names the PREFIX of the
 # install (not the one of an earlier `make`), that the man pages and the
@@ -21,10 +21,11 @@ fail() {
 }
 
 # The files an install must hold, relative to PREFIX.
-installed="include/tdbf.h lib/libtdbf.a lib/libtdbf.so lib/libtdbf.so.0
+installed="include/tdbf.h include/tdbf_model.h lib/libtdbf.a lib/libtdbf.so lib/libtdbf.so.0
            lib/pkgconfig/tdbf.pc bin/tdbf lib/redis/modules/tdbf.so
            share/man/man1/tdbf.1 share/man/man3/libtdbf.3
-           share/man/man3/tdbf_open.3 share/man/man3/tdbf_add.3"
+           share/man/man3/tdbf_open.3 share/man/man3/tdbf_add.3
+           share/man/man3/libtdbf_model.3 share/man/man3/tdbf_plan_apbf.3"
 
 # 1. Staged (DESTDIR), as a packager does: a PREFIX other than the build's
 #    default, then uninstall.
@@ -52,7 +53,7 @@ for f in $installed; do
     [ -e "$prefix/$f" ] || fail "not installed: $prefix/$f"
 done
 if command -v man >/dev/null 2>&1; then
-    for page in tdbf libtdbf tdbf_add; do
+    for page in tdbf libtdbf tdbf_add libtdbf_model tdbf_plan_apbf; do
         MANPATH=$prefix/share/man man -w "$page" >/dev/null 2>&1 ||
             fail "man -w $page finds nothing under $prefix/share/man"
     done
@@ -67,7 +68,8 @@ static_libs=$(pkg-config --static --libs tdbf) || fail "pkg-config --static --li
 [ "$(pkg-config --modversion tdbf)" = "$(sed -n 's/^#define TDBF_VERSION_STRING "\(.*\)"/\1/p' include/tdbf.h)" ] ||
     fail "pkg-config --modversion tdbf does not match TDBF_VERSION_STRING"
 
-# A small user program: only <tdbf.h>, nothing from the source tree.
+# A small user program: only <tdbf.h> and <tdbf_model.h>, nothing from
+# the source tree.
 cp tests/smoke/smoke.c "$tmp/smoke.c"
 
 # Shared: must need libtdbf.so.0 and run from the installed copy.

@@ -1,7 +1,8 @@
 /*
  * pytdbf.h — shared declarations of the tdbf._tdbf extension module.
  *
- * The extension is three files over the public libtdbf API (tdbf.h only):
+ * The extension is three files over the public libtdbf API (tdbf.h and
+ * tdbf_model.h only):
  *   module.c  the module: errors, version, design names, plan()
  *   args.c    turning Python objects into what libtdbf takes: keys
  *             (bytes, str as UTF-8, any contiguous buffer), the filter
@@ -19,7 +20,7 @@
 
 #include <stdint.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* tdbf.Error, created by the module at import, and its subclass
  * tdbf.FullError (an add refused: the filter is past its error bound). */

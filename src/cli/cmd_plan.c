@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 #define PLAN_DEFAULT_ALTS 8
 #define PLAN_DEFAULT_ERROR 0.01  /* tdbf dedup's */

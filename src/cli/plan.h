@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 #include "cli.h"
 

@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* ---- what every plan ends with ----------------------------------------- */
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* The bytes tdbf_open(cfg) would allocate (at the planned rate, for the
  * time designs that grow), whatever cfg->max_memory says: from the

@@ -40,7 +40,9 @@
 #include "commands.h"
 
 #define TDBF_MODULE_NAME    "tdbf"
-#define TDBF_MODULE_VERSION 100          /* 0.1.0 as M*10000 + m*100 + p */
+/* The library's version as Redis reads a module's (MODULE LIST "ver"):
+ * MAJOR*10000 + MINOR*100 + PATCH, from tdbf.h, the version's one home. */
+#define TDBF_MODULE_VERSION TDBF_VERSION_NUMBER
 
 /* Every TDBF.* command, with the flags Redis uses to route, refuse under
  * maxmemory (deny-oom) and let replicas and scripts serve (readonly). */

@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "module_api.h"
-#include "tdbf.h"
+#include "tdbf_model.h"
 
 /* ---- budget.c ------------------------------------------------------------ */
 

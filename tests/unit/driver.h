@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* ---- scale: the sanitizer build runs the same tests on smaller sizes ----
  * (and so does the quick stage under emulation, `make test-cross`, built

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* Item x of a stream is the 8 bytes of x, little-endian. */
 size_t infer_item_key(uint8_t *buf, uint64_t x);

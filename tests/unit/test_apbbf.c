@@ -27,6 +27,7 @@
  * filters divide that by S.
  */
 #include "driver.h"
+#include "model/planning.h" /* tdbf_apbbf_match, tdbf_apbf_fp: not exported */
 #include "designs/ops.h" /* walk_min_bytes: batch paths at test sizes */
 
 #include <math.h>

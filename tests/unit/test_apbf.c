@@ -22,6 +22,7 @@
  * apart.
  */
 #include "driver.h"
+#include "model/planning.h" /* tdbf_apbf_fp: not exported */
 
 #include <math.h>
 #include <stdio.h>

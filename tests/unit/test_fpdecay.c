@@ -23,6 +23,7 @@
 #define _POSIX_C_SOURCE 200809L /* pthreads under -std=c11 */
 
 #include "decay.h"
+#include "model/planning.h" /* tdbf_fpdecay_size: not exported */
 
 #include <math.h>
 #include <pthread.h>

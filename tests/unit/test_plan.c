@@ -13,6 +13,7 @@
  * tdbf_plan_apbf's optimality against a brute-force scan.
  */
 #include "driver.h"
+#include "model/planning.h" /* tdbf_apbf_fp, tdbf_apbf_accesses_false: not exported */
 
 #include <math.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 #include "../util.h"
 #include "bench_inline.h"

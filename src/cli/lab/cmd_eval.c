@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 enum {
     OPT_CSV,

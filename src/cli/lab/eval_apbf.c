@@ -13,7 +13,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* ---- table2: APBF, paper 004 Table 2 --------------------------------- */
 

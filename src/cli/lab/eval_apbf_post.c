@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 typedef struct post_stream {
     const char      *name;      /* CSV and table */

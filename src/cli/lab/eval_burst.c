@@ -55,7 +55,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 #define BURST_WINDOW_NS     (600 * EVAL_NS)    /* --window 10m */
 #define BURST_FILE_BLOCK    4096               /* keys per read block, as dedup reads */

@@ -86,7 +86,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 #define COMPARE_WINDOW        UINT64_C(1000000)
 #define COMPARE_QUICK_WINDOW  UINT64_C(10000)

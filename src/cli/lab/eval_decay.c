@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* Report a library error of experiment `cmd` about `what`, freeing t. */
 static int decay_fail(const char *cmd, cli_table *t, const char *what, int rc)

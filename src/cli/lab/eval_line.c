@@ -30,7 +30,7 @@
 
 #include <unistd.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* Keys and probes: 16-byte keys of two streams per filter. */
 #define LINE_KEY_STREAM   UINT64_C(0x11e0)

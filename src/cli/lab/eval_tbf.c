@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 /* ---- tbf: paper 002 section 5 ---------------------------------------- */
 

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include <tdbf.h>
+#include <tdbf_model.h>
 
 typedef struct cli_infer_eval {
     tdbf_prior_model stream;   /* TDBF_PRIOR_UNIFORM or TDBF_PRIOR_POWER_LAW */

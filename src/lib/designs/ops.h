@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tdbf.h"
+#include "tdbf_model.h"
 #include "util/hash.h"
 
 /* Defined by codec.h and inference.h; the table takes them by pointer. */

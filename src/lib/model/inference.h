@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tdbf.h"
+#include "tdbf_model.h"
 #include "util/hash.h"
 
 typedef struct tdbf_inference {

@@ -10,9 +10,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tdbf.h"
+#include "tdbf_model.h"
 
 /* ---- planner internals (plan.c) ---- */
+/* The paper's APBF false-positive recursion F(k, l, 0, 0) (paper 004
+ * section 5.3) over explicit fill ratios fills[0 .. k+l-1] (logical slice
+ * order, newest first).  Returns the probability, or -1.0 if an argument
+ * is invalid (k or l out of range, fills NULL, a fill outside [0, 1] or
+ * NaN).  Not exported: the library's designs and planners, and the unit
+ * tests (linked with the static library), call it. */
+double tdbf_apbf_fp(unsigned k, unsigned l, const double *fills);
+/* Expected slice reads of Algorithm 1 for a query that returns false,
+ * A(k,l,0,0,0,l) / (1 - F(k,l,0,0)) (paper 004 section 5.4), over the
+ * same fills.  Returns the expectation, or -1.0 if an argument is
+ * invalid. */
+double tdbf_apbf_accesses_false(unsigned k, unsigned l, const double *fills);
 /* Exact expected fill ratios of the k+l logical slices just before a
  * shift, for slice size m and generation g: slice i has seen (i+1)*g
  * inserts (i < k) or k*g (i >= k):  r = 1 - (1 - 1/m)^inserts (the exact
@@ -70,6 +82,16 @@ static inline unsigned tdbf_apbbf_part_start(unsigned block_bits,
 /* Keys per block at which a segment is "full" (expected fill 1/2 at that
  * mean load): lambda = ln2 / -ln(1 - b/B). */
 double tdbf_apbbf_capacity(unsigned block_bits, unsigned block_hashes);
+/* The probability r that a never-inserted key matches an APBBF segment of
+ * `blocks` blocks (block_bits 64 or 512, block_hashes b bits per key) into
+ * which `keys` distinct keys have been inserted: E[m(X)] over the block
+ * load X ~ Binomial(keys, 1/blocks).  These r feed tdbf_apbf_fp and
+ * tdbf_apbf_accesses_false exactly as slice fills do for APBF (for a
+ * filter with generation g just before a shift: keys = (i+1)g for segment
+ * i < k, k*g for the others).  Returns r in [0, 1], or -1.0 if an
+ * argument is invalid. */
+double tdbf_apbbf_match(unsigned block_bits, unsigned block_hashes,
+                        uint64_t keys, uint64_t blocks);
 /* Match probability of a segment whose blocks have Poisson(mean) keys. */
 double tdbf_apbbf_match_poisson(unsigned block_bits, unsigned block_hashes,
                                 double mean);
@@ -145,6 +167,14 @@ int tdbf_rotating_plan(const tdbf_config *cfg, tdbf_clock_rotating_plan *out);
  * design's struct, beside its one aligned array). */
 typedef int (*tdbf_decay_search)(const tdbf_config *cfg, double target, tdbf_decay_plan *out);
 int tdbf_fpdecay_plan(const tdbf_config *cfg, tdbf_decay_plan *out);
+/* FPDECAY (fpdecay.c): the least cell count (a multiple of n) for which
+ * tdbf_fpdecay_survival(cells, n, b, window) >= survival; it grows about
+ * like n / ln(n / -ln(1 - survival)) per window key (paper 003 suggests
+ * s proportional to log2 n).  Returns TDBF_OK and sets *cells, or
+ * TDBF_EINVAL (cells NULL), TDBF_EPARAM (n, b, or survival not in
+ * (0, 1)), TDBF_EWINDOW (window 0) or TDBF_ETOOBIG (more than 2^52 bits). */
+int tdbf_fpdecay_size(uint64_t window, unsigned n, unsigned b,
+                      double survival, uint64_t *cells);
 int tdbf_stable_plan(const tdbf_config *cfg, tdbf_decay_plan *out);
 int tdbf_decay_plan_by(const tdbf_config *cfg, tdbf_design design, tdbf_decay_search search,
                        tdbf_decay_plan *out);

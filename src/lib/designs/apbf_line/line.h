@@ -18,7 +18,7 @@
 #ifndef TDBF_LINE_H
 #define TDBF_LINE_H
 
-#include "tdbf.h"
+#include "tdbf_model.h"
 #include "util/bits.h"
 #include "util/serial.h"
 #include "util/hash.h"
