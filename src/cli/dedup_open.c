@@ -10,7 +10,7 @@
 #include "dedup_state.h"
 #include "sizing.h"
 #include "common/diag.h"
-#include "common/format.h"
+#include "common/output.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 
 #include <tdbf.h>
 
-#include "common/options.h"
+#include "common/args.h"
 #include "dedup_time.h"
 
 /* ======================================================================

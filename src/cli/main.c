@@ -43,7 +43,7 @@ static const cli_command *find_command(const char *name)
     return NULL;
 }
 
-/* ---- help and version ------------------------------------------------ */
+/* ---- help ---------------------------------------------------------- */
 
 static void print_main_help(FILE *out)
 {
@@ -66,41 +66,6 @@ static void print_main_help(FILE *out)
     fputs("\nOptions take a value as '--opt VALUE' or '--opt=VALUE'.  Counts "
           "accept k, M, G\n(x1000) and Ki, Mi, Gi (x1024) suffixes.\n\n"
           CLI_EXIT_STATUS_TEXT, out);
-}
-
-void cli_command_help(const cli_command *cmd, FILE *out)
-{
-    /* usage may hold several forms, one per line */
-    const char *line = cmd->usage;
-    int first = 1;
-    while (line != NULL && *line != '\0') {
-        const char *newline = strchr(line, '\n');
-        int len = newline != NULL ? (int)(newline - line) : (int)strlen(line);
-        fprintf(out, "%s tdbf %s %.*s\n", first ? "Usage:" : "      ",
-                cmd->name, len, line);
-        first = 0;
-        line = newline != NULL ? newline + 1 : NULL;
-    }
-    if (first)
-        fprintf(out, "Usage: tdbf %s\n", cmd->name);
-    /* the summary, as a sentence */
-    fprintf(out, "\n%c%s.\n", toupper((unsigned char)cmd->summary[0]),
-            cmd->summary + 1);
-    if (cmd->details != NULL)
-        fprintf(out, "\n%s", cmd->details);
-    fputs("\nOptions:\n", out);
-    cli_print_options(out, cmd->options, cmd->aliases);
-    fputs("\n" CLI_EXIT_STATUS_TEXT, out);
-}
-
-void cli_print_version(FILE *out)
-{
-    fprintf(out, "tdbf %s\n", TDBF_VERSION_STRING);
-    fprintf(out, "libtdbf %s (linked), tdbf.h %s (compiled against)\n",
-            tdbf_version_string(), TDBF_VERSION_STRING);
-    if (tdbf_version_number() != TDBF_VERSION_NUMBER)
-        fprintf(out, "warning: the linked library is not the version of the "
-                "header this tool was built with\n");
 }
 
 /* ---- the `version` subcommand ---------------------------------------- */

@@ -112,6 +112,17 @@ void plan_json_bound(cli_json *j, const plan_request *req)
     cli_json_object_end(j);
 }
 
+void json_built(cli_json *j, unsigned k, unsigned l, uint64_t window_items,
+                uint64_t window_ns)
+{
+    cli_json_object_begin(j, "built");
+    cli_json_u64(j, "k", k);
+    cli_json_u64(j, "l", l);
+    cli_json_u64(j, "window_items", window_items);
+    cli_json_u64(j, "window_ns", window_ns);
+    cli_json_object_end(j);
+}
+
 /* ---- designs that forget at random ----------------------------------- */
 
 int run_decay_plan(const cli_command *self, const plan_request *req)

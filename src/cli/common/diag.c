@@ -1,5 +1,6 @@
 /*
- * diag.c — exit codes and one-line diagnostics on stderr (see diag.h).
+ * diag.c — exit codes, one-line diagnostics and the progress line, all on
+ * stderr (the tdbf command-line tools).
  */
 #include "diag.h"
 
@@ -7,6 +8,10 @@
 #include <stdio.h>
 
 #include <tdbf.h>
+
+/* ======================================================================
+ * Exit codes and one-line diagnostics on stderr.
+ * ====================================================================== */
 
 static void print_prefixed(const char *cmd, const char *fmt, va_list ap)
 {
@@ -69,4 +74,25 @@ int cli_lib_error(const char *cmd, const char *what, int code)
 {
     cli_error(cmd, "%s: %s", what, tdbf_strerror(code));
     return cli_exit_code(code);
+}
+
+/* ======================================================================
+ * The progress line redrawn in place on stderr.
+ * ====================================================================== */
+
+void cli_progress(const char *command, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\rtdbf %s: %s\033[K", command, line);
+    fflush(stderr);
+}
+
+void cli_progress_clear(void)
+{
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
 }

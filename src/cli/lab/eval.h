@@ -10,7 +10,10 @@
 #ifndef TDBF_CLI_EVAL_H
 #define TDBF_CLI_EVAL_H
 
-#include "../util.h"
+#include "../common/args.h"
+#include "../common/diag.h"
+#include "../common/measure.h"
+#include "../common/output.h"
 #include "report.h"
 #include "stream.h"
 

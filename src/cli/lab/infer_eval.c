@@ -40,7 +40,7 @@
  */
 #include "infer_eval.h"
 #include "stream.h"
-#include "../common/rng.h"
+#include "../common/measure.h"
 #include "../../lib/util/wide.h"
 
 #include <math.h>

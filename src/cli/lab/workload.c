@@ -16,7 +16,7 @@
  * for any n and s >= 0.
  */
 #include "stream.h"
-#include "../common/rng.h"
+#include "../common/measure.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /*
  * stream.h — the one stream generator of the lab (eval, bench, demo):
  * keys made from numbers, a Zipf sampler, and streams of key ids that
- * come back (repeats).  Every draw comes from common/rng.h's generator,
+ * come back (repeats).  Every draw comes from common/measure.h's generator,
  * so a seed fixes a whole experiment.
  */
 #ifndef TDBF_CLI_LAB_STREAM_H

@@ -6,7 +6,7 @@
  * before it allocates, so the figure is the one the open refused.
  */
 #include "sizing.h"
-#include "common/format.h"
+#include "common/output.h"
 
 #include <stdio.h>
 

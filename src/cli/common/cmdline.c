@@ -1,11 +1,25 @@
 /*
- * options.c — the option parser of every subcommand (see options.h).
+ * args.c — the command line of every tdbf command: the option parser
+ * (long options, one-letter aliases), strict parsing of counts,
+ * probabilities, durations, sizes and designs, and the command
+ * descriptor with its help text.
  */
-#include "options.h"
+#include "args.h"
 #include "diag.h"
+#include "output.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <tdbf.h>
+
+/* ======================================================================
+ * The option parser of every subcommand.
+ * ====================================================================== */
 
 void cli_parser_init(cli_parser *p, const char *cmd, const cli_option *options,
                      int argc, char **argv)
@@ -208,4 +222,180 @@ void cli_print_options(FILE *out, const cli_option *options,
     }
     snprintf(spec, sizeof spec, "%s--help", *no_alias ? "-h, " : "");
     fprintf(out, "  %-*s  %s\n", (int)width, spec, "show this help");
+}
+
+/* ======================================================================
+ * Strict parsing of counts, probabilities, reals, durations and
+ * sizes: the syntax is the library's parameter language
+ * (tdbf_parse_*), shared with the Python package and the Redis
+ * module; this file adds the tool's ranges and its usage errors.
+ * ====================================================================== */
+
+int cli_scan_count(const char *text, uint64_t *out)
+{
+    return tdbf_parse_count(text, out, NULL, 0) == TDBF_OK ? 0 : -1;
+}
+
+int cli_parse_count(const char *cmd, const char *opt, const char *text,
+                    uint64_t min, uint64_t max, uint64_t *out)
+{
+    uint64_t value;
+    char why[200];
+    if (tdbf_parse_count(text, &value, why, sizeof why) != TDBF_OK) {
+        cli_usage_error(cmd, "--%s: %s", opt, why);
+        return -1;
+    }
+    char limit[32];
+    if (value == 0 && min > 0) {
+        cli_usage_error(cmd, "--%s: '%s' is not a positive integer", opt, text);
+        return -1;
+    }
+    if (value > max) {
+        cli_usage_error(cmd, "--%s: '%s' is too large (at most %s)", opt, text,
+                        cli_format_count(limit, sizeof limit, max));
+        return -1;
+    }
+    if (value < min) {
+        cli_usage_error(cmd, "--%s: '%s' is too small (at least %s)", opt,
+                        text, cli_format_count(limit, sizeof limit, min));
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+/* strtod over the whole of `text` except an allowed tail; rejects leading
+ * blanks (strtod would skip them), NaN and infinities.  *end gets the
+ * first unparsed character.  Returns 0 or -1. */
+static int scan_real(const char *text, double *out, const char **end)
+{
+    if (*text == '\0' || isspace((unsigned char)*text))
+        return -1;
+    char *stop;
+    errno = 0;
+    double value = strtod(text, &stop);
+    if (stop == text || !isfinite(value))
+        return -1;
+    /* ERANGE on underflow still gives a usable (tiny or zero) value; the
+     * range checks of the callers decide. */
+    *out = value;
+    *end = stop;
+    return 0;
+}
+
+int cli_parse_probability(const char *cmd, const char *opt, const char *text,
+                          double *out)
+{
+    char why[200];
+    if (tdbf_parse_error(text, out, why, sizeof why) == TDBF_OK)
+        return 0;
+    cli_usage_error(cmd, "--%s: %s", opt, why);
+    return -1;
+}
+
+int cli_parse_real(const char *cmd, const char *opt, const char *text,
+                   double min, double max, double *out)
+{
+    double value;
+    const char *end;
+    if (scan_real(text, &value, &end) != 0 || *end != '\0') {
+        cli_usage_error(cmd, "--%s: '%s' is not a number", opt, text);
+        return -1;
+    }
+    if (value < min || value > max) {
+        cli_usage_error(cmd, "--%s: '%s' is out of range (%g to %g)", opt, text,
+                        min, max);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+int cli_parse_duration_ns(const char *cmd, const char *opt, const char *text,
+                          uint64_t *out)
+{
+    char why[200];
+    if (tdbf_parse_duration(text, out, why, sizeof why) == TDBF_OK)
+        return 0;
+    cli_usage_error(cmd, "--%s: %s", opt, why);
+    return -1;
+}
+
+int cli_parse_size(const char *cmd, const char *opt, const char *text, uint64_t *out)
+{
+    char why[240];
+    if (tdbf_parse_size(text, out, why, sizeof why) == TDBF_OK)
+        return 0;
+    cli_usage_error(cmd, "--%s: %s", opt, why);
+    return -1;
+}
+
+int cli_parse_window(const char *cmd, const char *opt, const char *text, uint64_t *items,
+                     uint64_t *ns)
+{
+    char why[200];
+    if (tdbf_parse_window(text, items, ns, why, sizeof why) == TDBF_OK)
+        return 0;
+    cli_usage_error(cmd, "--%s: %s", opt, why);
+    return -1;
+}
+
+int cli_config_set(const char *cmd, const char *opt, tdbf_config *cfg, unsigned *given,
+                   tdbf_option which, const char *text)
+{
+    char why[240];
+    if (tdbf_config_set(cfg, given, which, text, why, sizeof why) == TDBF_OK)
+        return 0;
+    cli_usage_error(cmd, "--%s: %s", opt, why);
+    return -1;
+}
+
+int cli_parse_design(const char *cmd, const char *opt, const char *text, tdbf_design *out)
+{
+    tdbf_config scratch;
+    unsigned given = 0;
+    tdbf_config_init(&scratch);
+    if (cli_config_set(cmd, opt, &scratch, &given, TDBF_OPT_DESIGN, text) != 0)
+        return -1;
+    *out = scratch.design;
+    return 0;
+}
+
+/* ======================================================================
+ * Commands and their help
+ * ====================================================================== */
+
+void cli_command_help(const cli_command *cmd, FILE *out)
+{
+    /* usage may hold several forms, one per line */
+    const char *line = cmd->usage;
+    int first = 1;
+    while (line != NULL && *line != '\0') {
+        const char *newline = strchr(line, '\n');
+        int len = newline != NULL ? (int)(newline - line) : (int)strlen(line);
+        fprintf(out, "%s tdbf %s %.*s\n", first ? "Usage:" : "      ",
+                cmd->name, len, line);
+        first = 0;
+        line = newline != NULL ? newline + 1 : NULL;
+    }
+    if (first)
+        fprintf(out, "Usage: tdbf %s\n", cmd->name);
+    /* the summary, as a sentence */
+    fprintf(out, "\n%c%s.\n", toupper((unsigned char)cmd->summary[0]),
+            cmd->summary + 1);
+    if (cmd->details != NULL)
+        fprintf(out, "\n%s", cmd->details);
+    fputs("\nOptions:\n", out);
+    cli_print_options(out, cmd->options, cmd->aliases);
+    fputs("\n" CLI_EXIT_STATUS_TEXT, out);
+}
+
+void cli_print_version(FILE *out)
+{
+    fprintf(out, "tdbf %s\n", TDBF_VERSION_STRING);
+    fprintf(out, "libtdbf %s (linked), tdbf.h %s (compiled against)\n",
+            tdbf_version_string(), TDBF_VERSION_STRING);
+    if (tdbf_version_number() != TDBF_VERSION_NUMBER)
+        fprintf(out, "warning: the linked library is not the version of the "
+                "header this tool was built with\n");
 }
