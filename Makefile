@@ -266,7 +266,7 @@ $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsa
 # test_infer and test_infer_apbf also check paper 002's penalty
 # experiment, which is the CLI lab's (tdbf eval tbf / apbf-posterior), not
 # the library's: they compile its file in, with the CLI's RNG.
-LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/lab/stream.c src/cli/common/rng.c
+LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/lab/workload.c src/cli/common/measure.c
 LAB_INFER_TESTS := $(foreach dir,$(BUILD)/tests $(BUILD)/san/tests $(BUILD)/tsan/tests,\
                      $(dir)/test_infer $(dir)/test_infer_apbf)
 $(LAB_INFER_TESTS): TEST_EXTRA := -Isrc/cli/lab $(LAB_INFER_SRC)
@@ -351,7 +351,7 @@ FUZZ_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-
 FUZZ_UNSIGNED := -fsanitize=unsigned-integer-overflow
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
 FUZZ_CLI_OBJ := $(patsubst %,$(BUILD)/fuzz/src/cli/%.o,dedup_parse dedup_time \
-                  common/diag common/options common/numbers common/format)
+                  common/diag common/args common/output)
 DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
 
 $(BUILD)/fuzz/src/%.o: src/%.c

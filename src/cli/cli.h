@@ -10,7 +10,7 @@
 #ifndef TDBF_CLI_H
 #define TDBF_CLI_H
 
-#include "common/args.h"
+#include "common/cmdline.h"
 #include "common/diag.h"
 #include "common/output.h"
 

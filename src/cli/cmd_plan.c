@@ -19,7 +19,7 @@
  * (plan_print_bound, plan_designs.c).
  */
 #include "plan.h"
-#include "sizing.h"
+#include "filter_sizing.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
 
 #include "dedup_open.h"
 #include "dedup_state.h"
-#include "sizing.h"
+#include "filter_sizing.h"
 #include "common/diag.h"
 #include "common/output.h"
 

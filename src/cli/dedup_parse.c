@@ -8,7 +8,7 @@
 #include "dedup_parse.h"
 #include "common/diag.h"
 #include "common/output.h"
-#include "common/args.h"
+#include "common/cmdline.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
 
 #include <tdbf.h>
 
-#include "common/args.h"
+#include "common/cmdline.h"
 #include "dedup_time.h"
 
 /* ======================================================================

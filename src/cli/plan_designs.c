@@ -6,7 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* isatty */
 #include "plan.h"
-#include "sizing.h"
+#include "filter_sizing.h"
 
 #include <unistd.h>
 

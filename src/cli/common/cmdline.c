@@ -1,10 +1,10 @@
 /*
- * args.c — the command line of every tdbf command: the option parser
+ * cmdline.c — the command line of every tdbf command: the option parser
  * (long options, one-letter aliases), strict parsing of counts,
  * probabilities, durations, sizes and designs, and the command
  * descriptor with its help text.
  */
-#include "args.h"
+#include "cmdline.h"
 #include "diag.h"
 #include "output.h"
 

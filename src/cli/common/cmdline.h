@@ -1,11 +1,11 @@
 /*
- * args.h — the command line of every tdbf command: the option parser
+ * cmdline.h — the command line of every tdbf command: the option parser
  * (long options, one-letter aliases), strict parsing of counts,
  * probabilities, durations, sizes and designs, and the command
  * descriptor with its help text.
  */
-#ifndef TDBF_CLI_COMMON_ARGS_H
-#define TDBF_CLI_COMMON_ARGS_H
+#ifndef TDBF_CLI_COMMON_CMDLINE_H
+#define TDBF_CLI_COMMON_CMDLINE_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -156,4 +156,4 @@ void cli_command_help(const cli_command *cmd, FILE *out);
 /* Print both the linked library's and the header's version. */
 void cli_print_version(FILE *out);
 
-#endif /* TDBF_CLI_COMMON_ARGS_H */
+#endif /* TDBF_CLI_COMMON_CMDLINE_H */

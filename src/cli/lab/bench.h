@@ -15,13 +15,13 @@
 
 #include <tdbf.h>
 
-#include "../common/args.h"
+#include "../common/cmdline.h"
 #include "../common/diag.h"
 #include "../common/measure.h"
 #include "../common/output.h"
 #include "bench_inline.h"
 #include "report.h"
-#include "stream.h"
+#include "workload.h"
 #include "timing.h"
 
 #define KEY_BYTES        LAB_KEY16_BYTES

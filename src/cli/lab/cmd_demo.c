@@ -3,7 +3,7 @@
  * filters (APBF, apbf-line) and the time-window one (TLBF), each checked
  * against exact sliding windows, in a few screens.
  *
- * The workload (stream.c): N events drawn from K keys with Zipf(s)
+ * The workload (workload.c): N events drawn from K keys with Zipf(s)
  * popularity, each key the text "user:<id>/page:<rank>", generated once
  * for every run.
  *
@@ -39,7 +39,7 @@
 
 #include "../cli.h"
 #include "report.h"
-#include "stream.h"
+#include "workload.h"
 #include "timing.h"
 
 #include <math.h>

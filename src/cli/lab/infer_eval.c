@@ -39,7 +39,7 @@
  * minutes; tests/unit/test_infer.c runs a small one.
  */
 #include "infer_eval.h"
-#include "stream.h"
+#include "workload.h"
 #include "../common/measure.h"
 #include "../../lib/util/wide.h"
 
