@@ -56,6 +56,11 @@ CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_BINS   := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BINS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
+# The lab's own tests (tests/lab, built with the lab's files they test).
+LAB_TEST_SRC := $(sort $(wildcard tests/lab/test_*.c))
+LAB_TEST_LAB := src/cli/lab/infer_eval.c src/cli/lab/workload.c src/cli/common/measure.c
+LAB_TEST_BINS := $(LAB_TEST_SRC:tests/lab/%.c=$(BUILD)/tests/lab/%)
+SAN_LAB_TEST_BINS := $(LAB_TEST_SRC:tests/lab/%.c=$(BUILD)/san/tests/lab/%)
 DEPS        := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(SAN_LIB_OBJ:.o=.d)
 
 STATIC_LIB  := $(BUILD)/libtdbf.a
@@ -206,8 +211,8 @@ $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
-test: $(TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests
-	@sh tests/run-unit.sh $(TEST_BINS)
+test: $(TEST_BINS) $(LAB_TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests (and the lab's, tests/lab)
+	@sh tests/run-unit.sh $(TEST_BINS) $(LAB_TEST_BINS)
 
 check-wall: ## fail if the CLI, the Redis module or the Python extension includes a private header of the library
 	@sh scripts/check-wall.sh
@@ -222,9 +227,9 @@ check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimis
 test-check-prefetch: ## check-prefetch.sh passes a kept prefetch and fails a lost one, with CC and every installed cross compiler
 	@CC='$(CC)' sh tests/check-prefetch.sh
 
-san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
+san: $(SAN_BINS) $(SAN_LAB_TEST_BINS) ## run the unit tests (and the lab's) under ASan+UBSan (smaller sizes)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  sh tests/run-unit.sh $(SAN_BINS)
+	  sh tests/run-unit.sh $(SAN_BINS) $(SAN_LAB_TEST_BINS)
 
 # The quick binaries under valgrind (memcheck: invalid accesses, leaks).
 VALGRIND_BINS := $(filter %/test_api %/test_baselines %/test_tlbf,$(TEST_BINS))
@@ -263,14 +268,18 @@ $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsa
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
 
-# test_infer and test_infer_apbf also check paper 002's penalty
-# experiment, which is the CLI lab's (tdbf eval tbf / apbf-posterior), not
-# the library's: they compile its file in, with the CLI's RNG.
-LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/lab/workload.c src/cli/common/measure.c
-LAB_INFER_TESTS := $(foreach dir,$(BUILD)/tests $(BUILD)/san/tests $(BUILD)/tsan/tests,\
-                     $(dir)/test_infer $(dir)/test_infer_apbf)
-$(LAB_INFER_TESTS): TEST_EXTRA := -Isrc/cli/lab $(LAB_INFER_SRC)
-$(LAB_INFER_TESTS): $(LAB_INFER_SRC) src/cli/lab/infer_eval.h
+# The lab's own tests (tests/lab): paper 002's penalty experiment
+# (infer_eval.c, behind tdbf eval tbf / apbf-posterior), built from the
+# lab's files and tests/unit's assertion macros.  The unit tests use the
+# library only.
+
+$(BUILD)/tests/lab/%: tests/lab/%.c $(LAB_TEST_LAB) src/cli/lab/*.h $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PRIVATE_INC) -Itests/unit -Isrc/cli/lab -o $@ $< $(LAB_TEST_LAB) $(TEST_COMMON) $(STATIC_LIB) $(TEST_LIBS)
+
+$(BUILD)/san/tests/lab/%: tests/lab/%.c $(LAB_TEST_LAB) src/cli/lab/*.h $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
+	@mkdir -p $(@D)
+	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -Isrc/cli/lab -o $@ $< $(LAB_TEST_LAB) $(TEST_COMMON) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
 .PHONY: tsan
 tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## run the lock-free FPDECAY and concurrent apbf-line tests under ThreadSanitizer
