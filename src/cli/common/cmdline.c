@@ -4,6 +4,7 @@
  * probabilities, durations, sizes and designs, and the command
  * descriptor with its help text.
  */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
 #include "cmdline.h"
 #include "diag.h"
 #include "output.h"
@@ -11,9 +12,11 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tdbf.h>
 
@@ -373,13 +376,13 @@ void cli_command_help(const cli_command *cmd, FILE *out)
     while (line != NULL && *line != '\0') {
         const char *newline = strchr(line, '\n');
         int len = newline != NULL ? (int)(newline - line) : (int)strlen(line);
-        fprintf(out, "%s tdbf %s %.*s\n", first ? "Usage:" : "      ",
-                cmd->name, len, line);
+        fprintf(out, "%s %s %s %.*s\n", first ? "Usage:" : "      ",
+                cli_program(), cmd->name, len, line);
         first = 0;
         line = newline != NULL ? newline + 1 : NULL;
     }
     if (first)
-        fprintf(out, "Usage: tdbf %s\n", cmd->name);
+        fprintf(out, "Usage: %s %s\n", cli_program(), cmd->name);
     /* the summary, as a sentence */
     fprintf(out, "\n%c%s.\n", toupper((unsigned char)cmd->summary[0]),
             cmd->summary + 1);
@@ -392,10 +395,153 @@ void cli_command_help(const cli_command *cmd, FILE *out)
 
 void cli_print_version(FILE *out)
 {
-    fprintf(out, "tdbf %s\n", TDBF_VERSION_STRING);
+    fprintf(out, "%s %s\n", cli_program(), TDBF_VERSION_STRING);
     fprintf(out, "libtdbf %s (linked), tdbf.h %s (compiled against)\n",
             tdbf_version_string(), TDBF_VERSION_STRING);
     if (tdbf_version_number() != TDBF_VERSION_NUMBER)
         fprintf(out, "warning: the linked library is not the version of the "
                 "header this tool was built with\n");
+}
+
+/* ======================================================================
+ * The `version` command, and the program around the commands
+ * ====================================================================== */
+
+static const cli_option version_options[] = {
+    {NULL, NULL, NULL}
+};
+
+static int run_version(const cli_command *self, int argc, char **argv)
+{
+    cli_parser parser;
+    cli_parser_init(&parser, self->name, self->options, argc, argv);
+    const char *value;
+    int opt;
+    while ((opt = cli_next_option(&parser, &value)) != CLI_OPT_END) {
+        if (opt == CLI_OPT_HELP) {
+            cli_command_help(self, stdout);
+            return CLI_EXIT_OK;
+        }
+        return CLI_EXIT_USAGE;   /* CLI_OPT_ERROR: already reported */
+    }
+    cli_print_version(stdout);
+    return CLI_EXIT_OK;
+}
+
+const cli_command cli_cmd_version = {
+    .name = "version",
+    .summary = "print the version of the linked library and of the header",
+    .usage = "",
+    .details = NULL,
+    .options = version_options,
+    .run = run_version,
+};
+
+/* A command that does not handle SIGINT / SIGTERM itself (dedup does:
+ * it saves its state first) ends with 128 + the signal, as the exit
+ * status convention says, rather than dying of it. */
+static void exit_on_signal(int sig)
+{
+    _exit(CLI_EXIT_SIGNAL + sig);
+}
+
+static void default_signal_exits(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = exit_on_signal;
+    sigemptyset(&sa.sa_mask);
+    static const int stops[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++) {
+        struct sigaction old;
+        /* a signal the caller ignores (nohup, a background job) stays so */
+        if (sigaction(stops[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(stops[i], &sa, NULL);
+    }
+}
+
+static const cli_command *find_command(const cli_program_def *prog, const char *name)
+{
+    for (size_t i = 0; i < prog->count; i++)
+        if (strcmp(prog->commands[i]->name, name) == 0)
+            return prog->commands[i];
+    return NULL;
+}
+
+static void print_program_help(const cli_program_def *prog, FILE *out)
+{
+    size_t width = strlen("help");
+    for (size_t i = 0; i < prog->count; i++)
+        if (strlen(prog->commands[i]->name) > width)
+            width = strlen(prog->commands[i]->name);
+
+    fprintf(out, "%s - %s\n\n"
+            "Usage: %s COMMAND [OPTIONS]\n"
+            "       %s help COMMAND     (or: %s COMMAND --help)\n"
+            "       %s --version\n\n"
+            "Commands:\n", prog->name, prog->title, prog->name, prog->name, prog->name,
+            prog->name);
+    for (size_t i = 0; i < prog->count; i++)
+        fprintf(out, "  %-*s  %s\n", (int)width, prog->commands[i]->name,
+                prog->commands[i]->summary);
+    fprintf(out, "  %-*s  %s\n", (int)width, "help",
+            "show the help of a command");
+    if (prog->epilogue != NULL)
+        fprintf(out, "\n%s", prog->epilogue);
+    fputs("\nOptions take a value as '--opt VALUE' or '--opt=VALUE'.  Counts "
+          "accept k, M, G\n(x1000) and Ki, Mi, Gi (x1024) suffixes.\n\n"
+          CLI_EXIT_STATUS_TEXT, out);
+}
+
+/* `PROGRAM help [COMMAND]`. */
+static int run_help(const cli_program_def *prog, int argc, char **argv)
+{
+    if (argc > 3)
+        return cli_usage_error("help", "expected one command name, got %d", argc - 2);
+    if (argc == 2 || strcmp(argv[2], "help") == 0) {
+        print_program_help(prog, stdout);
+        return CLI_EXIT_OK;
+    }
+    const cli_command *cmd = find_command(prog, argv[2]);
+    if (cmd == NULL)
+        return cli_usage_error(NULL, "help: unknown command '%s'", argv[2]);
+    cli_command_help(cmd, stdout);
+    return CLI_EXIT_OK;
+}
+
+int cli_main(const cli_program_def *prog, int argc, char **argv)
+{
+    cli_set_program(prog->name);
+    if (argc < 2) {
+        print_program_help(prog, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *first = argv[1];
+
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+        print_program_help(prog, stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+        cli_print_version(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(first, "help") == 0)
+        return run_help(prog, argc, argv);
+    if (first[0] == '-')
+        return cli_usage_error(NULL, "unknown option '%s'", first);
+
+    const cli_command *cmd = find_command(prog, first);
+    if (cmd == NULL) {
+        const char *elsewhere = prog->elsewhere != NULL ? prog->elsewhere(first) : NULL;
+        if (elsewhere != NULL)
+            return cli_usage_error(NULL, "unknown command '%s' (%s)", first, elsewhere);
+        return cli_usage_error(NULL, "unknown command '%s'", first);
+    }
+
+    default_signal_exits();
+    int status = cmd->run(cmd, argc - 1, argv + 1);
+    if (fflush(stdout) != 0 && status == CLI_EXIT_OK)
+        return cli_io_error(cmd->name, "cannot write the output");
+    return status;
 }

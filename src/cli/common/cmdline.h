@@ -7,6 +7,7 @@
 #ifndef TDBF_CLI_COMMON_CMDLINE_H
 #define TDBF_CLI_COMMON_CMDLINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -155,5 +156,27 @@ void cli_command_help(const cli_command *cmd, FILE *out);
 
 /* Print both the linked library's and the header's version. */
 void cli_print_version(FILE *out);
+
+/* The `version` command every program has. */
+extern const cli_command cli_cmd_version;
+
+/* A program made of commands: tdbf, and the lab's tdbf-lab. */
+typedef struct cli_program_def {
+    const char *name;                   /* "tdbf": usage lines, messages */
+    const char *title;                  /* what it is, after "NAME - " */
+    const char *epilogue;               /* a paragraph after the commands, or NULL */
+    const cli_command *const *commands; /* the dispatch table */
+    size_t count;
+    /* For a name that is no command here, where it is instead (a phrase
+     * for the usage error), or NULL; the hook may be NULL. */
+    const char *(*elsewhere)(const char *name);
+} cli_program_def;
+
+/* The whole program: top-level help (--help, -h, help [COMMAND]),
+ * --version (-V), then the command named by argv[1] with argv + 1, under
+ * signal handlers that end with 128 + the signal (SIGINT, SIGTERM, unless
+ * ignored), and a failed final flush of stdout as an I/O error.  Returns
+ * the exit status. */
+int cli_main(const cli_program_def *prog, int argc, char **argv);
 
 #endif /* TDBF_CLI_COMMON_CMDLINE_H */

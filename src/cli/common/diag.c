@@ -13,12 +13,25 @@
  * Exit codes and one-line diagnostics on stderr.
  * ====================================================================== */
 
+/* The program every message names: tdbf, or tdbf-lab for the lab's. */
+static const char *program_name = "tdbf";
+
+void cli_set_program(const char *name)
+{
+    program_name = name;
+}
+
+const char *cli_program(void)
+{
+    return program_name;
+}
+
 static void print_prefixed(const char *cmd, const char *fmt, va_list ap)
 {
     if (cmd != NULL)
-        fprintf(stderr, "tdbf %s: ", cmd);
+        fprintf(stderr, "%s %s: ", program_name, cmd);
     else
-        fputs("tdbf: ", stderr);
+        fprintf(stderr, "%s: ", program_name);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }
@@ -48,9 +61,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     print_prefixed(cmd, fmt, ap);
     va_end(ap);
     if (cmd != NULL)
-        fprintf(stderr, "Try 'tdbf %s --help'.\n", cmd);
+        fprintf(stderr, "Try '%s %s --help'.\n", program_name, cmd);
     else
-        fputs("Try 'tdbf --help'.\n", stderr);
+        fprintf(stderr, "Try '%s --help'.\n", program_name);
     return CLI_EXIT_USAGE;
 }
 
@@ -87,7 +100,7 @@ void cli_progress(const char *command, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\rtdbf %s: %s\033[K", command, line);
+    fprintf(stderr, "\r%s %s: %s\033[K", program_name, command, line);
     fflush(stderr);
 }
 

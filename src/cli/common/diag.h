@@ -45,6 +45,11 @@ enum {
     "be opened, read or written); 130 / 143 interrupted by SIGINT / SIGTERM\n" \
     "(tdbf dedup saves its --state first).\n"
 
+/* The program the messages below name ("tdbf CMD: ..."): "tdbf" unless
+ * set (cli_main sets it: the lab's program is "tdbf-lab"). */
+void cli_set_program(const char *name);
+const char *cli_program(void);
+
 /* Print "tdbf CMD: message" on stderr and return CLI_EXIT_DATA. */
 int cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 

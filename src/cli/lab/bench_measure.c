@@ -1,5 +1,5 @@
 /*
- * bench_measure.c — how `tdbf bench` measures one filter (the method is
+ * bench_measure.c — how `tdbf-lab bench` measures one filter (the method is
  * cmd_bench.c's essay): the key pool, the filter under test and its
  * warm-ups, the timed loops, single-call latencies, and random cache-line
  * reads for the blocked designs' memory-cost model.

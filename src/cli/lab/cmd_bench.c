@@ -1,5 +1,5 @@
 /*
- * cmd_bench.c — `tdbf bench`: nanoseconds per insert and per query of the
+ * cmd_bench.c — `tdbf-lab bench`: nanoseconds per insert and per query of the
  * count-window designs, each set against a classic Bloom filter measured
  * in the same run, both the library's and one written inline.
  *
@@ -206,7 +206,7 @@ static void print_header(const bench_run *run)
         snprintf(resolution, sizeof resolution, "%ld ns",
                  (long)res.tv_sec * 1000000000L + res.tv_nsec);
 
-    printf("tdbf bench: libtdbf %s\n", tdbf_version_string());
+    printf("tdbf-lab bench: libtdbf %s\n", tdbf_version_string());
     printf("machine: nproc %ld, %s; transparent huge pages: %s\n", cpus, model, thp);
     printf("vector path: %s (%s)\n", tdbf_simd_name(tdbf_simd_in_use()),
            args->simd == TDBF_SIMD_AUTO ? "auto" : "set by --simd");
