@@ -55,7 +55,7 @@ def paragraph(out):
 
 
 def main():
-    tdbf = sys.argv[1] if len(sys.argv) > 1 else "build/tdbf"
+    tdbf = sys.argv[1] if len(sys.argv) > 1 else "build/tdbf-lab"
     readme = sys.argv[2] if len(sys.argv) > 2 else "README.md"
     out = subprocess.run([tdbf, "demo", "--quiet"], stdout=subprocess.PIPE,
                          check=True).stdout.decode()
