@@ -1,8 +1,9 @@
 /*
  * cmdline.h — the command line of every tdbf command: the option parser
  * (long options, one-letter aliases), strict parsing of counts,
- * probabilities, durations, sizes and designs, and the command
- * descriptor with its help text.
+ * probabilities, durations, sizes and designs, the command
+ * descriptor with its help text, and cli_main: the program around a
+ * table of commands (tdbf's, tdbf-lab's).
  */
 #ifndef TDBF_CLI_COMMON_CMDLINE_H
 #define TDBF_CLI_COMMON_CMDLINE_H
