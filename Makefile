@@ -54,33 +54,48 @@ SAN_UNSIGNED := $(if $(findstring clang,$(SAN_CC)),-fsanitize=unsigned-integer-o
 
 BUILD       ?= build
 LIB_SRC     := $(sort $(wildcard src/lib/*/*.c src/lib/*/*/*.c))
-CLI_SRC     := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
+# tdbf-lab: the lab's developer commands (bench, demo) and what only they
+# use; the rest of src/cli is tdbf (src/cli/README: what goes where).
+TDBF_LAB_ONLY := src/cli/lab/tdbf_lab.c src/cli/lab/cmd_bench.c src/cli/lab/cmd_demo.c \
+                 $(wildcard src/cli/lab/bench_*.c)
+TDBF_LAB_SRC := $(TDBF_LAB_ONLY) $(wildcard src/cli/common/*.c) \
+                src/cli/lab/report.c src/cli/lab/timing.c src/cli/lab/workload.c
+CLI_SRC     := $(filter-out $(TDBF_LAB_ONLY),$(sort $(wildcard src/cli/*.c src/cli/*/*.c)))
 TEST_SRC    := $(sort $(wildcard tests/unit/test_*.c))
 TEST_COMMON := $(filter-out $(TEST_SRC),$(wildcard tests/unit/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ     := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TDBF_LAB_OBJ := $(TDBF_LAB_SRC:%.c=$(BUILD)/%.o)
 TEST_BINS   := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 SAN_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/san/%.o)
 SAN_BINS    := $(TEST_SRC:tests/unit/%.c=$(BUILD)/san/tests/%)
-DEPS        := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(SAN_LIB_OBJ:.o=.d)
+# The lab's own tests (tests/lab, built with the lab's files they test).
+LAB_TEST_SRC := $(sort $(wildcard tests/lab/test_*.c))
+LAB_TEST_LAB := src/cli/lab/infer_eval.c src/cli/lab/workload.c src/cli/common/measure.c
+LAB_TEST_BINS := $(LAB_TEST_SRC:tests/lab/%.c=$(BUILD)/tests/lab/%)
+SAN_LAB_TEST_BINS := $(LAB_TEST_SRC:tests/lab/%.c=$(BUILD)/san/tests/lab/%)
+DEPS        := $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TDBF_LAB_OBJ:.o=.d) $(SAN_LIB_OBJ:.o=.d)
 
 STATIC_LIB  := $(BUILD)/libtdbf.a
 SHARED_LIB  := $(BUILD)/libtdbf.so.$(VERSION)
 SONAME      := libtdbf.so.$(SOVERSION)
 CLI         := $(BUILD)/tdbf
+LAB         := $(BUILD)/tdbf-lab
 PCFILE      := $(BUILD)/tdbf.pc
 
 LIBS        := -lm
 # -pthread: test_fpdecay adds from several threads at once.
 TEST_LIBS   := -lcmocka $(LIBS) -pthread
 
-.PHONY: all lib cli test san valgrind check check-prefetch check-wall check-layers install uninstall clean help demo
+.PHONY: all lib cli lab test san valgrind check check-prefetch check-wall check-layers install uninstall clean help demo
 
-all: lib cli module $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI, tdbf.so (Redis) and tdbf.pc
+all: lib cli lab module $(PCFILE) ## build libtdbf.a, libtdbf.so, the tdbf CLI, tdbf-lab, tdbf.so (Redis) and tdbf.pc
 
 lib: $(STATIC_LIB) $(SHARED_LIB) ## build the static and shared library
 
 cli: $(CLI) ## build the tdbf command-line tool
+
+lab: $(LAB) ## build tdbf-lab, the developers' benchmarks and demo (not installed)
 
 $(BUILD)/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
@@ -104,6 +119,9 @@ $(SHARED_LIB): $(LIB_OBJ)
 # The CLI links the static library, like any user could; it sees only tdbf.h.
 $(CLI): $(CLI_OBJ) $(STATIC_LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJ) $(STATIC_LIB) $(LIBS)
+
+$(LAB): $(TDBF_LAB_OBJ) $(STATIC_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TDBF_LAB_OBJ) $(STATIC_LIB) $(LIBS)
 
 # tdbf.pc holds the install paths, so it is remade whenever they change
 # (`make` then `make install PREFIX=/opt/tdbf` must not install a pc file
@@ -212,8 +230,8 @@ $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
-test: $(TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests
-	@sh tests/run-unit.sh $(TEST_BINS)
+test: $(TEST_BINS) $(LAB_TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests (and the lab's, tests/lab)
+	@sh tests/run-unit.sh $(TEST_BINS) $(LAB_TEST_BINS)
 
 check-wall: ## fail if the CLI, the Redis module or the Python extension includes a private header of the library
 	@sh scripts/check-wall.sh
@@ -228,9 +246,9 @@ check-prefetch: $(LIB_OBJ) ## fail if any design's prefetch callback was optimis
 test-check-prefetch: ## check-prefetch.sh passes a kept prefetch and fails a lost one, with CC and every installed cross compiler
 	@CC='$(CC)' sh tests/check-prefetch.sh
 
-san: $(SAN_BINS) ## run the unit tests under ASan+UBSan (smaller sizes)
+san: $(SAN_BINS) $(SAN_LAB_TEST_BINS) ## run the unit tests (and the lab's) under ASan+UBSan (smaller sizes)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  sh tests/run-unit.sh $(SAN_BINS)
+	  sh tests/run-unit.sh $(SAN_BINS) $(SAN_LAB_TEST_BINS)
 
 # The quick binaries under valgrind (memcheck: invalid accesses, leaks).
 VALGRIND_BINS := $(filter %/test_api %/test_baselines %/test_tlbf,$(TEST_BINS))
@@ -269,35 +287,39 @@ $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsa
 	@mkdir -p $(@D)
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
 
-# test_infer and test_infer_apbf also check paper 002's penalty
-# experiment, which is the CLI lab's (tdbf eval tbf / apbf-posterior), not
-# the library's: they compile its file in, with the CLI's RNG.
-LAB_INFER_SRC := src/cli/lab/infer_eval.c src/cli/lab/stream.c src/cli/common/rng.c
-LAB_INFER_TESTS := $(foreach dir,$(BUILD)/tests $(BUILD)/san/tests $(BUILD)/tsan/tests,\
-                     $(dir)/test_infer $(dir)/test_infer_apbf)
-$(LAB_INFER_TESTS): TEST_EXTRA := -Isrc/cli/lab $(LAB_INFER_SRC)
-$(LAB_INFER_TESTS): $(LAB_INFER_SRC) src/cli/lab/infer_eval.h
+# The lab's own tests (tests/lab): paper 002's penalty experiment
+# (infer_eval.c, behind tdbf eval tbf / apbf-posterior), built from the
+# lab's files and tests/unit's assertion macros.  The unit tests use the
+# library only.
+
+$(BUILD)/tests/lab/%: tests/lab/%.c $(LAB_TEST_LAB) src/cli/lab/*.h $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(PRIVATE_INC) -Itests/unit -Isrc/cli/lab -o $@ $< $(LAB_TEST_LAB) $(TEST_COMMON) $(STATIC_LIB) $(TEST_LIBS)
+
+$(BUILD)/san/tests/lab/%: tests/lab/%.c $(LAB_TEST_LAB) src/cli/lab/*.h $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
+	@mkdir -p $(@D)
+	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -Isrc/cli/lab -o $@ $< $(LAB_TEST_LAB) $(TEST_COMMON) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
 .PHONY: tsan
 tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## run the lock-free FPDECAY and concurrent apbf-line tests under ThreadSanitizer
 	@TSAN_OPTIONS=halt_on_error=1:exitcode=66 sh tests/run-unit.sh $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads
 
-demo: $(CLI) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
-	$(CLI) demo
+demo: $(LAB) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
+	$(LAB) demo
 
 .PHONY: readme-figures
-readme-figures: $(CLI) ## rewrite docs/results.md's tdbf demo figures from what tdbf demo prints now (~1 min)
-	@$(PYTHON) scripts/readme_figures.py $(CLI) docs/results.md
+readme-figures: $(LAB) ## rewrite docs/results.md's demo figures from what tdbf-lab demo prints now (~1 min)
+	@$(PYTHON) scripts/readme_figures.py $(LAB) docs/results.md
 
 .PHONY: bench
-bench: $(CLI) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call latency (windows 1e4, 1e6); CSV in bench/results.csv
+bench: $(LAB) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call latency (windows 1e4, 1e6); CSV in bench/results.csv
 	@mkdir -p bench
-	$(CLI) bench --csv bench/results.csv
+	$(LAB) bench --csv bench/results.csv
 
 .PHONY: bench-speed
-bench-speed: $(CLI) ## docs/results.md's speed tables: windows 1e4..1e8, both errors, the count designs (~15 min, ~4 GB)
+bench-speed: $(LAB) ## docs/results.md's speed tables: windows 1e4..1e8, both errors, the count designs (~15 min, ~4 GB)
 	@mkdir -p bench
-	$(CLI) bench --windows 1e4,1e6,1e7,1e8 --errors 0.01,0.001 --targets \
+	$(LAB) bench --windows 1e4,1e6,1e7,1e8 --errors 0.01,0.001 --targets \
 	    --designs inline-bloom,bloom,apbf,apbbf-512,apbf-line,apbf-line-64,apbf-line-128 \
 	    --csv bench/results-speed.csv
 	@$(PYTHON) scripts/bench_table.py bench/results-speed.csv --error 0.01
@@ -305,7 +327,7 @@ bench-speed: $(CLI) ## docs/results.md's speed tables: windows 1e4..1e8, both er
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
 .PHONY: test-cli bench-dedup check-man
-test-cli: $(CLI) $(SHARED_LIB) check-man ## run the end-to-end tests of tdbf dedup (input parsing, streaming and stops), info, plan, eval, the texts naming defaults, and every command's exit status (and check-man)
+test-cli: $(CLI) $(LAB) $(SHARED_LIB) check-man ## run the end-to-end tests of tdbf dedup (input parsing, streaming and stops), info, plan, eval, the texts naming defaults, and every command's exit status (and check-man)
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_input.py $(CLI) || s=1; \
@@ -357,7 +379,7 @@ FUZZ_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-
 FUZZ_UNSIGNED := -fsanitize=unsigned-integer-overflow
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
 FUZZ_CLI_OBJ := $(patsubst %,$(BUILD)/fuzz/src/cli/%.o,dedup_parse dedup_time \
-                  common/diag common/options common/numbers common/format)
+                  common/diag common/args common/output)
 DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
 
 $(BUILD)/fuzz/src/%.o: src/%.c

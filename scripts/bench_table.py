@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Markdown tables of `tdbf bench --csv` results, for docs/results.md's speed section.
+"""Markdown tables of `tdbf-lab bench --csv` results, for docs/results.md's speed section.
 
 Usage: scripts/bench_table.py RESULTS.csv [--error 0.01]
 

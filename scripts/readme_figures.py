@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Rewrite docs/results.md's `tdbf demo` paragraph from what `tdbf demo` prints.
+"""Rewrite docs/results.md's `tdbf-lab demo` paragraph from what `tdbf-lab demo` prints.
 
-Usage: python3 scripts/readme_figures.py [PATH/TO/tdbf] [docs/results.md]
+Usage: python3 scripts/readme_figures.py [PATH/TO/tdbf-lab] [docs/results.md]
        (make readme-figures; any python3 >= 3.6)
 
 The paragraph lies between the lines `<!-- demo figures: begin -->` and
 `<!-- demo figures: end -->`; everything else is left as it is.  The demo
 runs with its fixed seed (about a minute), so the figures are the ones a
-reader gets from `tdbf demo` with this build.
+reader gets from `tdbf-lab demo` with this build.
 """
 
 import re
@@ -21,14 +21,14 @@ END = "<!-- demo figures: end -->"
 def field(pattern, text, what):
     match = re.search(pattern, text, re.M)
     if match is None:
-        sys.exit("readme_figures: `tdbf demo` printed no %s" % what)
+        sys.exit("readme_figures: `tdbf-lab demo` printed no %s" % what)
     return match.groups()
 
 
 def paragraph(out):
     count, time = out.split("\nTime window:", 1)
     time = "Time window:" + time
-    events, keys = field(r"^tdbf demo: ([0-9,]+) events, Zipf s=1 over ([0-9,]+) keys",
+    events, keys = field(r"^tdbf-lab demo: ([0-9,]+) events, Zipf s=1 over ([0-9,]+) keys",
                          count, "header")
     window, = field(r"^Count window: the last ([0-9,]+) insertions", count, "window")
     fn_apbf, fn_line = field(r"^  false negatives +([0-9,]+) +([0-9,]+)", count,
@@ -44,7 +44,7 @@ def paragraph(out):
     tlbf, texact = field(r"^  memory at the end +([0-9.]+ \w+) +([0-9.]+ \w+)", time,
                          "TLBF memory")
     tratio, = field(r"^  exact/filter memory +([0-9.]+)x", time, "TLBF memory ratio")
-    return ("**`tdbf demo`** (%s Zipf events over %s keys, window %s, error 0.01;\n"
+    return ("**`tdbf-lab demo`** (%s Zipf events over %s keys, window %s, error 0.01;\n"
             "fixed seed, figures written by `make readme-figures`): %s and %s false negatives;\n"
             "APBF %s (%s bits per window item) and apbf-line %s (%s)\n"
             "vs %s for the exact window (%s× and %s×).\n"
@@ -55,7 +55,7 @@ def paragraph(out):
 
 
 def main():
-    tdbf = sys.argv[1] if len(sys.argv) > 1 else "build/tdbf"
+    tdbf = sys.argv[1] if len(sys.argv) > 1 else "build/tdbf-lab"
     readme = sys.argv[2] if len(sys.argv) > 2 else "docs/results.md"
     out = subprocess.run([tdbf, "demo", "--quiet"], stdout=subprocess.PIPE,
                          check=True).stdout.decode()

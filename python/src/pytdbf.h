@@ -1,16 +1,20 @@
 /*
  * pytdbf.h — shared declarations of the tdbf._tdbf extension module.
  *
- * The extension is three files over the public libtdbf API (tdbf.h and
- * tdbf_model.h only):
- *   module.c  the module: errors, version, design names, plan()
+ * The extension is four files over the public libtdbf API (tdbf.h and
+ * tdbf_model.h only),
+ * each using only those listed below it:
+ *   module.c  the module: its exception types, version, design names,
+ *             plan()
+ *   filter.c  the Filter type
+ *   results.c what libtdbf gives back, as Python: return codes as
+ *             exceptions, tdbf_stats as a dict
  *   args.c    turning Python objects into what libtdbf takes: keys
  *             (bytes, str as UTF-8, any contiguous buffer), the filter
  *             options (as text for the library's parameter language),
  *             times (seconds, datetimes, ns) and unsigned 64-bit
  *             integers, each with a ValueError or TypeError that names
  *             the parameter and its range
- *   filter.c  the Filter type
  */
 #ifndef PYTDBF_H
 #define PYTDBF_H
@@ -22,14 +26,12 @@
 
 #include <tdbf_model.h>
 
+/* ---- results.c ------------------------------------------------------- */
+
 /* tdbf.Error, created by the module at import, and its subclass
  * tdbf.FullError (an add refused: the filter is past its error bound). */
 extern PyObject *pytdbf_error;
 extern PyObject *pytdbf_full_error;
-
-/* The Filter type (filter.c), ready once pytdbf_filter_ready succeeded. */
-extern PyTypeObject pytdbf_filter_type;
-int pytdbf_filter_ready(PyObject *module);
 
 /* Raise the Python exception for a negative libtdbf return code, the
  * message prefixed with `what` ("open apbf-line", "load seen.tdbf").
@@ -42,6 +44,17 @@ PyObject *pytdbf_raise(int code, const char *what, int loading);
  * with `code`, naming the parameter at fault where the code tells it
  * (window, max_memory, error).  Returns NULL. */
 PyObject *pytdbf_config_error(int code, const tdbf_config *cfg, const char *what);
+
+/* tdbf_stats as a dict: its fields by their own names, the design and
+ * SIMD level by name, the window in seconds (time) or items (count).
+ * Returns a new reference, or NULL with an exception. */
+PyObject *pytdbf_stats_dict(const tdbf_stats *st);
+
+/* ---- filter.c -------------------------------------------------------- */
+
+/* The Filter type, ready once pytdbf_filter_ready succeeded. */
+extern PyTypeObject pytdbf_filter_type;
+int pytdbf_filter_ready(PyObject *module);
 
 /* ---- args.c ----------------------------------------------------------- */
 
@@ -98,10 +111,5 @@ int pytdbf_real(PyObject *obj, const char *name, double low, double high,
  * float window is a TypeError naming both keywords.  Returns 0, or -1
  * with ValueError "<keyword>: <why>" or TypeError. */
 int pytdbf_config(const pytdbf_options *opt, tdbf_config *cfg);
-
-/* ---- module.c -------------------------------------------------------- */
-
-/* tdbf.plan's body, and the stats dict (shared with Filter.stats). */
-PyObject *pytdbf_stats_dict(const tdbf_stats *st);
 
 #endif /* PYTDBF_H */

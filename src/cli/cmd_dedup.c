@@ -15,8 +15,10 @@
  * window is always dropped (no false negatives), and a new key is
  * wrongly dropped with probability --error at most (a false positive).
  * A key seen a little longer ago than the window may still be dropped:
- * every design has a slack (APBF about (k+1)/l of the window, TLBF
- * (k+1)/l of T); see `tdbf info` for the parameters of a saved filter.
+ * every design has a slack (the defaults: apbf-line about a third of
+ * the window, tlbf-line a quarter to two fifths of T, as the help says;
+ * the APBF (k+1)/l of it); see `tdbf info` for the parameters of a saved
+ * filter.
  * Re-adding refreshes, so a key that keeps coming at intervals shorter
  * than the window is printed once.
  *
@@ -91,6 +93,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "cli.h"
+#include "common/measure.h"
 #include "dedup_open.h"
 #include "dedup_parse.h"
 #include "dedup_resume.h"

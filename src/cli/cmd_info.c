@@ -15,7 +15,7 @@
 
 #include "cli.h"
 #include "dedup_state.h"
-#include "sizing.h"
+#include "filter_sizing.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -19,7 +19,7 @@
  * (plan_print_bound, plan_designs.c).
  */
 #include "plan.h"
-#include "sizing.h"
+#include "filter_sizing.h"
 
 #include <string.h>
 
@@ -72,17 +72,6 @@ static int same_plan(const tdbf_plan *a, const tdbf_plan *b)
 }
 
 /* ---- JSON ------------------------------------------------------------ */
-
-void json_built(cli_json *j, unsigned k, unsigned l, uint64_t window_items,
-                uint64_t window_ns)
-{
-    cli_json_object_begin(j, "built");
-    cli_json_u64(j, "k", k);
-    cli_json_u64(j, "l", l);
-    cli_json_u64(j, "window_items", window_items);
-    cli_json_u64(j, "window_ns", window_ns);
-    cli_json_object_end(j);
-}
 
 static void json_plan_fields(cli_json *j, const tdbf_plan *plan)
 {

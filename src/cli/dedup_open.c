@@ -8,9 +8,9 @@
 
 #include "dedup_open.h"
 #include "dedup_state.h"
-#include "sizing.h"
+#include "filter_sizing.h"
 #include "common/diag.h"
-#include "common/format.h"
+#include "common/output.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include <tdbf.h>
 
 #include "dedup_parse.h"
-#include "sizing.h"      /* the default design, the expiry bound in words */
+#include "filter_sizing.h"      /* the default design, the expiry bound in words */
 
 /* Open the filter the options ask for, or load --state when it exists and
  * check it against the options given again (a window, error or key

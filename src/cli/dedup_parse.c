@@ -7,8 +7,8 @@
 
 #include "dedup_parse.h"
 #include "common/diag.h"
-#include "common/format.h"
-#include "common/numbers.h"
+#include "common/output.h"
+#include "common/cmdline.h"
 
 #include <limits.h>
 #include <stdio.h>

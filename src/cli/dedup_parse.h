@@ -16,7 +16,7 @@
 
 #include <tdbf.h>
 
-#include "common/options.h"
+#include "common/cmdline.h"
 #include "dedup_time.h"
 
 /* ======================================================================

@@ -5,7 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "dedup_resume.h"
-#include "common/format.h"
+#include "common/output.h"
 
 #include <stdio.h>
 #include <string.h>

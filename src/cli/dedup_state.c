@@ -13,7 +13,7 @@
 
 #include "dedup_state.h"
 #include "dedup_parse.h"
-#include "common/printf_attr.h"
+#include "common/diag.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* isatty */
 #include "plan.h"
-#include "sizing.h"
+#include "filter_sizing.h"
 
 #include <unistd.h>
 
@@ -109,6 +109,17 @@ void plan_json_bound(cli_json *j, const plan_request *req)
         cli_json_u64(j, "slack_items", shape.slack_items);
         cli_json_u64(j, "slack_ns", shape.slack_ns);
     }
+    cli_json_object_end(j);
+}
+
+void json_built(cli_json *j, unsigned k, unsigned l, uint64_t window_items,
+                uint64_t window_ns)
+{
+    cli_json_object_begin(j, "built");
+    cli_json_u64(j, "k", k);
+    cli_json_u64(j, "l", l);
+    cli_json_u64(j, "window_items", window_items);
+    cli_json_u64(j, "window_ns", window_ns);
     cli_json_object_end(j);
 }
 

@@ -5,7 +5,7 @@
  * through these pointers, so they sit below everything.  module_api.h
  * declares them and explains how a module finds them: the first pointer
  * stored in the context RedisModule_OnLoad receives is a lookup function
- * from an API name to its address.  module.c calls tdbf_module_bind_api
+ * from an API name to its address.  module.c calls rtdbf_module_bind_api
  * before anything else; until then every pointer is NULL.
  */
 #include <stdbool.h>
@@ -83,14 +83,14 @@ TDBF_RM_DEFINE(void, DigestEndSequence, (RedisModuleDigest *));
 
 #undef TDBF_RM_DEFINE
 
-typedef int (*tdbf_get_api_fn)(const char *name, void *out);
+typedef int (*rtdbf_get_api_fn)(const char *name, void *out);
 
-int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing)
+int rtdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing)
 {
     /* The lookup function is the first pointer stored in the context. */
     void *first;
     memcpy(&first, (void *)ctx, sizeof first);
-    tdbf_get_api_fn get_api;
+    rtdbf_get_api_fn get_api;
     memcpy(&get_api, &first, sizeof get_api);
 
     static const struct {

@@ -21,7 +21,7 @@
  * and window, not from the command's length: one TDBF.RESERVE could ask
  * for gigabytes.  So while a command may allocate on behalf of a client
  * (creating a filter, an add that grows one, a restore), the caller opens
- * a budget: the bytes maxmemory leaves (tdbf_memory_headroom).  Every
+ * a budget: the bytes maxmemory leaves (rtdbf_memory_headroom). Every
  * request is checked against it *before* the server allocator is called;
  * one that does not fit gets NULL, which the library turns into
  * TDBF_ENOMEM (or, for a growing time filter, into its documented
@@ -36,7 +36,7 @@ static struct {
     uint64_t refused;    /* the first request refused, 0 if none */
 } budget;
 
-void tdbf_budget_begin(uint64_t bytes)
+void rtdbf_budget_begin(uint64_t bytes)
 {
     budget.open = bytes != UINT64_MAX;
     budget.limit = bytes;
@@ -44,7 +44,7 @@ void tdbf_budget_begin(uint64_t bytes)
     budget.refused = 0;
 }
 
-uint64_t tdbf_budget_end(uint64_t *spent)
+uint64_t rtdbf_budget_end(uint64_t *spent)
 {
     budget.open = false;
     if (spent)
@@ -107,7 +107,7 @@ static void *module_calloc(void *opaque, size_t count, size_t size)
     return p;
 }
 
-void *tdbf_module_try_alloc(uint64_t bytes)
+void *rtdbf_module_try_alloc(uint64_t bytes)
 {
     if (bytes > SIZE_MAX)
         return NULL;
@@ -154,7 +154,7 @@ static uint64_t cached_maxmemory(RedisModuleCtx *ctx)
     return value;
 }
 
-bool tdbf_decided_write(RedisModuleCtx *ctx)
+bool rtdbf_decided_write(RedisModuleCtx *ctx)
 {
     if (!ctx || !RedisModule_GetContextFlags)
         return false;
@@ -162,14 +162,14 @@ bool tdbf_decided_write(RedisModuleCtx *ctx)
     return (flags & (REDISMODULE_CTX_FLAGS_REPLICATED | REDISMODULE_CTX_FLAGS_LOADING)) != 0;
 }
 
-uint64_t tdbf_memory_headroom(RedisModuleCtx *ctx)
+uint64_t rtdbf_memory_headroom(RedisModuleCtx *ctx)
 {
     if (!ctx || !RedisModule_GetContextFlags || !RedisModule_GetUsedMemoryRatio ||
         !RedisModule_GetServerInfo || !RedisModule_ServerInfoGetFieldUnsigned)
         return UINT64_MAX;
     int flags = RedisModule_GetContextFlags(ctx);
     if (!(flags & REDISMODULE_CTX_FLAGS_MASTER) || !(flags & REDISMODULE_CTX_FLAGS_MAXMEMORY) ||
-        tdbf_decided_write(ctx))
+        rtdbf_decided_write(ctx))
         return UINT64_MAX;
     uint64_t maxmemory = cached_maxmemory(ctx);
     if (maxmemory == 0)
@@ -199,12 +199,12 @@ static bool server_has_maxmemory(RedisModuleCtx *ctx)
            (RedisModule_GetContextFlags(ctx) & REDISMODULE_CTX_FLAGS_MAXMEMORY);
 }
 
-uint64_t tdbf_filter_cap(RedisModuleCtx *ctx)
+uint64_t rtdbf_filter_cap(RedisModuleCtx *ctx)
 {
-    if (tdbf_settings.max_memory)
-        return tdbf_settings.max_memory;
+    if (rtdbf_settings.max_memory)
+        return rtdbf_settings.max_memory;
     /* No context (an RDB load on a server too old to say which): loading. */
-    if (!ctx || tdbf_decided_write(ctx) || server_has_maxmemory(ctx))
+    if (!ctx || rtdbf_decided_write(ctx) || server_has_maxmemory(ctx))
         return TDBF_DEFAULT_MAX_MEMORY;
     return TDBF_CLIENT_FILTER_CAP;
 }
@@ -213,7 +213,7 @@ uint64_t tdbf_filter_cap(RedisModuleCtx *ctx)
  * Installing the hook
  * ====================================================================== */
 
-int tdbf_allocator_install(void)
+int rtdbf_allocator_install(void)
 {
     static const tdbf_allocator allocator = {
         .alloc = module_alloc, .calloc = module_calloc, .free = module_free,

@@ -52,7 +52,7 @@
 #define CARD_BUCKETS     4                            /* spans per window */
 #define CARD_RING        (CARD_BUCKETS + 1)
 
-struct tdbf_card {
+struct rtdbf_card {
     uint64_t span;      /* adds (count window) or ms (time window) per bucket */
     bool     timed;
     uint64_t seed;      /* the filter's hash seed */
@@ -68,9 +68,9 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
-tdbf_card *tdbf_card_new(const tdbf_shape *shape, bool complete)
+rtdbf_card *rtdbf_card_new(const tdbf_shape *shape, bool complete)
 {
-    tdbf_card *c = tdbf_module_try_alloc(sizeof *c);
+    rtdbf_card *c = rtdbf_module_try_alloc(sizeof *c);
     if (!c)
         return NULL;
     memset(c, 0, sizeof *c);
@@ -82,21 +82,21 @@ tdbf_card *tdbf_card_new(const tdbf_shape *shape, bool complete)
     return c;
 }
 
-void tdbf_card_free(tdbf_card *c)
+void rtdbf_card_free(rtdbf_card *c)
 {
     if (c)
         RedisModule_Free(c);
 }
 
 /* The bucket an add at now_ms goes to (count windows: the next add's). */
-static uint64_t bucket_at(const tdbf_card *c, uint64_t now_ms)
+static uint64_t bucket_at(const rtdbf_card *c, uint64_t now_ms)
 {
     return (c->timed ? now_ms : c->adds) / c->span;
 }
 
 /* Make `bucket` the newest, clearing the ring slots of the buckets it
  * skips over (they aged out, or nothing was added in them). */
-static void advance_to(tdbf_card *c, uint64_t bucket)
+static void advance_to(rtdbf_card *c, uint64_t bucket)
 {
     if (bucket <= c->newest)
         return;
@@ -106,7 +106,7 @@ static void advance_to(tdbf_card *c, uint64_t bucket)
     c->newest = bucket;
 }
 
-void tdbf_card_add(tdbf_card *c, const void *item, size_t len, uint64_t now_ms)
+void rtdbf_card_add(rtdbf_card *c, const void *item, size_t len, uint64_t now_ms)
 {
     /* A clock that steps back writes to the newest bucket (the filter
      * clamps its time the same way). */
@@ -158,7 +158,7 @@ static double ertl_tau(double x)
     return z / 3.0;
 }
 
-bool tdbf_card_estimate(const tdbf_card *c, uint64_t now_ms, uint64_t *out)
+bool rtdbf_card_estimate(const rtdbf_card *c, uint64_t now_ms, uint64_t *out)
 {
     /* The live buckets: the newest CARD_RING written, of which a time
      * window keeps those not yet older than the window. */
@@ -201,18 +201,18 @@ bool tdbf_card_estimate(const tdbf_card *c, uint64_t now_ms, uint64_t *out)
 
 #define CARD_HEAD_BYTES 40
 
-size_t tdbf_card_saved_size(void)
+size_t rtdbf_card_saved_size(void)
 {
     return CARD_HEAD_BYTES + (size_t)CARD_RING * CARD_REGISTERS;
 }
 
-void tdbf_put_le64(unsigned char *p, uint64_t x)
+void rtdbf_put_le64(unsigned char *p, uint64_t x)
 {
     for (int i = 0; i < 8; i++)
         p[i] = (unsigned char)(x >> (8 * i));
 }
 
-uint64_t tdbf_get_le64(const unsigned char *p)
+uint64_t rtdbf_get_le64(const unsigned char *p)
 {
     uint64_t x = 0;
     for (int i = 7; i >= 0; i--)
@@ -220,27 +220,27 @@ uint64_t tdbf_get_le64(const unsigned char *p)
     return x;
 }
 
-void tdbf_card_save(const tdbf_card *c, unsigned char *out)
+void rtdbf_card_save(const rtdbf_card *c, unsigned char *out)
 {
     memset(out, 0, CARD_HEAD_BYTES);
-    tdbf_put_le64(out, c->span);
-    tdbf_put_le64(out + 8, c->adds);
-    tdbf_put_le64(out + 16, c->newest);
-    tdbf_put_le64(out + 24, c->since);
+    rtdbf_put_le64(out, c->span);
+    rtdbf_put_le64(out + 8, c->adds);
+    rtdbf_put_le64(out + 16, c->newest);
+    rtdbf_put_le64(out + 24, c->since);
     out[32] = c->timed;
     memcpy(out + CARD_HEAD_BYTES, c->reg, sizeof c->reg);
 }
 
-bool tdbf_card_load(tdbf_card *c, const unsigned char *in, size_t len)
+bool rtdbf_card_load(rtdbf_card *c, const unsigned char *in, size_t len)
 {
-    if (len != tdbf_card_saved_size() || tdbf_get_le64(in) != c->span || in[32] != c->timed)
+    if (len != rtdbf_card_saved_size() || rtdbf_get_le64(in) != c->span || in[32] != c->timed)
         return false;     /* made for another window */
     for (size_t i = CARD_HEAD_BYTES; i < len; i++)
         if (in[i] > CARD_RANK_MAX)
             return false;
-    c->adds = tdbf_get_le64(in + 8);
-    c->newest = tdbf_get_le64(in + 16);
-    c->since = tdbf_get_le64(in + 24);
+    c->adds = rtdbf_get_le64(in + 8);
+    c->newest = rtdbf_get_le64(in + 16);
+    c->since = rtdbf_get_le64(in + 24);
     memcpy(c->reg, in + CARD_HEAD_BYTES, sizeof c->reg);
     return true;
 }

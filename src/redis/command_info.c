@@ -317,7 +317,7 @@ static const struct {
      loadchunk_args, restores_key},
 };
 
-int tdbf_command_info_register(RedisModuleCtx *ctx)
+int rtdbf_command_info_register(RedisModuleCtx *ctx)
 {
     if (!RedisModule_GetCommand || !RedisModule_SetCommandInfo)
         return REDISMODULE_OK;   /* before Redis 7.0: nothing to describe with */

@@ -28,7 +28,7 @@
  * Hostile clients.  No command allocates what a client merely claims:
  * creation and growth are held to maxmemory's headroom before the
  * allocator is called (budget.c), a new filter to the per-filter cap
- * (tdbf_filter_cap: MAX_MEMORY, or 64 MiB without maxmemory), LOADCHUNK
+ * (rtdbf_filter_cap: MAX_MEMORY, or 64 MiB without maxmemory), LOADCHUNK
  * holds what arrived (type.c) and refuses a clock ahead of the server's,
  * adds to a filter whose estimated FP passed MAX_ERROR_RATIO x its target
  * are refused ("ERR filter is full") rather than answered wrongly.
@@ -49,19 +49,19 @@
 
 /* ---- the handlers (module.c's command table) ---------------------------- */
 
-int tdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
-int tdbf_cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
-int tdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
 /* ---- command_info.c ------------------------------------------------------ */
 
@@ -76,27 +76,27 @@ int tdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
  * Returns REDISMODULE_OK, also on servers without the API (before 7.0:
  * nothing is done).  REDISMODULE_ERR (with a log line) if a command is
  * missing or the server refuses its info, which is a bug in this file. */
-int tdbf_command_info_register(RedisModuleCtx *ctx);
+int rtdbf_command_info_register(RedisModuleCtx *ctx);
 
 /* ---- commands_common.c: what both families use -------------------------- */
 
 /* A plain decimal unsigned 64-bit number: digits only, no sign, no
  * overflow. */
-bool tdbf_parse_u64(RedisModuleString *arg, uint64_t *out);
+bool rtdbf_parse_u64(RedisModuleString *arg, uint64_t *out);
 
 /* Reply an error formatted like printf (at most 255 bytes). */
-int tdbf_reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
+int rtdbf_reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* x as a reply integer: values past LLONG_MAX become LLONG_MAX. */
-long long tdbf_clamp_ll(uint64_t x);
+long long rtdbf_clamp_ll(uint64_t x);
 
 /* ms as the library's ns (saturating). */
-uint64_t tdbf_ms_to_ns(uint64_t ms);
+uint64_t rtdbf_ms_to_ns(uint64_t ms);
 
 /* The time handed to the library for value v at now_ms (0 for count
  * windows: see commands_common.c). */
-uint64_t tdbf_filter_time_ns(const tdbf_value *v, uint64_t now_ms);
+uint64_t rtdbf_filter_time_ns(const rtdbf_value *v, uint64_t now_ms);
 
 enum { KEY_FOUND = 0, KEY_EMPTY = 1, KEY_REPLIED = -1 };
 
@@ -104,16 +104,16 @@ enum { KEY_FOUND = 0, KEY_EMPTY = 1, KEY_REPLIED = -1 };
  * KEY_EMPTY: no such key.  KEY_REPLIED: an error was sent (another type,
  * or a restore in progress).  *key must be closed by the caller in every
  * case. */
-int tdbf_open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
-                     RedisModuleKey **key, tdbf_value **v);
+int rtdbf_open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                      RedisModuleKey **key, rtdbf_value **v);
 
 /* Reply that the key holds no filter. */
-int tdbf_reply_not_found(RedisModuleCtx *ctx);
+int rtdbf_reply_not_found(RedisModuleCtx *ctx);
 
-/* tdbf_open_filter for a command that needs the filter to exist: true
+/* rtdbf_open_filter for a command that needs the filter to exist: true
  * when *v is a complete filter; otherwise an error was replied (not found
  * included).  *key must be closed by the caller in every case. */
-bool tdbf_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
-                        RedisModuleKey **key, tdbf_value **v);
+bool rtdbf_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                         RedisModuleKey **key, rtdbf_value **v);
 
 #endif /* TDBF_REDIS_COMMANDS_H */

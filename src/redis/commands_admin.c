@@ -34,12 +34,12 @@ static uint64_t insertions_in_window(const tdbf_stats *st)
  * sketch until its window has turned over with adds seen here, and
  * reports the insertions in its window meanwhile.  known: v's stats if
  * the caller has them (NULL: read here, only when needed). */
-static uint64_t card_of(const tdbf_value *v, const tdbf_stats *known, uint64_t now_ms)
+static uint64_t card_of(const rtdbf_value *v, const tdbf_stats *known, uint64_t now_ms)
 {
     tdbf_shape shape;
     uint64_t distinct;
     tdbf_get_shape(v->filter, &shape);    /* O(1); the stats may scan the bits */
-    if (shape.design != TDBF_EXACT && tdbf_value_card(v, now_ms, &distinct))
+    if (shape.design != TDBF_EXACT && rtdbf_value_card(v, now_ms, &distinct))
         return distinct;
     tdbf_stats st;
     if (!known) {
@@ -49,17 +49,17 @@ static uint64_t card_of(const tdbf_value *v, const tdbf_stats *known, uint64_t n
     return shape.design == TDBF_EXACT ? known->keys : insertions_in_window(known);
 }
 
-int tdbf_cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_card(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    tdbf_value *v;
-    int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    rtdbf_value *v;
+    int found = rtdbf_open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
     if (found == KEY_EMPTY)
         RedisModule_ReplyWithLongLong(ctx, 0);
     if (found == KEY_FOUND)
-        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(card_of(v, NULL, tdbf_server_now_ms())));
+        RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(card_of(v, NULL, rtdbf_server_now_ms())));
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
@@ -85,12 +85,12 @@ static const char *const info_names[F_COUNT] = {
  * windowed filter).  -1 if unknown. */
 static int info_field_named(RedisModuleString *name)
 {
-    if (tdbf_arg_is(name, "capacity"))
+    if (rtdbf_arg_is(name, "capacity"))
         return F_RB_CAPACITY;
-    if (tdbf_arg_is(name, "size"))
+    if (rtdbf_arg_is(name, "size"))
         return F_RB_SIZE;
     for (int f = 0; f < F_RB_CAPACITY; f++)
-        if (tdbf_arg_is(name, info_names[f]))
+        if (rtdbf_arg_is(name, info_names[f]))
             return f;
     return -1;
 }
@@ -103,7 +103,7 @@ static int info_field_named(RedisModuleString *name)
  * l generations of the planned size for tlbf and tlbf-line (their default
  * hint, or the rate they last adapted to), and memory / bits per item for
  * clock and rotating, whose bits_per_item is over the capacity planned. */
-static uint64_t capacity_of(const tdbf_value *v, const tdbf_stats *st)
+static uint64_t capacity_of(const rtdbf_value *v, const tdbf_stats *st)
 {
     if (st->window_items)
         return st->window_items;
@@ -116,7 +116,7 @@ static uint64_t capacity_of(const tdbf_value *v, const tdbf_stats *st)
     return 0;
 }
 
-static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const tdbf_value *v,
+static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const rtdbf_value *v,
                              const tdbf_stats *st)
 {
     char seed[24];
@@ -130,35 +130,37 @@ static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const t
     case F_ERROR_PLANNED: RedisModule_ReplyWithDouble(ctx, st->error_planned); return;
     case F_ERROR_ESTIMATED: RedisModule_ReplyWithDouble(ctx, st->error_estimated); return;
     case F_WINDOW_ITEMS:
-        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->window_items));
+        RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->window_items));
         return;
     case F_WINDOW_MS:
-        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->window_ns / 1000000u));
+        RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->window_ns / 1000000u));
         return;
     case F_ITEMS:
-    case F_RB_ITEMS: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->items)); return;
+    case F_RB_ITEMS: RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->items)); return;
     case F_CARD:
-        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(card_of(v, st, tdbf_server_now_ms())));
+        RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(card_of(v, st, rtdbf_server_now_ms())));
         return;
     case F_MEMORY:
-    case F_RB_SIZE: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->memory_bytes)); return;
+    case F_RB_SIZE: RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->memory_bytes)); return;
     case F_BITS_PER_ITEM: RedisModule_ReplyWithDouble(ctx, st->bits_per_item); return;
     case F_K: RedisModule_ReplyWithLongLong(ctx, st->k); return;
     case F_L: RedisModule_ReplyWithLongLong(ctx, st->l); return;
     case F_SLICES: RedisModule_ReplyWithLongLong(ctx, st->slices); return;
     case F_GENERATION_SIZE:
-        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->generation_size));
+        RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->generation_size));
         return;
-    case F_GENERATIONS: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->generations)); return;
+    case F_GENERATIONS: RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->generations)); return;
     case F_SEED:
         /* A seed may exceed 2^63: a string keeps it exact. */
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)st->seed);
         RedisModule_ReplyWithStringBuffer(ctx, seed, strlen(seed));
         return;
-    case F_NOW_MS: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->now_ns / 1000000u)); return;
-    case F_CAP_HITS: RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(st->cap_hits)); return;
+    case F_NOW_MS:
+        RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->now_ns / 1000000u));
+        return;
+    case F_CAP_HITS: RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(st->cap_hits)); return;
     case F_RB_CAPACITY:
-        RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(capacity_of(v, st)));
+        RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(capacity_of(v, st)));
         return;
     case F_COUNT: break;
     }
@@ -166,17 +168,17 @@ static void reply_info_field(RedisModuleCtx *ctx, enum info_field field, const t
 
 /* TDBF.INFO key [field]: every field as a map (RESP2: a flat array), or
  * one field as an array of one value, as RedisBloom's BF.INFO answers. */
-int tdbf_cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_info(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 2 && argc != 3)
         return RedisModule_WrongArity(ctx);
     int only = argc == 3 ? info_field_named(argv[2]) : -1;
     if (argc == 3 && only < 0)
-        return tdbf_reply_errorf(ctx, "ERR unknown INFO field '%.40s'",
-                                 RedisModule_StringPtrLen(argv[2], NULL));
+        return rtdbf_reply_errorf(ctx, "ERR unknown INFO field '%.40s'",
+                                  RedisModule_StringPtrLen(argv[2], NULL));
     RedisModuleKey *key;
-    tdbf_value *v;
-    if (tdbf_open_existing(ctx, argv[1], REDISMODULE_READ, &key, &v)) {
+    rtdbf_value *v;
+    if (rtdbf_open_existing(ctx, argv[1], REDISMODULE_READ, &key, &v)) {
         tdbf_stats st;
         tdbf_get_stats(v->filter, &st);
         if (only >= 0) {
@@ -210,25 +212,25 @@ static bool parse_prior(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
     double universe = (double)window, exponent = 1.0, rank = 0.0;
     for (int i = 0; i < argc; i += 2) {
         const char *name = RedisModule_StringPtrLen(argv[i], NULL);
-        bool is_model = tdbf_arg_is(argv[i], "MODEL"),
-             is_universe = tdbf_arg_is(argv[i], "UNIVERSE"),
-             is_exponent = tdbf_arg_is(argv[i], "EXPONENT"),
-             is_rank = tdbf_arg_is(argv[i], "RANK");
+        bool is_model = rtdbf_arg_is(argv[i], "MODEL"),
+             is_universe = rtdbf_arg_is(argv[i], "UNIVERSE"),
+             is_exponent = rtdbf_arg_is(argv[i], "EXPONENT"),
+             is_rank = rtdbf_arg_is(argv[i], "RANK");
         if (!(is_model || is_universe || is_exponent || is_rank)) {
-            tdbf_reply_errorf(ctx, "ERR unknown argument '%.40s' (MODEL, UNIVERSE, EXPONENT "
+            rtdbf_reply_errorf(ctx, "ERR unknown argument '%.40s' (MODEL, UNIVERSE, EXPONENT "
                                    "or RANK)", name);
             return false;
         }
         if (i + 1 >= argc) {
-            tdbf_reply_errorf(ctx, "ERR %s needs a value", name);
+            rtdbf_reply_errorf(ctx, "ERR %s needs a value", name);
             return false;
         }
         RedisModuleString *val = argv[i + 1];
         const char *text = RedisModule_StringPtrLen(val, NULL);
         if (is_model) {
-            power = tdbf_arg_is(val, "powerlaw");
-            if (!power && !tdbf_arg_is(val, "uniform")) {
-                tdbf_reply_errorf(ctx, "ERR unknown MODEL '%.40s' (uniform or powerlaw)", text);
+            power = rtdbf_arg_is(val, "powerlaw");
+            if (!power && !rtdbf_arg_is(val, "uniform")) {
+                rtdbf_reply_errorf(ctx, "ERR unknown MODEL '%.40s' (uniform or powerlaw)", text);
                 return false;
             }
             continue;
@@ -236,8 +238,8 @@ static bool parse_prior(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
         double x;
         if (RedisModule_StringToDouble(val, &x) != REDISMODULE_OK || !isfinite(x) ||
             (is_exponent ? !(x > 0.0) : !(x >= 1.0))) {
-            tdbf_reply_errorf(ctx, "ERR bad %s '%.40s': it must be a number %s", name, text,
-                              is_exponent ? "above 0" : "of at least 1");
+            rtdbf_reply_errorf(ctx, "ERR bad %s '%.40s': it must be a number %s", name, text,
+                               is_exponent ? "above 0" : "of at least 1");
             return false;
         }
         if (is_universe)
@@ -252,7 +254,7 @@ static bool parse_prior(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
         return false;
     }
     if (rank > universe) {
-        tdbf_reply_errorf(ctx, "ERR RANK %g is beyond the UNIVERSE of %g keys", rank, universe);
+        rtdbf_reply_errorf(ctx, "ERR RANK %g is beyond the UNIVERSE of %g keys", rank, universe);
         return false;
     }
     tdbf_prior_init(prior, power ? TDBF_PRIOR_POWER_LAW : TDBF_PRIOR_UNIFORM, universe);
@@ -267,13 +269,13 @@ static bool parse_prior(RedisModuleCtx *ctx, RedisModuleString **argv, int argc,
  * (tdbf_posterior: tbf and btbf from their timer cells, apbf, apbbf and
  * apbf-line from which age slices hold the item); the others answer
  * TDBF_ENOTSUP, replied as an error naming the design. */
-int tdbf_cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    tdbf_value *v;
-    bool found = tdbf_open_existing(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    rtdbf_value *v;
+    bool found = rtdbf_open_existing(ctx, argv[1], REDISMODULE_READ, &key, &v);
     tdbf_prior prior;
     tdbf_shape shape = {0};
     if (found)
@@ -284,16 +286,16 @@ int tdbf_cmd_prob(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         size_t len;
         const char *item = RedisModule_StringPtrLen(argv[2], &len);
         double p = 0.0;
-        uint64_t now_ns = tdbf_filter_time_ns(v, tdbf_server_now_ms());
+        uint64_t now_ns = rtdbf_filter_time_ns(v, rtdbf_server_now_ms());
         int rc = tdbf_posterior(v->filter, item, len, now_ns, &prior, &p);
         if (rc == TDBF_OK) {
             RedisModule_ReplyWithDouble(ctx, p);
         } else if (rc == TDBF_ENOTSUP) {
-            tdbf_reply_errorf(ctx, "ERR design %s has no inference: TDBF.PROB needs an apbf, "
+            rtdbf_reply_errorf(ctx, "ERR design %s has no inference: TDBF.PROB needs an apbf, "
                                    "apbbf, apbf-line, tbf or btbf filter",
                               tdbf_design_name(shape.design));
         } else {
-            tdbf_reply_errorf(ctx, "ERR cannot infer: %s", tdbf_strerror(rc));
+            rtdbf_reply_errorf(ctx, "ERR cannot infer: %s", tdbf_strerror(rc));
         }
     }
     RedisModule_CloseKey(key);
@@ -327,17 +329,17 @@ static int chunk_take(void *ctx, const unsigned char *buf, size_t len)
     return 0;
 }
 
-int tdbf_cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 3)
         return RedisModule_WrongArity(ctx);
     uint64_t cursor;
-    if (!tdbf_parse_u64(argv[2], &cursor))
-        return tdbf_reply_errorf(ctx, "ERR bad cursor '%.40s'",
-                                 RedisModule_StringPtrLen(argv[2], NULL));
+    if (!rtdbf_parse_u64(argv[2], &cursor))
+        return rtdbf_reply_errorf(ctx, "ERR bad cursor '%.40s'",
+                                  RedisModule_StringPtrLen(argv[2], NULL));
     RedisModuleKey *key;
-    tdbf_value *v;
-    if (!tdbf_open_existing(ctx, argv[1], REDISMODULE_READ, &key, &v)) {
+    rtdbf_value *v;
+    if (!rtdbf_open_existing(ctx, argv[1], REDISMODULE_READ, &key, &v)) {
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
@@ -349,12 +351,12 @@ int tdbf_cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_ReplyWithStringBuffer(ctx, "", 0);
     } else {
         chunk_buffer c = {.buf = RedisModule_Alloc(TDBF_CHUNK_BYTES), .len = 0};
-        int rc = tdbf_serialize_chunks(v->filter, offset, TDBF_CHUNK_BYTES, chunk_take, &c);
+        int rc = rtdbf_serialize_chunks(v->filter, offset, TDBF_CHUNK_BYTES, chunk_take, &c);
         if (rc != TDBF_OK) {
-            tdbf_reply_errorf(ctx, "ERR cannot dump the filter: %s", tdbf_strerror(rc));
+            rtdbf_reply_errorf(ctx, "ERR cannot dump the filter: %s", tdbf_strerror(rc));
         } else {
             RedisModule_ReplyWithArray(ctx, 2);
-            RedisModule_ReplyWithLongLong(ctx, tdbf_clamp_ll(offset + c.len + 1));
+            RedisModule_ReplyWithLongLong(ctx, rtdbf_clamp_ll(offset + c.len + 1));
             RedisModule_ReplyWithStringBuffer(ctx, (const char *)c.buf, c.len);
         }
         RedisModule_Free(c.buf);
@@ -365,16 +367,16 @@ int tdbf_cmd_scandump(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 /* The first chunk of a restore: a new value holding nothing yet, or NULL
  * after replying why the chunk is refused. */
-static tdbf_value *start_restore(RedisModuleCtx *ctx, uint64_t offset,
-                                 const unsigned char *chunk, size_t len)
+static rtdbf_value *start_restore(RedisModuleCtx *ctx, uint64_t offset,
+                                  const unsigned char *chunk, size_t len)
 {
     if (offset != 0) {
         RedisModule_ReplyWithError(ctx, "ERR chunk out of order: a restore starts at "
                                         "cursor 0's chunk");
         return NULL;
     }
-    tdbf_value *v;
-    const char *err = tdbf_restore_start(&v, chunk, len, tdbf_filter_cap(ctx));
+    rtdbf_value *v;
+    const char *err = rtdbf_restore_start(&v, chunk, len, rtdbf_filter_cap(ctx));
     if (err)
         RedisModule_ReplyWithError(ctx, err);
     return v;
@@ -383,55 +385,55 @@ static tdbf_value *start_restore(RedisModuleCtx *ctx, uint64_t offset,
 /* Why the restore that v just completed is refused, or NULL.  A client's
  * restore (not our primary's, not the AOF's) may not bring a time filter
  * whose clock is ahead of the server's: the bound and the reason are
- * TDBF.ADDAT's (tdbf_restore_clock_problem). */
-static const char *completed_restore_problem(RedisModuleCtx *ctx, const tdbf_value *v,
+ * TDBF.ADDAT's (rtdbf_restore_clock_problem). */
+static const char *completed_restore_problem(RedisModuleCtx *ctx, const rtdbf_value *v,
                                              char *buf, size_t size)
 {
-    if (tdbf_decided_write(ctx))
+    if (rtdbf_decided_write(ctx))
         return NULL;
-    return tdbf_restore_clock_problem(v->filter, buf, size);
+    return rtdbf_restore_clock_problem(v->filter, buf, size);
 }
 
 /* TDBF.LOADCHUNK key cursor chunk.  Memory grows by the bytes received,
  * never by what the first chunk's header claims (a forged header costs
  * its sender an error or 56 bytes, nobody else anything); each chunk is
  * held to maxmemory's headroom like any write, and the dump to the
- * per-filter cap (tdbf_filter_cap). */
-int tdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+ * per-filter cap (rtdbf_filter_cap). */
+int rtdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc != 4)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key = RedisModule_OpenKey(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE);
     int type = RedisModule_KeyType(key);
     if (type != REDISMODULE_KEYTYPE_EMPTY && (type != REDISMODULE_KEYTYPE_MODULE ||
-                                              RedisModule_ModuleTypeGetType(key) != tdbf_type)) {
+                                              RedisModule_ModuleTypeGetType(key) != rtdbf_type)) {
         RedisModule_CloseKey(key);
         return RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
     }
     uint64_t cursor;
     size_t len;
     const unsigned char *chunk = (const unsigned char *)RedisModule_StringPtrLen(argv[3], &len);
-    if (!tdbf_parse_u64(argv[2], &cursor) || cursor == 0 || cursor - 1 < len || len == 0) {
+    if (!rtdbf_parse_u64(argv[2], &cursor) || cursor == 0 || cursor - 1 < len || len == 0) {
         RedisModule_CloseKey(key);
-        tdbf_refusals.payloads++;
-        return tdbf_reply_errorf(ctx, "ERR bad cursor '%.40s' for a chunk of %zu bytes",
-                                 RedisModule_StringPtrLen(argv[2], NULL), len);
+        rtdbf_refusals.payloads++;
+        return rtdbf_reply_errorf(ctx, "ERR bad cursor '%.40s' for a chunk of %zu bytes",
+                                  RedisModule_StringPtrLen(argv[2], NULL), len);
     }
     uint64_t offset = cursor - 1 - len;
     bool fresh = type == REDISMODULE_KEYTYPE_EMPTY;
-    tdbf_value *v = fresh ? start_restore(ctx, offset, chunk, len)
+    rtdbf_value *v = fresh ? start_restore(ctx, offset, chunk, len)
                           : RedisModule_ModuleTypeGetValue(key);
     if (!v) {
-        tdbf_refusals.payloads++;
+        rtdbf_refusals.payloads++;
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
     }
     bool done, fatal;
-    uint64_t headroom = tdbf_memory_headroom(ctx);
-    tdbf_budget_begin(headroom);
-    const char *err = tdbf_restore_append(v, offset, chunk, len, &done, &fatal);
-    if (tdbf_budget_end(NULL))
-        tdbf_refusals.oom++;
+    uint64_t headroom = rtdbf_memory_headroom(ctx);
+    rtdbf_budget_begin(headroom);
+    const char *err = rtdbf_restore_append(v, offset, chunk, len, &done, &fatal);
+    if (rtdbf_budget_end(NULL))
+        rtdbf_refusals.oom++;
     char clock_problem[192];
     bool refused_clock = false;
     if (!err && done) {
@@ -439,9 +441,9 @@ int tdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         refused_clock = fatal = err != NULL;
     }
     if (err) {
-        tdbf_refusals.payloads++;
+        rtdbf_refusals.payloads++;
         if (fresh)
-            tdbf_value_free(v);
+            rtdbf_value_free(v);
         else if (fatal)
             RedisModule_DeleteKey(key);
         /* The replicas delete it too: a bad dump fails there as here, but
@@ -453,7 +455,7 @@ int tdbf_cmd_loadchunk(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         RedisModule_ReplyWithError(ctx, err);
     } else {
         if (fresh)
-            RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
+            RedisModule_ModuleTypeSetValue(key, rtdbf_type, v);
         RedisModule_ReplicateVerbatim(ctx);
         RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.loadchunk",
                                         argv[1]);

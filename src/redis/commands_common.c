@@ -13,7 +13,7 @@
  * Small helpers
  * ====================================================================== */
 
-bool tdbf_parse_u64(RedisModuleString *arg, uint64_t *out)
+bool rtdbf_parse_u64(RedisModuleString *arg, uint64_t *out)
 {
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);
@@ -32,7 +32,7 @@ bool tdbf_parse_u64(RedisModuleString *arg, uint64_t *out)
     return true;
 }
 
-int tdbf_reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
+int rtdbf_reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
 {
     char message[256];
     va_list ap;
@@ -42,12 +42,12 @@ int tdbf_reply_errorf(RedisModuleCtx *ctx, const char *fmt, ...)
     return RedisModule_ReplyWithError(ctx, message);
 }
 
-long long tdbf_clamp_ll(uint64_t x)
+long long rtdbf_clamp_ll(uint64_t x)
 {
     return x > (uint64_t)LLONG_MAX ? LLONG_MAX : (long long)x;
 }
 
-uint64_t tdbf_ms_to_ns(uint64_t ms)
+uint64_t rtdbf_ms_to_ns(uint64_t ms)
 {
     return ms > UINT64_MAX / 1000000u ? UINT64_MAX : ms * 1000000u;
 }
@@ -56,8 +56,8 @@ uint64_t tdbf_ms_to_ns(uint64_t ms)
  * Opening keys
  * ====================================================================== */
 
-int tdbf_open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
-                     RedisModuleKey **key, tdbf_value **v)
+int rtdbf_open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                      RedisModuleKey **key, rtdbf_value **v)
 {
     *key = RedisModule_OpenKey(ctx, name, mode);
     *v = NULL;
@@ -65,7 +65,7 @@ int tdbf_open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
     if (type == REDISMODULE_KEYTYPE_EMPTY)
         return KEY_EMPTY;
     if (type != REDISMODULE_KEYTYPE_MODULE ||
-        RedisModule_ModuleTypeGetType(*key) != tdbf_type) {
+        RedisModule_ModuleTypeGetType(*key) != rtdbf_type) {
         RedisModule_ReplyWithError(ctx, REDISMODULE_ERRORMSG_WRONGTYPE);
         return KEY_REPLIED;
     }
@@ -78,18 +78,18 @@ int tdbf_open_filter(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
     return KEY_FOUND;
 }
 
-int tdbf_reply_not_found(RedisModuleCtx *ctx)
+int rtdbf_reply_not_found(RedisModuleCtx *ctx)
 {
     return RedisModule_ReplyWithError(ctx, "ERR not found: create the filter with "
                                            "TDBF.RESERVE or TDBF.INSERT first");
 }
 
-bool tdbf_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
-                        RedisModuleKey **key, tdbf_value **v)
+bool rtdbf_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
+                         RedisModuleKey **key, rtdbf_value **v)
 {
-    int found = tdbf_open_filter(ctx, name, mode, key, v);
+    int found = rtdbf_open_filter(ctx, name, mode, key, v);
     if (found == KEY_EMPTY)
-        tdbf_reply_not_found(ctx);
+        rtdbf_reply_not_found(ctx);
     return found == KEY_FOUND;
 }
 
@@ -101,7 +101,7 @@ bool tdbf_open_existing(RedisModuleCtx *ctx, RedisModuleString *name, int mode,
  * always: they ignore time, but their serialization records the largest
  * time seen, and a constant keeps replicas byte-identical under verbatim
  * propagation. */
-uint64_t tdbf_filter_time_ns(const tdbf_value *v, uint64_t now_ms)
+uint64_t rtdbf_filter_time_ns(const rtdbf_value *v, uint64_t now_ms)
 {
-    return v->timed ? tdbf_ms_to_ns(now_ms) : 0;
+    return v->timed ? rtdbf_ms_to_ns(now_ms) : 0;
 }

@@ -48,9 +48,9 @@
 /* Reply the OOM error for a refused allocation of `bytes`. */
 static void reply_oom(RedisModuleCtx *ctx, const char *what, uint64_t bytes, uint64_t headroom)
 {
-    tdbf_refusals.oom++;
-    tdbf_reply_errorf(ctx, "OOM %s needs at least %llu bytes; maxmemory leaves %llu",
-                      what, (unsigned long long)bytes, (unsigned long long)headroom);
+    rtdbf_refusals.oom++;
+    rtdbf_reply_errorf(ctx, "OOM %s needs at least %llu bytes; maxmemory leaves %llu",
+                       what, (unsigned long long)bytes, (unsigned long long)headroom);
 }
 
 /* ======================================================================
@@ -85,7 +85,7 @@ static bool set_option(RedisModuleCtx *ctx, create_args *a, tdbf_option opt, con
     char why[240];
     if (tdbf_config_set(&a->cfg, &a->given, opt, text, why, sizeof why) == TDBF_OK)
         return true;
-    tdbf_reply_errorf(ctx, "ERR bad %s: %s", name, why);
+    rtdbf_reply_errorf(ctx, "ERR bad %s: %s", name, why);
     return false;
 }
 
@@ -93,9 +93,9 @@ static bool set_option(RedisModuleCtx *ctx, create_args *a, tdbf_option opt, con
  * a NUL byte. */
 static const char *value_text(RedisModuleCtx *ctx, const char *name, RedisModuleString *val)
 {
-    const char *text = tdbf_arg_text(val);
+    const char *text = rtdbf_arg_text(val);
     if (text == NULL)
-        tdbf_reply_errorf(ctx, "ERR bad %s: the value holds a NUL byte", name);
+        rtdbf_reply_errorf(ctx, "ERR bad %s: the value holds a NUL byte", name);
     return text;
 }
 
@@ -112,17 +112,17 @@ static bool parse_window(RedisModuleCtx *ctx, RedisModuleString *opt, RedisModul
                                         "or PX, once");
         return false;
     }
-    if (tdbf_arg_is(opt, "WINDOW"))
+    if (rtdbf_arg_is(opt, "WINDOW"))
         return set_option(ctx, a, TDBF_OPT_WINDOW, name, text);
     /* EX and PX: a count of seconds or milliseconds, as a duration */
     uint64_t n;
     char why[200], duration[48];
     if (tdbf_parse_count(text, &n, why, sizeof why) != TDBF_OK || n == 0) {
-        tdbf_reply_errorf(ctx, "ERR bad %s: %s", name, n == 0 ? "a window of 0" : why);
+        rtdbf_reply_errorf(ctx, "ERR bad %s: %s", name, n == 0 ? "a window of 0" : why);
         return false;
     }
     snprintf(duration, sizeof duration, "%llu%s", (unsigned long long)n,
-             tdbf_arg_is(opt, "EX") ? "s" : "ms");
+             rtdbf_arg_is(opt, "EX") ? "s" : "ms");
     return set_option(ctx, a, TDBF_OPT_WINDOW, name, duration);
 }
 
@@ -142,15 +142,16 @@ static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, in
     };
     RedisModuleString *opt = argv[*i];
     const char *name = RedisModule_StringPtrLen(opt, NULL);
-    bool is_window = tdbf_arg_is(opt, "WINDOW") || tdbf_arg_is(opt, "EX") || tdbf_arg_is(opt, "PX");
+    bool is_window = rtdbf_arg_is(opt, "WINDOW") || rtdbf_arg_is(opt, "EX") ||
+                     rtdbf_arg_is(opt, "PX");
     int which = -1;
     for (int n = allow_error ? 0 : 1; n < (int)(sizeof named / sizeof named[0]); n++)
-        if (tdbf_arg_is(opt, named[n].name))
+        if (rtdbf_arg_is(opt, named[n].name))
             which = n;
     if (!is_window && which < 0)
         return 0;
     if (*i + 1 >= argc) {
-        tdbf_reply_errorf(ctx, "ERR %s needs a value", name);
+        rtdbf_reply_errorf(ctx, "ERR %s needs a value", name);
         return -1;
     }
     RedisModuleString *val = argv[*i + 1];
@@ -158,7 +159,7 @@ static int parse_create_option(RedisModuleCtx *ctx, RedisModuleString **argv, in
     if (is_window)
         return parse_window(ctx, opt, val, a) ? 1 : -1;
     if (has(a, named[which].opt)) {
-        tdbf_reply_errorf(ctx, "ERR %s given twice", named[which].name);
+        rtdbf_reply_errorf(ctx, "ERR %s given twice", named[which].name);
         return -1;
     }
     const char *label = named[which].opt == TDBF_OPT_ERROR ? "error rate" : named[which].name;
@@ -175,43 +176,43 @@ static bool apply_defaults(RedisModuleCtx *ctx, create_args *a)
 {
     tdbf_config *c = &a->cfg;
     if (!has(a, TDBF_OPT_WINDOW)) {
-        if (tdbf_settings.default_window_ms)
-            c->window_ns = tdbf_ms_to_ns(tdbf_settings.default_window_ms);
+        if (rtdbf_settings.default_window_ms)
+            c->window_ns = rtdbf_ms_to_ns(rtdbf_settings.default_window_ms);
         else
-            c->window_items = tdbf_settings.default_window_items;
+            c->window_items = rtdbf_settings.default_window_items;
     }
     if (!has(a, TDBF_OPT_ERROR))
-        c->error = tdbf_settings.default_error;
+        c->error = rtdbf_settings.default_error;
     char why[240];
     if (tdbf_config_check(c, a->given, why, sizeof why) != TDBF_OK) {
-        tdbf_reply_errorf(ctx, "ERR %s%s", why, has(a, TDBF_OPT_CAPACITY) && c->window_ns == 0
-                          ? " (WINDOW n; CAPACITY goes with WINDOW T, EX or PX)" : "");
+        rtdbf_reply_errorf(ctx, "ERR %s%s", why, has(a, TDBF_OPT_CAPACITY) && c->window_ns == 0
+                           ? " (WINDOW n; CAPACITY goes with WINDOW T, EX or PX)" : "");
         return false;
     }
     if (!has(a, TDBF_OPT_DESIGN))
-        c->design = c->window_items ? tdbf_settings.default_count_design
-                                    : tdbf_settings.default_time_design;
-    c->max_memory = tdbf_settings.max_memory;
+        c->design = c->window_items ? rtdbf_settings.default_count_design
+                                    : rtdbf_settings.default_time_design;
+    c->max_memory = rtdbf_settings.max_memory;
     return true;
 }
 
 /* Reply why tdbf_open(a) failed with rc; cap is the per-filter cap that
- * applied (tdbf_filter_cap). */
+ * applied (rtdbf_filter_cap). */
 static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
                              uint64_t refused, uint64_t headroom, uint64_t cap)
 {
     const char *design = tdbf_design_name(a->cfg.design);
     switch (rc) {
     case TDBF_EWINDOW:
-        tdbf_reply_errorf(ctx, "ERR design %s does not take a %s window", design,
-                          a->cfg.window_items ? "count (WINDOW n)" : "time (WINDOW T, EX, PX)");
+        rtdbf_reply_errorf(ctx, "ERR design %s does not take a %s window", design,
+                           a->cfg.window_items ? "count (WINDOW n)" : "time (WINDOW T, EX, PX)");
         return;
     case TDBF_EINFEASIBLE:
-        tdbf_reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->cfg.error);
+        rtdbf_reply_errorf(ctx, "ERR design %s cannot reach error rate %g", design, a->cfg.error);
         return;
     case TDBF_ETOOBIG:
-        tdbf_refusals.oom++;
-        tdbf_reply_errorf(ctx, "ERR the filter would need more memory than the %llu-byte cap "
+        rtdbf_refusals.oom++;
+        rtdbf_reply_errorf(ctx, "ERR the filter would need more memory than the %llu-byte cap "
                                "per filter (module argument MAX_MEMORY)",
                           (unsigned long long)cap);
         return;
@@ -222,11 +223,11 @@ static void reply_open_error(RedisModuleCtx *ctx, const create_args *a, int rc,
             RedisModule_ReplyWithError(ctx, "OOM out of memory creating the filter");
         return;
     default:
-        tdbf_reply_errorf(ctx, "ERR cannot create a %s filter: %s", design, tdbf_strerror(rc));
+        rtdbf_reply_errorf(ctx, "ERR cannot create a %s filter: %s", design, tdbf_strerror(rc));
     }
 }
 
-/* TDBF_ETOOBIG if cfg plans more than cap bytes (tdbf_filter_cap), else
+/* TDBF_ETOOBIG if cfg plans more than cap bytes (rtdbf_filter_cap), else
  * what planning it returns.  The cap is checked here, on the plan, rather
  * than passed as cfg.max_memory: a time filter keeps its max_memory as its
  * growth limit, and a replica (whose cap for replicated writes is the
@@ -247,13 +248,13 @@ static tdbf *create_filter(RedisModuleCtx *ctx, create_args *a)
     if (!apply_defaults(ctx, a))
         return NULL;
     tdbf *f = NULL;
-    uint64_t headroom = tdbf_memory_headroom(ctx), cap = tdbf_filter_cap(ctx);
+    uint64_t headroom = rtdbf_memory_headroom(ctx), cap = rtdbf_filter_cap(ctx);
     int rc = within_cap(&a->cfg, cap);
     uint64_t refused = 0;
     if (rc == TDBF_OK) {
-        tdbf_budget_begin(headroom);
+        rtdbf_budget_begin(headroom);
         rc = tdbf_open(&f, &a->cfg);
-        refused = tdbf_budget_end(NULL);
+        refused = rtdbf_budget_end(NULL);
     }
     if (rc != TDBF_OK) {
         reply_open_error(ctx, a, rc, refused, headroom, cap);
@@ -291,21 +292,21 @@ static void replicate_reserve(RedisModuleCtx *ctx, RedisModuleString *key, tdbf 
 /* Create the filter for key (empty, opened for writing) from a: set the
  * value, propagate the canonical RESERVE, notify.  NULL after replying an
  * error. */
-static tdbf_value *create_value(RedisModuleCtx *ctx, RedisModuleKey *key,
-                                RedisModuleString *name, create_args *a)
+static rtdbf_value *create_value(RedisModuleCtx *ctx, RedisModuleKey *key,
+                                 RedisModuleString *name, create_args *a)
 {
     tdbf *f = create_filter(ctx, a);
     if (!f)
         return NULL;
-    tdbf_value *v = tdbf_value_new(f);
+    rtdbf_value *v = rtdbf_value_new(f);
     if (!v) {
         tdbf_close(f);
         RedisModule_ReplyWithError(ctx, "OOM out of memory creating the filter");
         return NULL;
     }
     v->capacity = a->cfg.capacity;
-    tdbf_value_mark_new(v);
-    RedisModule_ModuleTypeSetValue(key, tdbf_type, v);
+    rtdbf_value_mark_new(v);
+    RedisModule_ModuleTypeSetValue(key, rtdbf_type, v);
     replicate_reserve(ctx, name, f, a);
     RedisModule_NotifyKeyspaceEvent(ctx, REDISMODULE_NOTIFY_MODULE, "tdbf.reserve", name);
     return v;
@@ -322,32 +323,32 @@ static tdbf_value *create_value(RedisModuleCtx *ctx, RedisModuleKey *key,
  * window) fed far above the rate it was sized for would otherwise answer
  * "present" for almost everything; a refusal is an answer the client can
  * act on, a false "present" is not. */
-static bool overloaded(const tdbf_value *v, uint64_t now_ns, double *estimate)
+static bool overloaded(const rtdbf_value *v, uint64_t now_ns, double *estimate)
 {
-    if (tdbf_settings.max_error_ratio <= 0.0)
+    if (rtdbf_settings.max_error_ratio <= 0.0)
         return false;
     return tdbf_current_error(v->filter, now_ns, estimate) == TDBF_OK &&
-           *estimate > tdbf_settings.max_error_ratio * v->error;
+           *estimate > rtdbf_settings.max_error_ratio * v->error;
 }
 
-static void reply_overloaded(RedisModuleCtx *ctx, const tdbf_value *v, double estimate)
+static void reply_overloaded(RedisModuleCtx *ctx, const rtdbf_value *v, double estimate)
 {
-    tdbf_refusals.overload++;
-    tdbf_reply_errorf(ctx, "ERR filter is full: its estimated false-positive rate %.3g is above "
+    rtdbf_refusals.overload++;
+    rtdbf_reply_errorf(ctx, "ERR filter is full: its estimated false-positive rate %.3g is above "
                            "%g x its target %g; create it for more items (%s), or wait for "
-                           "items to expire", estimate, tdbf_settings.max_error_ratio, v->error,
+                           "items to expire", estimate, rtdbf_settings.max_error_ratio, v->error,
                       v->timed ? "CAPACITY" : "WINDOW");
 }
 
 /* Add items[0 .. n-1] at now_ms; reply a single answer or an array.  The
  * items really added are stored in accepted[] (for replication); the
  * count is returned. */
-static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **items, int n,
+static int add_items(RedisModuleCtx *ctx, rtdbf_value *v, RedisModuleString **items, int n,
                      uint64_t now_ms, bool array, RedisModuleString **accepted)
 {
-    uint64_t now_ns = tdbf_filter_time_ns(v, now_ms);
-    bool decided = tdbf_decided_write(ctx);
-    uint64_t headroom = v->grows && !decided ? tdbf_memory_headroom(ctx) : UINT64_MAX;
+    uint64_t now_ns = rtdbf_filter_time_ns(v, now_ms);
+    bool decided = rtdbf_decided_write(ctx);
+    uint64_t headroom = v->grows && !decided ? rtdbf_memory_headroom(ctx) : UINT64_MAX;
     int added = 0;
     if (array)
         RedisModule_ReplyWithArray(ctx, n);
@@ -360,21 +361,21 @@ static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **ite
         size_t len;
         uint64_t spent;
         const char *item = RedisModule_StringPtrLen(items[i], &len);
-        tdbf_budget_begin(headroom);
+        rtdbf_budget_begin(headroom);
         int rc = tdbf_add(v->filter, item, len, now_ns);
-        uint64_t refused = tdbf_budget_end(&spent);
+        uint64_t refused = rtdbf_budget_end(&spent);
         if (headroom != UINT64_MAX)   /* the command's adds share one headroom */
             headroom -= spent < headroom ? spent : headroom;
         if (rc == TDBF_ENOMEM && refused) {
             reply_oom(ctx, "adding to the filter", refused, headroom);
         } else if (rc < 0) {
-            tdbf_reply_errorf(ctx, "ERR add failed: %s", tdbf_strerror(rc));
+            rtdbf_reply_errorf(ctx, "ERR add failed: %s", tdbf_strerror(rc));
         } else {
             /* A growing time filter refused new memory degrades (its FP
              * rises; the overload check above then steps in). */
             if (refused)
-                tdbf_refusals.oom++;
-            tdbf_value_count_add(v, item, len, now_ms);
+                rtdbf_refusals.oom++;
+            rtdbf_value_count_add(v, item, len, now_ms);
             accepted[added++] = items[i];
             RedisModule_ReplyWithBool(ctx, rc == 0);
         }
@@ -386,13 +387,13 @@ static int add_items(RedisModuleCtx *ctx, tdbf_value *v, RedisModuleString **ite
  * the time used (replicas and the AOF must not read their own clocks),
  * count-window ones as TDBF.MADD.  Only accepted items: a replica must not
  * add what the primary refused. */
-static void replicate_adds(RedisModuleCtx *ctx, RedisModuleString *key, const tdbf_value *v,
+static void replicate_adds(RedisModuleCtx *ctx, RedisModuleString *key, const rtdbf_value *v,
                            RedisModuleString **items, int n, uint64_t now_ms)
 {
     if (n == 0)
         return;
     if (v->timed)
-        RedisModule_Replicate(ctx, "TDBF.ADDAT", "slv", key, tdbf_clamp_ll(now_ms), items,
+        RedisModule_Replicate(ctx, "TDBF.ADDAT", "slv", key, rtdbf_clamp_ll(now_ms), items,
                               (size_t)n);
     else
         RedisModule_Replicate(ctx, "TDBF.MADD", "sv", key, items, (size_t)n);
@@ -400,7 +401,7 @@ static void replicate_adds(RedisModuleCtx *ctx, RedisModuleString *key, const td
 }
 
 /* Add, reply, replicate and notify: the common tail of every add command. */
-static void add_and_propagate(RedisModuleCtx *ctx, RedisModuleString *key, tdbf_value *v,
+static void add_and_propagate(RedisModuleCtx *ctx, RedisModuleString *key, rtdbf_value *v,
                               RedisModuleString **items, int n, uint64_t now_ms, bool array)
 {
     RedisModuleString **accepted = RedisModule_Alloc(sizeof *accepted * (size_t)n);
@@ -412,10 +413,10 @@ static void add_and_propagate(RedisModuleCtx *ctx, RedisModuleString *key, tdbf_
 /* A missing key for an add: create it from the module's defaults (as
  * RedisBloom's BF.ADD does), unless AUTOCREATE is off.  NULL after
  * replying. */
-static tdbf_value *autocreate(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name)
+static rtdbf_value *autocreate(RedisModuleCtx *ctx, RedisModuleKey *key, RedisModuleString *name)
 {
-    if (!tdbf_settings.autocreate) {
-        tdbf_reply_not_found(ctx);
+    if (!rtdbf_settings.autocreate) {
+        rtdbf_reply_not_found(ctx);
         return NULL;
     }
     create_args a = {0};
@@ -428,22 +429,22 @@ static int add_command(RedisModuleCtx *ctx, RedisModuleString **argv, int argc, 
     if (multi ? argc < 3 : argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    tdbf_value *v;
-    int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
+    rtdbf_value *v;
+    int found = rtdbf_open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
     if (found == KEY_EMPTY)
         v = autocreate(ctx, key, argv[1]);
     if (found != KEY_REPLIED && v)
-        add_and_propagate(ctx, argv[1], v, argv + 2, argc - 2, tdbf_server_now_ms(), multi);
+        add_and_propagate(ctx, argv[1], v, argv + 2, argc - 2, rtdbf_server_now_ms(), multi);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
 }
 
-int tdbf_cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_add(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return add_command(ctx, argv, argc, false);
 }
 
-int tdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return add_command(ctx, argv, argc, true);
 }
@@ -463,39 +464,39 @@ int tdbf_cmd_madd(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
  * and refusing them would make this copy diverge. */
 static bool addat_allowed(RedisModuleCtx *ctx, RedisModuleString *stamp, uint64_t at_ms)
 {
-    if (tdbf_decided_write(ctx))
+    if (rtdbf_decided_write(ctx))
         return true;
-    if (!tdbf_settings.allow_addat) {
-        tdbf_refusals.addat++;
+    if (!rtdbf_settings.allow_addat) {
+        rtdbf_refusals.addat++;
         RedisModule_ReplyWithError(ctx, "ERR TDBF.ADDAT is internal (replication and AOF); "
                                         "load the module with ALLOW_ADDAT yes to backfill "
                                         "recorded events");
         return false;
     }
-    uint64_t now_ms = tdbf_server_now_ms();
-    if (tdbf_too_far_ahead(at_ms, now_ms)) {
-        tdbf_refusals.addat++;
-        tdbf_reply_errorf(ctx, "ERR timestamp %.24s is more than %u s ahead of the server's clock",
-                          RedisModule_StringPtrLen(stamp, NULL), TDBF_MAX_AHEAD_MS / 1000u);
+    uint64_t now_ms = rtdbf_server_now_ms();
+    if (rtdbf_too_far_ahead(at_ms, now_ms)) {
+        rtdbf_refusals.addat++;
+        rtdbf_reply_errorf(ctx, "ERR timestamp %.24s is more than %u s ahead of the server's clock",
+                           RedisModule_StringPtrLen(stamp, NULL), TDBF_MAX_AHEAD_MS / 1000u);
         return false;
     }
     return true;
 }
 
 /* TDBF.ADDAT key timestamp_ms item ...: add at the given time. */
-int tdbf_cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
     uint64_t at_ms;
-    if (!tdbf_parse_u64(argv[2], &at_ms))
-        return tdbf_reply_errorf(ctx, "ERR bad timestamp '%.40s': milliseconds, an "
+    if (!rtdbf_parse_u64(argv[2], &at_ms))
+        return rtdbf_reply_errorf(ctx, "ERR bad timestamp '%.40s': milliseconds, an "
                                       "unsigned integer", RedisModule_StringPtrLen(argv[2], NULL));
     if (!addat_allowed(ctx, argv[2], at_ms))
         return REDISMODULE_OK;
     RedisModuleKey *key;
-    tdbf_value *v;
-    if (tdbf_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v))
+    rtdbf_value *v;
+    if (rtdbf_open_existing(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v))
         add_and_propagate(ctx, argv[1], v, argv + 3, argc - 3, at_ms, true);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -503,7 +504,7 @@ int tdbf_cmd_addat(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 /* TDBF.RESERVE key error_rate (WINDOW n | EX s | PX ms) [CAPACITY n] [DESIGN d]
  * [SEED n] */
-int tdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 5)
         return RedisModule_WrongArity(ctx);
@@ -517,8 +518,8 @@ int tdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         if (rc < 0)
             return REDISMODULE_OK;
         if (rc == 0)
-            return tdbf_reply_errorf(ctx, "ERR unknown argument '%.40s'",
-                                     RedisModule_StringPtrLen(argv[i], NULL));
+            return rtdbf_reply_errorf(ctx, "ERR unknown argument '%.40s'",
+                                      RedisModule_StringPtrLen(argv[i], NULL));
     }
     if (!has(&a, TDBF_OPT_WINDOW))
         return RedisModule_ReplyWithError(ctx, "ERR a window is required: WINDOW n "
@@ -535,7 +536,7 @@ int tdbf_cmd_reserve(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 
 /* TDBF.INSERT key [ERROR r] [WINDOW n | EX s | PX ms] [CAPACITY n] [DESIGN d]
  * [SEED n] [NOCREATE] ITEMS item ... */
-int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     if (argc < 4)
         return RedisModule_WrongArity(ctx);
@@ -544,11 +545,11 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     bool nocreate = false;
     int items_at = -1;
     for (int i = 2; i < argc;) {
-        if (tdbf_arg_is(argv[i], "ITEMS")) {
+        if (rtdbf_arg_is(argv[i], "ITEMS")) {
             items_at = i + 1;
             break;
         }
-        if (tdbf_arg_is(argv[i], "NOCREATE")) {
+        if (rtdbf_arg_is(argv[i], "NOCREATE")) {
             nocreate = true;
             i++;
             continue;
@@ -557,8 +558,8 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
         if (rc < 0)
             return REDISMODULE_OK;
         if (rc == 0)
-            return tdbf_reply_errorf(ctx, "ERR unknown argument '%.40s'",
-                                     RedisModule_StringPtrLen(argv[i], NULL));
+            return rtdbf_reply_errorf(ctx, "ERR unknown argument '%.40s'",
+                                      RedisModule_StringPtrLen(argv[i], NULL));
     }
     if (items_at < 0 || items_at >= argc)
         return RedisModule_ReplyWithError(ctx, "ERR ITEMS and at least one item are required");
@@ -567,12 +568,12 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                                                "creation options");
 
     RedisModuleKey *key;
-    tdbf_value *v;
-    int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
+    rtdbf_value *v;
+    int found = rtdbf_open_filter(ctx, argv[1], REDISMODULE_READ | REDISMODULE_WRITE, &key, &v);
     if (found == KEY_EMPTY) {
         if (nocreate)
             RedisModule_ReplyWithError(ctx, "ERR not found (NOCREATE)");
-        else if (!has(&a, TDBF_OPT_WINDOW) && !tdbf_settings.autocreate)
+        else if (!has(&a, TDBF_OPT_WINDOW) && !rtdbf_settings.autocreate)
             RedisModule_ReplyWithError(ctx, "ERR not found, and this server does not create "
                                             "filters with default windows (AUTOCREATE no): "
                                             "give WINDOW, EX or PX");
@@ -580,7 +581,7 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
             v = create_value(ctx, key, argv[1], &a);
     }
     if (found != KEY_REPLIED && v)
-        add_and_propagate(ctx, argv[1], v, argv + items_at, argc - items_at, tdbf_server_now_ms(),
+        add_and_propagate(ctx, argv[1], v, argv + items_at, argc - items_at, rtdbf_server_now_ms(),
                           true);
     RedisModule_CloseKey(key);
     return REDISMODULE_OK;
@@ -596,7 +597,7 @@ int tdbf_cmd_insert(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 enum { EXISTS_CHUNK = 64 };
 
 /* Reply whether each of items[0 .. n-1] (n <= EXISTS_CHUNK) is in v. */
-static void reply_exists(RedisModuleCtx *ctx, const tdbf_value *v, RedisModuleString **items,
+static void reply_exists(RedisModuleCtx *ctx, const rtdbf_value *v, RedisModuleString **items,
                          int n, uint64_t now_ns)
 {
     const void *keys[EXISTS_CHUNK];
@@ -610,7 +611,7 @@ static void reply_exists(RedisModuleCtx *ctx, const tdbf_value *v, RedisModuleSt
         present[0] = (uint8_t)rc;
     for (int i = 0; i < n; i++) {
         if (rc < 0)
-            tdbf_reply_errorf(ctx, "ERR query failed: %s", tdbf_strerror(rc));
+            rtdbf_reply_errorf(ctx, "ERR query failed: %s", tdbf_strerror(rc));
         else
             RedisModule_ReplyWithBool(ctx, present[i] == 1);
     }
@@ -621,8 +622,8 @@ static int exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
     if (multi ? argc < 3 : argc != 3)
         return RedisModule_WrongArity(ctx);
     RedisModuleKey *key;
-    tdbf_value *v;
-    int found = tdbf_open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
+    rtdbf_value *v;
+    int found = rtdbf_open_filter(ctx, argv[1], REDISMODULE_READ, &key, &v);
     if (found == KEY_REPLIED) {
         RedisModule_CloseKey(key);
         return REDISMODULE_OK;
@@ -633,7 +634,7 @@ static int exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
         for (int i = 2; i < argc; i++)
             RedisModule_ReplyWithBool(ctx, 0);
     } else {
-        uint64_t now_ns = tdbf_filter_time_ns(v, tdbf_server_now_ms());
+        uint64_t now_ns = rtdbf_filter_time_ns(v, rtdbf_server_now_ms());
         for (int i = 2; i < argc; i += EXISTS_CHUNK)
             reply_exists(ctx, v, argv + i, argc - i < EXISTS_CHUNK ? argc - i : EXISTS_CHUNK,
                          now_ns);
@@ -642,12 +643,12 @@ static int exists_command(RedisModuleCtx *ctx, RedisModuleString **argv, int arg
     return REDISMODULE_OK;
 }
 
-int tdbf_cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_exists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return exists_command(ctx, argv, argc, false);
 }
 
-int tdbf_cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_cmd_mexists(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     return exists_command(ctx, argv, argc, true);
 }

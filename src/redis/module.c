@@ -17,23 +17,11 @@
  * (refusal counters; refusals are logged at most once per 10 s).
  * RedisModule_OnLoad is the only symbol the module exports.
  *
- * The layers (README.md; scripts/check-redis-layers.sh checks them).  A
- * file includes only the headers of its own layer and the layers below,
- * and calls nothing above it; the server calls back into any layer
- * (commands, type methods, the INFO section), which is no dependency.
- *
- *   4  module    module.c                   OnLoad and the command table
- *   3  commands  commands.h: commands_filter.c, commands_admin.c,
- *                commands_common.c, command_info.c
- *   2  type      type.h: type.c, card.c     the data type, RDB, AOF, restore;
- *                                           CARD's sketch
- *   1  services  services.h: budget.c, settings.c
- *                                           allocator and budget, headroom,
- *                                           arguments, refusals
- *   0  api       module_api.h, command_info.h: api.c
- *                                           the Module API, our declarations
- *   libtdbf (tdbf.h) is below all of them: the module is a user of the
- *   public API, like any other.
+ * The module is in layers (api, services, type, commands, module), this
+ * file the top one: the table of which file is in which layer, and the
+ * rule, is src/redis/README.md's (scripts/check-redis-layers.sh reads and
+ * checks it).  The module's own functions and types are named rtdbf_*;
+ * tdbf_* is the library's public API, which is below every layer.
  */
 #include <stdio.h>
 
@@ -53,18 +41,18 @@ static int register_commands(RedisModuleCtx *ctx)
         RedisModuleCmdFunc func;
         const char        *flags;
     } table[] = {
-        {"tdbf.reserve",   tdbf_cmd_reserve,   "write deny-oom"},
-        {"tdbf.add",       tdbf_cmd_add,       "write deny-oom"},
-        {"tdbf.madd",      tdbf_cmd_madd,      "write deny-oom"},
-        {"tdbf.insert",    tdbf_cmd_insert,    "write deny-oom"},
-        {"tdbf.addat",     tdbf_cmd_addat,     "write deny-oom"},
-        {"tdbf.exists",    tdbf_cmd_exists,    "readonly fast"},
-        {"tdbf.mexists",   tdbf_cmd_mexists,   "readonly fast"},
-        {"tdbf.prob",      tdbf_cmd_prob,      "readonly fast"},
-        {"tdbf.card",      tdbf_cmd_card,      "readonly"},
-        {"tdbf.info",      tdbf_cmd_info,      "readonly"},
-        {"tdbf.scandump",  tdbf_cmd_scandump,  "readonly"},
-        {"tdbf.loadchunk", tdbf_cmd_loadchunk, "write deny-oom"},
+        {"tdbf.reserve",   rtdbf_cmd_reserve,   "write deny-oom"},
+        {"tdbf.add",       rtdbf_cmd_add,       "write deny-oom"},
+        {"tdbf.madd",      rtdbf_cmd_madd,      "write deny-oom"},
+        {"tdbf.insert",    rtdbf_cmd_insert,    "write deny-oom"},
+        {"tdbf.addat",     rtdbf_cmd_addat,     "write deny-oom"},
+        {"tdbf.exists",    rtdbf_cmd_exists,    "readonly fast"},
+        {"tdbf.mexists",   rtdbf_cmd_mexists,   "readonly fast"},
+        {"tdbf.prob",      rtdbf_cmd_prob,      "readonly fast"},
+        {"tdbf.card",      rtdbf_cmd_card,      "readonly"},
+        {"tdbf.info",      rtdbf_cmd_info,      "readonly"},
+        {"tdbf.scandump",  rtdbf_cmd_scandump,  "readonly"},
+        {"tdbf.loadchunk", rtdbf_cmd_loadchunk, "write deny-oom"},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (RedisModule_CreateCommand(ctx, table[i].name, table[i].func, table[i].flags,
@@ -82,15 +70,16 @@ static void plan_the_defaults(void)
     tdbf_config cfg;
     tdbf_shape shape;
     tdbf_config_init(&cfg);
-    cfg.error = tdbf_settings.default_error;
-    cfg.max_memory = tdbf_settings.max_memory;
-    cfg.design = tdbf_settings.default_count_design;
-    cfg.window_items = tdbf_settings.default_window_items;
+    cfg.error = rtdbf_settings.default_error;
+    cfg.max_memory = rtdbf_settings.max_memory;
+    cfg.design = rtdbf_settings.default_count_design;
+    cfg.window_items = rtdbf_settings.default_window_items;
     (void)tdbf_plan_shape(&cfg, &shape);
-    cfg.design = tdbf_settings.default_time_design;
+    cfg.design = rtdbf_settings.default_time_design;
     cfg.window_items = 0;
-    cfg.window_ns = tdbf_ms_to_ns(tdbf_settings.default_window_ms ? tdbf_settings.default_window_ms
-                                                                  : 60000);
+    uint64_t window_ms = rtdbf_settings.default_window_ms ? rtdbf_settings.default_window_ms
+                                                           : 60000;
+    cfg.window_ns = rtdbf_ms_to_ns(window_ms);
     (void)tdbf_plan_shape(&cfg, &shape);
 }
 
@@ -101,7 +90,7 @@ __attribute__((visibility("default"))) int
 RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     const char *missing = NULL;
-    if (tdbf_module_bind_api(ctx, &missing) != REDISMODULE_OK) {
+    if (rtdbf_module_bind_api(ctx, &missing) != REDISMODULE_OK) {
         /* Without Log we cannot say which: stderr is the server's log
          * only when it logs to stdout, but it is all we have. */
         fprintf(stderr, "tdbf: this server lacks %s\n", missing);
@@ -113,11 +102,11 @@ RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
                                  REDISMODULE_APIVER_1);
     RedisModule_SetModuleOptions(ctx, REDISMODULE_OPTIONS_HANDLE_IO_ERRORS);
 
-    if (tdbf_allocator_install() != TDBF_OK)
+    if (rtdbf_allocator_install() != TDBF_OK)
         return REDISMODULE_ERR;
-    if (tdbf_settings_parse(ctx, argv, argc) != REDISMODULE_OK)
+    if (rtdbf_settings_parse(ctx, argv, argc) != REDISMODULE_OK)
         return REDISMODULE_ERR;
-    if (tdbf_type_register(ctx) != REDISMODULE_OK) {
+    if (rtdbf_type_register(ctx) != REDISMODULE_OK) {
         RedisModule_Log(ctx, "warning", "tdbf: cannot create the %s data type",
                         TDBF_TYPE_NAME);
         return REDISMODULE_ERR;
@@ -128,14 +117,14 @@ RedisModule_OnLoad(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
     }
     /* Fails only on a defect in our own table, which every 7.0+ server
      * would show: refuse to load rather than serve undocumented commands. */
-    if (tdbf_command_info_register(ctx) != REDISMODULE_OK)
+    if (rtdbf_command_info_register(ctx) != REDISMODULE_OK)
         return REDISMODULE_ERR;
-    tdbf_stats_info_register(ctx);
+    rtdbf_stats_info_register(ctx);
     plan_the_defaults();
     RedisModule_Log(ctx, "notice",
                     "tdbf %s loaded: default error %g, designs %s (count) and %s (time)",
-                    tdbf_version_string(), tdbf_settings.default_error,
-                    tdbf_design_name(tdbf_settings.default_count_design),
-                    tdbf_design_name(tdbf_settings.default_time_design));
+                    tdbf_version_string(), rtdbf_settings.default_error,
+                    tdbf_design_name(rtdbf_settings.default_count_design),
+                    tdbf_design_name(rtdbf_settings.default_time_design));
     return REDISMODULE_OK;
 }

@@ -13,7 +13,7 @@
  * which writes the address of the API function called `name` (for example
  * "RedisModule_OpenKey") into *(void **)out and returns REDISMODULE_OK, or
  * REDISMODULE_ERR if this server does not have it.  api.c fetches every
- * pointer declared below that way (tdbf_module_bind_api, called first
+ * pointer declared below that way (rtdbf_module_bind_api, called first
  * thing by module.c), which then registers the module with
  * RedisModule_SetModuleAttribs(ctx, name, version, REDISMODULE_APIVER_1)
  * before creating the type and the commands.
@@ -133,7 +133,7 @@ typedef struct RedisModuleTypeMethods {
     RedisModuleTypeDefragFunc defrag;
 } RedisModuleTypeMethods;
 
-/* ---- the API functions (pointers filled in by tdbf_module_bind_api) --- */
+/* ---- the API functions (pointers filled in by rtdbf_module_bind_api) --- */
 
 #define TDBF_RM_API(ret, name, args) extern ret (*RedisModule_##name) args
 
@@ -243,6 +243,6 @@ TDBF_RM_API(void, DigestEndSequence, (RedisModuleDigest *md));
  * Returns REDISMODULE_OK, or REDISMODULE_ERR naming the first function
  * the server lacks in *missing.  TryAlloc, TryCalloc, GetContextFlags and
  * GetUsedMemoryRatio are optional (NULL if absent). */
-int tdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing);
+int rtdbf_module_bind_api(RedisModuleCtx *ctx, const char **missing);
 
 #endif /* TDBF_REDIS_MODULE_API_H */

@@ -27,23 +27,23 @@
 
 /* Route every libtdbf allocation through the server's allocator, under
  * the budget below.  Returns a TDBF_* code. */
-int tdbf_allocator_install(void);
+int rtdbf_allocator_install(void);
 
 /* Allocate `bytes` through the server's allocator, or NULL (too large for
  * this address space, or the server is out of memory): used for sizes that
  * come from clients or from disk. */
-void *tdbf_module_try_alloc(uint64_t bytes);
+void *rtdbf_module_try_alloc(uint64_t bytes);
 
 /* Bytes a client's command may still allocate before the server passes
  * maxmemory (UINT64_MAX: no limit applies — no maxmemory, a replica,
  * loading, or a write from our primary). */
-uint64_t tdbf_memory_headroom(RedisModuleCtx *ctx);
+uint64_t rtdbf_memory_headroom(RedisModuleCtx *ctx);
 
 /* Whether ctx applies writes already decided elsewhere: our primary's
  * replication stream or the AOF/RDB being loaded.  Those are applied as
  * they come (refusing one would make this copy diverge); only a client's
  * own commands are held to the limits. */
-bool tdbf_decided_write(RedisModuleCtx *ctx);
+bool rtdbf_decided_write(RedisModuleCtx *ctx);
 
 /* The per-filter cap without MAX_MEMORY, for a client's filter on a server
  * without maxmemory: 64 MiB, a count window of about 25 million items at
@@ -54,59 +54,59 @@ bool tdbf_decided_write(RedisModuleCtx *ctx);
 /* The largest filter (bytes, as planned) ctx may create or restore:
  * MAX_MEMORY if given; else TDBF_CLIENT_FILTER_CAP for a client of a
  * server without maxmemory, TDBF_DEFAULT_MAX_MEMORY otherwise. */
-uint64_t tdbf_filter_cap(RedisModuleCtx *ctx);
+uint64_t rtdbf_filter_cap(RedisModuleCtx *ctx);
 
 /* Hold every allocation of the library and the module to `bytes` in all
- * (UINT64_MAX: no limit) until tdbf_budget_end, which returns the size
+ * (UINT64_MAX: no limit) until rtdbf_budget_end, which returns the size
  * of the first request refused (0: none was) and, if spent is not NULL,
  * stores the bytes granted. */
-void     tdbf_budget_begin(uint64_t bytes);
-uint64_t tdbf_budget_end(uint64_t *spent);
+void     rtdbf_budget_begin(uint64_t bytes);
+uint64_t rtdbf_budget_end(uint64_t *spent);
 
 /* ---- settings.c ---------------------------------------------------------- */
 
 /* Module-wide settings (module arguments). */
-typedef struct tdbf_module_config {
+typedef struct rtdbf_module_config {
     double      default_error;        /* DEFAULT_ERROR, 0.01 */
     tdbf_design default_count_design; /* DEFAULT_DESIGN, apbf-line */
     tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf-line */
     uint64_t    max_memory;           /* MAX_MEMORY bytes per filter, 0 = the default
-                                         (tdbf_filter_cap) */
+                                         (rtdbf_filter_cap) */
     bool        allow_addat;          /* ALLOW_ADDAT: clients may send TDBF.ADDAT */
     bool        autocreate;           /* AUTOCREATE: ADD/MADD/INSERT create a missing key */
     uint64_t    default_window_items; /* DEFAULT_WINDOW: count window of auto-created filters */
     uint64_t    default_window_ms;    /* DEFAULT_EX (s), here in ms; 0: use DEFAULT_WINDOW */
     double      max_error_ratio;      /* MAX_ERROR_RATIO: refuse adds while the estimated FP
                                          is above this times the target; 0 = never */
-} tdbf_module_config;
+} rtdbf_module_config;
 
 /* Refusals since the module loaded (INFO section tdbf_stats). */
-typedef struct tdbf_refusal_counters {
+typedef struct rtdbf_refusal_counters {
     uint64_t payloads;       /* LOADCHUNK chunks, RESTORE and RDB values refused */
     uint64_t oom;            /* allocations refused at maxmemory or MAX_MEMORY */
     uint64_t overload;       /* adds refused: the filter's estimated FP too high */
     uint64_t addat;          /* TDBF.ADDAT refused (from a client, or too far ahead) */
     uint64_t log_suppressed; /* refusal log lines not written (rate limit) */
-} tdbf_refusal_counters;
+} rtdbf_refusal_counters;
 
-extern tdbf_module_config tdbf_settings;
-extern tdbf_refusal_counters tdbf_refusals;
+extern rtdbf_module_config rtdbf_settings;
+extern rtdbf_refusal_counters rtdbf_refusals;
 
-/* Read the module arguments (NAME value pairs) into tdbf_settings.
+/* Read the module arguments (NAME value pairs) into rtdbf_settings.
  * REDISMODULE_ERR after logging what was wrong. */
-int tdbf_settings_parse(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
+int rtdbf_settings_parse(RedisModuleCtx *ctx, RedisModuleString **argv, int argc);
 
 /* Add the INFO section tdbf_stats (the refusal counters), on servers that
  * have module INFO sections (6.0+). */
-void tdbf_stats_info_register(RedisModuleCtx *ctx);
+void rtdbf_stats_info_register(RedisModuleCtx *ctx);
 
 /* Log a refusal (through io when given, else ctx; either may be NULL),
  * at most one line per 10 seconds; the others are counted. */
-void tdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
+void rtdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The server's wall clock in ms (never negative). */
-uint64_t tdbf_server_now_ms(void);
+uint64_t rtdbf_server_now_ms(void);
 
 /* How far ahead of the server's clock a client may move a time filter's
  * clock (TDBF.ADDAT with ALLOW_ADDAT, TDBF.LOADCHUNK and RESTORE of a
@@ -115,13 +115,13 @@ uint64_t tdbf_server_now_ms(void);
 #define TDBF_MAX_AHEAD_MS 60000u
 
 /* Whether stamp_ms is more than TDBF_MAX_AHEAD_MS ahead of now_ms. */
-bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms);
+bool rtdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms);
 
 /* Whether arg is `word`, ignoring case. */
-bool tdbf_arg_is(RedisModuleString *arg, const char *word);
+bool rtdbf_arg_is(RedisModuleString *arg, const char *word);
 
 /* arg as C text, or NULL if the bulk string hides a NUL byte (the
  * library's parsers would read only the part before it). */
-const char *tdbf_arg_text(RedisModuleString *arg);
+const char *rtdbf_arg_text(RedisModuleString *arg);
 
 #endif /* TDBF_REDIS_SERVICES_H */

@@ -18,14 +18,14 @@
  * Argument helpers (module arguments here, command arguments above)
  * ====================================================================== */
 
-bool tdbf_arg_is(RedisModuleString *arg, const char *word)
+bool rtdbf_arg_is(RedisModuleString *arg, const char *word)
 {
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);
     return len == strlen(word) && strncasecmp(s, word, len) == 0;
 }
 
-const char *tdbf_arg_text(RedisModuleString *arg)
+const char *rtdbf_arg_text(RedisModuleString *arg)
 {
     size_t len;
     const char *s = RedisModule_StringPtrLen(arg, &len);
@@ -36,13 +36,13 @@ const char *tdbf_arg_text(RedisModuleString *arg)
  * The clock
  * ====================================================================== */
 
-uint64_t tdbf_server_now_ms(void)
+uint64_t rtdbf_server_now_ms(void)
 {
     long long ms = RedisModule_Milliseconds();
     return ms < 0 ? 0 : (uint64_t)ms;
 }
 
-bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms)
+bool rtdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms)
 {
     return stamp_ms > now_ms && stamp_ms - now_ms > TDBF_MAX_AHEAD_MS;
 }
@@ -54,20 +54,20 @@ bool tdbf_too_far_ahead(uint64_t stamp_ms, uint64_t now_ms)
  * would fill the disk.  The counters are in INFO (section tdbf_stats).
  * ====================================================================== */
 
-tdbf_refusal_counters tdbf_refusals;
+rtdbf_refusal_counters rtdbf_refusals;
 
 static struct {
     long long last_ms;
     uint64_t  suppressed;
 } refusal_log = {.last_ms = -1};
 
-void tdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
+void rtdbf_refusal_log(RedisModuleCtx *ctx, RedisModuleIO *io, const char *fmt, ...)
 {
     long long now = RedisModule_Milliseconds();
     if (refusal_log.last_ms >= 0 && now >= refusal_log.last_ms &&
         now - refusal_log.last_ms < 10000) {
         refusal_log.suppressed++;
-        tdbf_refusals.log_suppressed++;
+        rtdbf_refusals.log_suppressed++;
         return;
     }
     char line[320];
@@ -95,17 +95,17 @@ static void info_section(RedisModuleInfoCtx *ctx, int for_crash_report)
         const char *name;
         const uint64_t *value;
     } fields[] = {
-        {"refused_payloads", &tdbf_refusals.payloads},
-        {"refused_oom", &tdbf_refusals.oom},
-        {"refused_overload", &tdbf_refusals.overload},
-        {"refused_addat", &tdbf_refusals.addat},
-        {"log_lines_suppressed", &tdbf_refusals.log_suppressed},
+        {"refused_payloads", &rtdbf_refusals.payloads},
+        {"refused_oom", &rtdbf_refusals.oom},
+        {"refused_overload", &rtdbf_refusals.overload},
+        {"refused_addat", &rtdbf_refusals.addat},
+        {"log_lines_suppressed", &rtdbf_refusals.log_suppressed},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         RedisModule_InfoAddFieldULongLong(ctx, fields[i].name, *fields[i].value);
 }
 
-void tdbf_stats_info_register(RedisModuleCtx *ctx)
+void rtdbf_stats_info_register(RedisModuleCtx *ctx)
 {
     if (RedisModule_RegisterInfoFunc && RedisModule_InfoAddSection &&
         RedisModule_InfoAddFieldULongLong)
@@ -116,7 +116,7 @@ void tdbf_stats_info_register(RedisModuleCtx *ctx)
  * Module arguments
  * ====================================================================== */
 
-tdbf_module_config tdbf_settings = {
+rtdbf_module_config rtdbf_settings = {
     .default_error = 0.01,
     .default_count_design = TDBF_APBF_LINE,
     .default_time_design = TDBF_TLBF_LINE,
@@ -136,8 +136,8 @@ tdbf_module_config tdbf_settings = {
 static int parse_switch(RedisModuleCtx *ctx, RedisModuleString *name, RedisModuleString *arg,
                         bool *out)
 {
-    if (tdbf_arg_is(arg, "yes") || tdbf_arg_is(arg, "no")) {
-        *out = tdbf_arg_is(arg, "yes");
+    if (rtdbf_arg_is(arg, "yes") || rtdbf_arg_is(arg, "no")) {
+        *out = rtdbf_arg_is(arg, "yes");
         return REDISMODULE_OK;
     }
     RedisModule_Log(ctx, "warning", "tdbf: %s takes yes or no",
@@ -153,8 +153,8 @@ typedef enum { ARG_ERROR, ARG_SIZE, ARG_WINDOW, ARG_SECONDS, ARG_DESIGN } arg_ki
 static int parse_language_arg(RedisModuleCtx *ctx, RedisModuleString *name,
                               RedisModuleString *arg, arg_kind kind)
 {
-    tdbf_module_config *c = &tdbf_settings;
-    const char *text = tdbf_arg_text(arg);
+    rtdbf_module_config *c = &rtdbf_settings;
+    const char *text = rtdbf_arg_text(arg);
     char why[240] = "the value holds a NUL byte";
     uint64_t items = 0, ns = 0;
     int rc = TDBF_EINVAL;
@@ -187,7 +187,7 @@ static int parse_language_arg(RedisModuleCtx *ctx, RedisModuleString *name,
             break;
         case ARG_DESIGN:
             rc = tdbf_config_set(&scratch, &given, TDBF_OPT_DESIGN, text, why, sizeof why);
-            if (rc == TDBF_OK && tdbf_arg_is(name, "DEFAULT_DESIGN"))
+            if (rc == TDBF_OK && rtdbf_arg_is(name, "DEFAULT_DESIGN"))
                 c->default_count_design = scratch.design;
             else if (rc == TDBF_OK)
                 c->default_time_design = scratch.design;
@@ -211,15 +211,15 @@ static int parse_module_arg(RedisModuleCtx *ctx, RedisModuleString *name, RedisM
         {"DEFAULT_WINDOW", ARG_WINDOW},    {"DEFAULT_EX", ARG_SECONDS},
         {"DEFAULT_DESIGN", ARG_DESIGN},    {"DEFAULT_TIME_DESIGN", ARG_DESIGN},
     };
-    tdbf_module_config *c = &tdbf_settings;
+    rtdbf_module_config *c = &rtdbf_settings;
     for (size_t i = 0; i < sizeof language / sizeof language[0]; i++)
-        if (tdbf_arg_is(name, language[i].name))
+        if (rtdbf_arg_is(name, language[i].name))
             return parse_language_arg(ctx, name, arg, language[i].kind);
-    if (tdbf_arg_is(name, "ALLOW_ADDAT"))
+    if (rtdbf_arg_is(name, "ALLOW_ADDAT"))
         return parse_switch(ctx, name, arg, &c->allow_addat);
-    if (tdbf_arg_is(name, "AUTOCREATE"))
+    if (rtdbf_arg_is(name, "AUTOCREATE"))
         return parse_switch(ctx, name, arg, &c->autocreate);
-    if (tdbf_arg_is(name, "MAX_ERROR_RATIO")) {
+    if (rtdbf_arg_is(name, "MAX_ERROR_RATIO")) {
         double r;
         if (RedisModule_StringToDouble(arg, &r) != REDISMODULE_OK ||
             !(r == 0.0 || (r >= 1.0 && r <= 1e6))) {
@@ -235,7 +235,7 @@ static int parse_module_arg(RedisModuleCtx *ctx, RedisModuleString *name, RedisM
     return REDISMODULE_ERR;
 }
 
-int tdbf_settings_parse(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
+int rtdbf_settings_parse(RedisModuleCtx *ctx, RedisModuleString **argv, int argc)
 {
     for (int i = 0; i < argc; i += 2) {
         if (i + 1 >= argc) {

@@ -1,7 +1,7 @@
 /*
  * type.c — the "tdbf-filt" Redis data type (layer 2, type.h).
  *
- * A key holds a tdbf_value: a libtdbf filter, or, while a TDBF.LOADCHUNK
+ * A key holds a rtdbf_value: a libtdbf filter, or, while a TDBF.LOADCHUNK
  * restore is in progress, the serialized bytes received so far.  Every
  * persistent form uses the library's own byte format (docs/format.md:
  * magic, version, design, parameters, payload, XXH3-64 checksum) and its
@@ -32,7 +32,7 @@
  * or header claims a 4 GiB filter over a few bytes of data is refused
  * before anything of the claimed size is allocated.  The cost is a peak
  * of the serialized size plus the filter's while a value loads.  A
- * restore in progress likewise holds the chunks received (tdbf_pieces),
+ * restore in progress likewise holds the chunks received (rtdbf_pieces),
  * never a buffer sized from its header.  A value that fails any check
  * (unknown encoding version or kind, piece sizes that do not add up, the
  * library loader's field checks, its checksum) is refused: rdb_load
@@ -50,7 +50,7 @@
 
 #include "type.h"
 
-RedisModuleType *tdbf_type = NULL;
+RedisModuleType *rtdbf_type = NULL;
 
 #define KIND_FILTER  0
 #define KIND_RESTORE 1
@@ -66,7 +66,7 @@ static const unsigned char format_magic[HEADER_MAGIC_BYTES] = {
 };
 
 /* The largest serialized filter accepted from outside when filters are
- * capped at `cap` bytes (tdbf_filter_cap): the payload holds the filter's
+ * capped at `cap` bytes (rtdbf_filter_cap): the payload holds the filter's
  * memory, so it cannot be larger than the filter may be. */
 static uint64_t max_serialized_bytes(uint64_t cap)
 {
@@ -77,9 +77,9 @@ static uint64_t max_serialized_bytes(uint64_t cap)
  * Pieces: bytes held as they arrived
  * ====================================================================== */
 
-static void pieces_free(tdbf_pieces *p)
+static void pieces_free(rtdbf_pieces *p)
 {
-    for (tdbf_piece *x = p->head, *next; x; x = next) {
+    for (rtdbf_piece *x = p->head, *next; x; x = next) {
         next = x->next;
         RedisModule_Free(x->bytes);
         RedisModule_Free(x);
@@ -90,9 +90,9 @@ static void pieces_free(tdbf_pieces *p)
 
 /* Take ownership of `bytes` (RedisModule_Alloc'd, 1 .. TDBF_CHUNK_BYTES).
  * False (and bytes freed) if the list node cannot be allocated. */
-static bool pieces_adopt(tdbf_pieces *p, char *bytes, size_t len)
+static bool pieces_adopt(rtdbf_pieces *p, char *bytes, size_t len)
 {
-    tdbf_piece *x = tdbf_module_try_alloc(sizeof *x);
+    rtdbf_piece *x = rtdbf_module_try_alloc(sizeof *x);
     if (!x) {
         RedisModule_Free(bytes);
         return false;
@@ -111,11 +111,11 @@ static bool pieces_adopt(tdbf_pieces *p, char *bytes, size_t len)
 
 /* Append a copy of len bytes, cut into pieces of at most TDBF_CHUNK_BYTES.
  * False if memory runs out (what was appended stays). */
-static bool pieces_append(tdbf_pieces *p, const unsigned char *bytes, uint64_t len)
+static bool pieces_append(rtdbf_pieces *p, const unsigned char *bytes, uint64_t len)
 {
     for (uint64_t at = 0; at < len; at += TDBF_CHUNK_BYTES) {
         size_t n = len - at < TDBF_CHUNK_BYTES ? (size_t)(len - at) : TDBF_CHUNK_BYTES;
-        char *copy = tdbf_module_try_alloc(n);
+        char *copy = rtdbf_module_try_alloc(n);
         if (!copy)
             return false;
         memcpy(copy, bytes + at, n);
@@ -125,9 +125,9 @@ static bool pieces_append(tdbf_pieces *p, const unsigned char *bytes, uint64_t l
     return true;
 }
 
-static int pieces_emit(const tdbf_pieces *p, tdbf_chunk_fn sink, void *ctx)
+static int pieces_emit(const rtdbf_pieces *p, rtdbf_chunk_fn sink, void *ctx)
 {
-    for (const tdbf_piece *x = p->head; x; x = x->next)
+    for (const rtdbf_piece *x = p->head; x; x = x->next)
         if (sink(ctx, (const unsigned char *)x->bytes, x->len))
             return TDBF_EIO;
     return TDBF_OK;
@@ -136,7 +136,7 @@ static int pieces_emit(const tdbf_pieces *p, tdbf_chunk_fn sink, void *ctx)
 /* tdbf_load's source over a piece list, freeing each piece once read: the
  * serialized copy shrinks as the filter fills. */
 typedef struct pieces_reader {
-    tdbf_pieces *p;
+    rtdbf_pieces *p;
     size_t       pos;    /* bytes of the head piece already read */
 } pieces_reader;
 
@@ -145,7 +145,7 @@ static int pieces_read(void *ctx, void *buf, size_t len)
     pieces_reader *r = ctx;
     unsigned char *out = buf;
     while (len > 0) {
-        tdbf_piece *x = r->p->head;
+        rtdbf_piece *x = r->p->head;
         if (!x)
             return 1;
         size_t n = x->len - r->pos < len ? x->len - r->pos : len;
@@ -170,7 +170,7 @@ static int pieces_read(void *ctx, void *buf, size_t len)
  * all of p (which is consumed either way).  Bytes after the checksum must
  * be whole sections (a file of `tdbf dedup --state` ends with one): the
  * library checks and skips them; anything else there is corruption. */
-static int pieces_load_filter(tdbf_pieces *p, uint64_t cap, tdbf **out)
+static int pieces_load_filter(rtdbf_pieces *p, uint64_t cap, tdbf **out)
 {
     tdbf_load_options opts = {.max_memory = cap, .allocator = NULL};
     pieces_reader r = {.p = p, .pos = 0};
@@ -190,11 +190,11 @@ static int pieces_load_filter(tdbf_pieces *p, uint64_t cap, tdbf **out)
  * Values
  * ====================================================================== */
 
-void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
+void rtdbf_value_set_filter(rtdbf_value *v, tdbf *filter)
 {
     tdbf_shape st;
     v->filter = filter;
-    tdbf_card_free(v->card);
+    rtdbf_card_free(v->card);
     v->card = NULL;
     /* What every add asks, kept beside the handle (tdbf_get_shape is O(1)
      * but a call); the rest is asked when needed. */
@@ -206,46 +206,46 @@ void tdbf_value_set_filter(tdbf_value *v, tdbf *filter)
     v->grows = ok && (st.design == TDBF_TLBF || st.design == TDBF_TLBF_LINE ||
                       st.design == TDBF_ROTATING || st.design == TDBF_EXACT);
     if (ok)
-        v->card = tdbf_card_new(&st, false);
+        v->card = rtdbf_card_new(&st, false);
 }
 
-void tdbf_value_mark_new(tdbf_value *v)
+void rtdbf_value_mark_new(rtdbf_value *v)
 {
     tdbf_shape st;
     if (!v->card || tdbf_get_shape(v->filter, &st) != TDBF_OK)
         return;
-    tdbf_card_free(v->card);
-    v->card = tdbf_card_new(&st, true);
+    rtdbf_card_free(v->card);
+    v->card = rtdbf_card_new(&st, true);
 }
 
-bool tdbf_value_card(const tdbf_value *v, uint64_t now_ms, uint64_t *out)
+bool rtdbf_value_card(const rtdbf_value *v, uint64_t now_ms, uint64_t *out)
 {
-    return v->card && tdbf_card_estimate(v->card, now_ms, out);
+    return v->card && rtdbf_card_estimate(v->card, now_ms, out);
 }
 
-void tdbf_value_count_add(tdbf_value *v, const void *item, size_t len, uint64_t now_ms)
+void rtdbf_value_count_add(rtdbf_value *v, const void *item, size_t len, uint64_t now_ms)
 {
     if (v->card)
-        tdbf_card_add(v->card, item, len, now_ms);
+        rtdbf_card_add(v->card, item, len, now_ms);
 }
 
-tdbf_value *tdbf_value_new(tdbf *filter)
+rtdbf_value *rtdbf_value_new(tdbf *filter)
 {
-    tdbf_value *v = tdbf_module_try_alloc(sizeof *v);
+    rtdbf_value *v = rtdbf_module_try_alloc(sizeof *v);
     if (!v)
         return NULL;
     memset(v, 0, sizeof *v);
-    tdbf_value_set_filter(v, filter);
+    rtdbf_value_set_filter(v, filter);
     return v;
 }
 
-void tdbf_value_free(void *value)
+void rtdbf_value_free(void *value)
 {
-    tdbf_value *v = value;
+    rtdbf_value *v = value;
     if (!v)
         return;
     tdbf_close(v->filter);
-    tdbf_card_free(v->card);
+    rtdbf_card_free(v->card);
     pieces_free(&v->restore);
     RedisModule_Free(v);
 }
@@ -255,7 +255,7 @@ void tdbf_value_free(void *value)
  *
  *   8 bytes   magic 89 54 44 42 46 6D 6F 64 ("\x89TDBFmod")
  *   u64       capacity: the CAPACITY given at creation, 0 if none
- *   u64       S, the sketch's bytes: 0 or tdbf_card_saved_size()
+ *   u64       S, the sketch's bytes: 0 or rtdbf_card_saved_size()
  *   S bytes   TDBF.CARD's sketch (card.c)
  *
  * Saved after the filter in RDB values (encoding version 2) and, as one
@@ -269,31 +269,31 @@ static const unsigned char record_magic[8] = {0x89, 'T', 'D', 'B', 'F', 'm', 'o'
 #define RECORD_HEAD_BYTES 24
 
 /* v's record, in a RedisModule_Alloc'd buffer of *len bytes. */
-static unsigned char *record_encode(const tdbf_value *v, size_t *len)
+static unsigned char *record_encode(const rtdbf_value *v, size_t *len)
 {
-    size_t sketch = v->card ? tdbf_card_saved_size() : 0;
+    size_t sketch = v->card ? rtdbf_card_saved_size() : 0;
     *len = RECORD_HEAD_BYTES + sketch;
     unsigned char *out = RedisModule_Alloc(*len);
     memcpy(out, record_magic, sizeof record_magic);
-    tdbf_put_le64(out + 8, v->capacity);
-    tdbf_put_le64(out + 16, sketch);
+    rtdbf_put_le64(out + 8, v->capacity);
+    rtdbf_put_le64(out + 16, sketch);
     if (sketch)
-        tdbf_card_save(v->card, out + RECORD_HEAD_BYTES);
+        rtdbf_card_save(v->card, out + RECORD_HEAD_BYTES);
     return out;
 }
 
 /* Take a record into v.  False (v unchanged) if it is not one, or its
  * sizes or sketch do not fit v's filter. */
-static bool record_apply(tdbf_value *v, const unsigned char *in, size_t len)
+static bool record_apply(rtdbf_value *v, const unsigned char *in, size_t len)
 {
     if (len < RECORD_HEAD_BYTES || memcmp(in, record_magic, sizeof record_magic) != 0)
         return false;
-    uint64_t sketch = tdbf_get_le64(in + 16);
-    if (sketch != len - RECORD_HEAD_BYTES || (sketch && sketch != tdbf_card_saved_size()))
+    uint64_t sketch = rtdbf_get_le64(in + 16);
+    if (sketch != len - RECORD_HEAD_BYTES || (sketch && sketch != rtdbf_card_saved_size()))
         return false;
-    if (sketch && v->card && !tdbf_card_load(v->card, in + RECORD_HEAD_BYTES, (size_t)sketch))
+    if (sketch && v->card && !rtdbf_card_load(v->card, in + RECORD_HEAD_BYTES, (size_t)sketch))
         return false;
-    v->capacity = tdbf_get_le64(in + 8);
+    v->capacity = rtdbf_get_le64(in + 8);
     return true;
 }
 
@@ -307,7 +307,7 @@ typedef struct chunker {
     uint64_t       pos;     /* bytes of the serialization seen so far */
     uint64_t       from;    /* first byte wanted */
     uint64_t       end;     /* one past the last byte wanted */
-    tdbf_chunk_fn  sink;
+    rtdbf_chunk_fn sink;
     void          *ctx;
     int            sink_rc; /* nonzero: the sink failed */
     bool           stopped; /* past `end`: the save was cut short on purpose */
@@ -357,8 +357,8 @@ static int chunker_write(void *ctx, const void *data, size_t len)
     return 0;
 }
 
-int tdbf_serialize_chunks(const tdbf *f, uint64_t from, uint64_t limit,
-                          tdbf_chunk_fn sink, void *ctx)
+int rtdbf_serialize_chunks(const tdbf *f, uint64_t from, uint64_t limit,
+                           rtdbf_chunk_fn sink, void *ctx)
 {
     chunker c = {
         .buf = RedisModule_Alloc(TDBF_CHUNK_BYTES),
@@ -377,9 +377,9 @@ int tdbf_serialize_chunks(const tdbf *f, uint64_t from, uint64_t limit,
 }
 
 /* A value's bytes: the filter's serialization, or the restore's bytes. */
-static int emit_value(const tdbf_value *v, tdbf_chunk_fn sink, void *ctx)
+static int emit_value(const rtdbf_value *v, rtdbf_chunk_fn sink, void *ctx)
 {
-    return v->filter ? tdbf_serialize_chunks(v->filter, 0, UINT64_MAX, sink, ctx)
+    return v->filter ? rtdbf_serialize_chunks(v->filter, 0, UINT64_MAX, sink, ctx)
                      : pieces_emit(&v->restore, sink, ctx);
 }
 
@@ -395,7 +395,7 @@ static int rdb_sink(void *ctx, const unsigned char *buf, size_t len)
 
 static void type_rdb_save(RedisModuleIO *rdb, void *value)
 {
-    tdbf_value *v = value;
+    rtdbf_value *v = value;
     if (v->filter) {
         RedisModule_SaveUnsigned(rdb, KIND_FILTER);
         RedisModule_SaveUnsigned(rdb, tdbf_saved_size(v->filter));
@@ -419,7 +419,7 @@ static void type_rdb_save(RedisModuleIO *rdb, void *value)
  * holds what was read; the caller frees it).  Every length is checked
  * against what remains *before* the bytes are kept, and nothing is
  * allocated beyond the bytes the stream really carries. */
-static const char *rdb_read_pieces(RedisModuleIO *rdb, uint64_t total, tdbf_pieces *p)
+static const char *rdb_read_pieces(RedisModuleIO *rdb, uint64_t total, rtdbf_pieces *p)
 {
     while (p->len < total) {
         size_t n = 0;
@@ -441,8 +441,8 @@ static const char *rdb_read_pieces(RedisModuleIO *rdb, uint64_t total, tdbf_piec
 
 static void refuse_value(RedisModuleIO *rdb, const char *why, const char *detail)
 {
-    tdbf_refusals.payloads++;
-    tdbf_refusal_log(NULL, rdb, "refusing a %s value: %s", why, detail);
+    rtdbf_refusals.payloads++;
+    rtdbf_refusal_log(NULL, rdb, "refusing a %s value: %s", why, detail);
 }
 
 /* Kind 0: read all the pieces first (so a value that claims more bytes
@@ -453,7 +453,7 @@ static void refuse_value(RedisModuleIO *rdb, const char *why, const char *detail
  * server's is refused, as TDBF.LOADCHUNK refuses it. */
 static void *load_filter_value(RedisModuleIO *rdb, uint64_t total, uint64_t cap, bool client)
 {
-    tdbf_pieces p = {0};
+    rtdbf_pieces p = {0};
     const char *problem = rdb_read_pieces(rdb, total, &p);
     if (problem) {
         pieces_free(&p);
@@ -467,8 +467,8 @@ static void *load_filter_value(RedisModuleIO *rdb, uint64_t total, uint64_t cap,
         return NULL;
     }
     char why[192];
-    const char *clock = client ? tdbf_restore_clock_problem(f, why, sizeof why) : NULL;
-    tdbf_value *v = clock ? NULL : tdbf_value_new(f);
+    const char *clock = client ? rtdbf_restore_clock_problem(f, why, sizeof why) : NULL;
+    rtdbf_value *v = clock ? NULL : rtdbf_value_new(f);
     if (clock)
         refuse_value(rdb, "filter", clock);
     if (!v)
@@ -485,7 +485,7 @@ static void *load_restore_value(RedisModuleIO *rdb, uint64_t total)
         refuse_value(rdb, "corrupt restore", "received bytes out of range");
         return NULL;
     }
-    tdbf_value *v = tdbf_value_new(NULL);
+    rtdbf_value *v = rtdbf_value_new(NULL);
     if (!v) {
         refuse_value(rdb, "restore", "out of memory");
         return NULL;
@@ -493,7 +493,7 @@ static void *load_restore_value(RedisModuleIO *rdb, uint64_t total)
     v->restore_total = total;
     const char *problem = rdb_read_pieces(rdb, received, &v->restore);
     if (problem) {
-        tdbf_value_free(v);
+        rtdbf_value_free(v);
         refuse_value(rdb, "corrupt restore", problem);
         return NULL;
     }
@@ -501,7 +501,7 @@ static void *load_restore_value(RedisModuleIO *rdb, uint64_t total)
 }
 
 /* Read the record that follows a version 2 value into v. */
-static bool load_record(RedisModuleIO *rdb, tdbf_value *v)
+static bool load_record(RedisModuleIO *rdb, rtdbf_value *v)
 {
     size_t len = 0;
     char *record = RedisModule_LoadStringBuffer(rdb, &len);
@@ -529,8 +529,8 @@ static void *type_rdb_load(RedisModuleIO *rdb, int encver)
      * cap like any write, and refuse a clock ahead of ours (server
      * start-up and replicas are loading: no limit but the library's). */
     RedisModuleCtx *ctx = RedisModule_GetContextFromIO ? RedisModule_GetContextFromIO(rdb) : NULL;
-    bool client = ctx && !tdbf_decided_write(ctx);
-    uint64_t cap = tdbf_filter_cap(ctx);
+    bool client = ctx && !rtdbf_decided_write(ctx);
+    uint64_t cap = rtdbf_filter_cap(ctx);
     if (total < HEADER_BYTES + TRAILER_BYTES || total > max_serialized_bytes(cap)) {
         char detail[128];
         snprintf(detail, sizeof detail, "%llu bytes (allowed: %llu to %llu)",
@@ -543,13 +543,13 @@ static void *type_rdb_load(RedisModuleIO *rdb, int encver)
         refuse_value(rdb, "filter", "unknown kind");
         return NULL;
     }
-    tdbf_budget_begin(tdbf_memory_headroom(ctx));
-    tdbf_value *v = kind == KIND_FILTER ? load_filter_value(rdb, total, cap, client)
+    rtdbf_budget_begin(rtdbf_memory_headroom(ctx));
+    rtdbf_value *v = kind == KIND_FILTER ? load_filter_value(rdb, total, cap, client)
                                         : load_restore_value(rdb, total);
-    if (tdbf_budget_end(NULL))
-        tdbf_refusals.oom++;
+    if (rtdbf_budget_end(NULL))
+        rtdbf_refusals.oom++;
     if (v && encver >= 2 && !load_record(rdb, v)) {
-        tdbf_value_free(v);
+        rtdbf_value_free(v);
         refuse_value(rdb, "filter", "its record (capacity, CARD sketch) is damaged");
         return NULL;
     }
@@ -579,7 +579,7 @@ static int aof_sink(void *ctx, const unsigned char *buf, size_t len)
 
 static void type_aof_rewrite(RedisModuleIO *aof, RedisModuleString *key, void *value)
 {
-    tdbf_value *v = value;
+    rtdbf_value *v = value;
     aof_emitter e = {.aof = aof, .key = key, .offset = 0};
     int rc = emit_value(v, aof_sink, &e);
     if (rc != TDBF_OK) {
@@ -605,7 +605,7 @@ static int digest_sink(void *ctx, const unsigned char *buf, size_t len)
 
 static void type_digest(RedisModuleDigest *md, void *value)
 {
-    tdbf_value *v = value;
+    rtdbf_value *v = value;
     RedisModule_DigestAddLongLong(md, v->filter ? KIND_FILTER : KIND_RESTORE);
     emit_value(v, digest_sink, md);
     RedisModule_DigestEndSequence(md);
@@ -613,14 +613,14 @@ static void type_digest(RedisModuleDigest *md, void *value)
 
 static size_t type_mem_usage(const void *value)
 {
-    const tdbf_value *v = value;
-    size_t bytes = sizeof *v + (v->card ? tdbf_card_saved_size() : 0);
+    const rtdbf_value *v = value;
+    size_t bytes = sizeof *v + (v->card ? rtdbf_card_saved_size() : 0);
     if (v->filter) {
         tdbf_shape st;    /* O(1): MEMORY USAGE never scans the bits */
         if (tdbf_get_shape(v->filter, &st) == TDBF_OK)
             bytes += (size_t)st.memory_bytes;
     } else {
-        for (const tdbf_piece *x = v->restore.head; x; x = x->next)
+        for (const rtdbf_piece *x = v->restore.head; x; x = x->next)
             bytes += sizeof *x + x->len;
     }
     return bytes;
@@ -638,14 +638,14 @@ static void *type_copy(RedisModuleString *fromkey, RedisModuleString *tokey,
 {
     (void)fromkey;
     (void)tokey;
-    const tdbf_value *v = value;
-    tdbf_pieces bytes = {0};
+    const rtdbf_value *v = value;
+    rtdbf_pieces bytes = {0};
     if (emit_value(v, pieces_sink, &bytes) != TDBF_OK) {
         pieces_free(&bytes);
         return NULL;   /* COPY answers an error */
     }
     if (!v->filter) {
-        tdbf_value *copy = tdbf_value_new(NULL);
+        rtdbf_value *copy = rtdbf_value_new(NULL);
         if (!copy) {
             pieces_free(&bytes);
             return NULL;
@@ -656,9 +656,9 @@ static void *type_copy(RedisModuleString *fromkey, RedisModuleString *tokey,
         return copy;
     }
     tdbf *f = NULL;
-    if (pieces_load_filter(&bytes, tdbf_settings.max_memory, &f) != TDBF_OK)
+    if (pieces_load_filter(&bytes, rtdbf_settings.max_memory, &f) != TDBF_OK)
         return NULL;
-    tdbf_value *copy = tdbf_value_new(f);
+    rtdbf_value *copy = rtdbf_value_new(f);
     if (!copy) {
         tdbf_close(f);
         return NULL;
@@ -674,8 +674,8 @@ static void *type_copy(RedisModuleString *fromkey, RedisModuleString *tokey,
  * TDBF.LOADCHUNK restores
  * ====================================================================== */
 
-const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, size_t len,
-                               uint64_t cap)
+const char *rtdbf_restore_start(rtdbf_value **out, const unsigned char *chunk, size_t len,
+                                uint64_t cap)
 {
     *out = NULL;
     if (len < HEADER_BYTES)
@@ -684,12 +684,12 @@ const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, siz
         return "ERR the chunk is not a tdbf dump (bad magic)";
     /* The header's payload length is only a claim until the bytes arrive:
      * it bounds the restore, nothing is allocated for it. */
-    uint64_t payload = tdbf_get_le64(chunk + HEADER_PAYLOAD_AT);
+    uint64_t payload = rtdbf_get_le64(chunk + HEADER_PAYLOAD_AT);
     if (payload > max_serialized_bytes(cap) - HEADER_BYTES - TRAILER_BYTES)
         return "ERR the dump is larger than this server's cap per filter (module argument "
                "MAX_MEMORY)";
     uint64_t total = HEADER_BYTES + payload + TRAILER_BYTES;
-    tdbf_value *v = tdbf_value_new(NULL);
+    rtdbf_value *v = rtdbf_value_new(NULL);
     if (!v)
         return "OOM no memory for the restore";
     v->restore_total = total;
@@ -698,13 +698,13 @@ const char *tdbf_restore_start(tdbf_value **out, const unsigned char *chunk, siz
     return NULL;
 }
 
-const char *tdbf_restore_clock_problem(const tdbf *f, char *buf, size_t size)
+const char *rtdbf_restore_clock_problem(const tdbf *f, char *buf, size_t size)
 {
     tdbf_stats st;
     if (tdbf_get_stats(f, &st) != TDBF_OK || st.window_ns == 0)
         return NULL;    /* count windows ignore time */
-    uint64_t filter_ms = st.now_ns / 1000000u, now_ms = tdbf_server_now_ms();
-    if (!tdbf_too_far_ahead(filter_ms, now_ms))
+    uint64_t filter_ms = st.now_ns / 1000000u, now_ms = rtdbf_server_now_ms();
+    if (!rtdbf_too_far_ahead(filter_ms, now_ms))
         return NULL;
     snprintf(buf, size, "ERR the filter's clock (%llu ms) is more than %u s ahead of the "
                         "server's (%llu ms): it would keep every later item past its window",
@@ -713,9 +713,9 @@ const char *tdbf_restore_clock_problem(const tdbf *f, char *buf, size_t size)
     return buf;
 }
 
-const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
-                                const unsigned char *chunk, size_t len,
-                                bool *done, bool *fatal)
+const char *rtdbf_restore_append(rtdbf_value *v, uint64_t offset,
+                                 const unsigned char *chunk, size_t len,
+                                 bool *done, bool *fatal)
 {
     *done = false;
     *fatal = false;
@@ -729,7 +729,7 @@ const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
     /* A chunk may run past the filter record: a file's sections (docs/
      * format.md) travel in the chunk that ends the record, and the load
      * below checks that they are whole and well formed. */
-    tdbf_pieces added = {0};
+    rtdbf_pieces added = {0};
     if (!pieces_append(&added, chunk, len)) {
         pieces_free(&added);
         return "OOM no memory for the chunk under maxmemory; nothing was added";
@@ -753,7 +753,7 @@ const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
                  rc == TDBF_ENOMEM ? "OOM" : "ERR", tdbf_strerror(rc));
         return message;
     }
-    tdbf_value_set_filter(v, f);
+    rtdbf_value_set_filter(v, f);
     *done = true;
     return NULL;
 }
@@ -762,7 +762,7 @@ const char *tdbf_restore_append(tdbf_value *v, uint64_t offset,
  * Registration
  * ====================================================================== */
 
-int tdbf_type_register(RedisModuleCtx *ctx)
+int rtdbf_type_register(RedisModuleCtx *ctx)
 {
     RedisModuleTypeMethods methods = {
         .version = REDISMODULE_TYPE_METHOD_VERSION,
@@ -771,9 +771,9 @@ int tdbf_type_register(RedisModuleCtx *ctx)
         .aof_rewrite = type_aof_rewrite,
         .mem_usage = type_mem_usage,
         .digest = type_digest,
-        .free = tdbf_value_free,
+        .free = rtdbf_value_free,
         .copy = type_copy,
     };
-    tdbf_type = RedisModule_CreateDataType(ctx, TDBF_TYPE_NAME, TDBF_TYPE_ENCVER, &methods);
-    return tdbf_type ? REDISMODULE_OK : REDISMODULE_ERR;
+    rtdbf_type = RedisModule_CreateDataType(ctx, TDBF_TYPE_NAME, TDBF_TYPE_ENCVER, &methods);
+    return rtdbf_type ? REDISMODULE_OK : REDISMODULE_ERR;
 }

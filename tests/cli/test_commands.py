@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """End-to-end tests of `tdbf plan` against what tdbf_open builds, and of
-the exit status every command gives (0 ok, 1 bad input data, 2 usage,
-3 I/O, 130/143 on SIGINT/SIGTERM).
+the exit status every command of tdbf and tdbf-lab gives (0 ok, 1 bad
+input data, 2 usage, 3 I/O, 130/143 on SIGINT/SIGTERM).
 
 Usage: python3 tests/cli/test_commands.py [PATH/TO/tdbf]   (default build/tdbf)
 
@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 
-from test_dedup import TDBF, check, main, run, send_when_caught, tmp
+from test_dedup import LAB, TDBF, check, main, run, send_when_caught, tmp
 
 # (plan options, the same filter made by `tdbf dedup`): the plan's "built"
 # shape must be what `tdbf info` reports for the saved filter
@@ -94,8 +94,7 @@ def test_exit_codes_usage():
                  ["plan", "--window", "10 parsecs"], ["plan", "--k", "4", "--window", "100"],
                  ["plan", "--error", "0.01", "--window", "1e30"],
                  ["plan", "--design", "clock", "--error", "0.01", "--time", "1e30"],
-                 ["info"], ["info", "a", "b"],
-                 ["demo", "--bogus"], ["bench", "--bogus"], ["bench", "--windows", "0"],
+                 ["info"], ["info", "a", "b"], ["demo"], ["bench", "--quick"],
                  ["eval"], ["eval", "nosuch"], ["eval", "table2", "--bogus"],
                  ["dedup", "--bogus"], ["dedup"], ["dedup", "--last", "5", "--window", "1m"],
                  ["dedup", "--window", "1m", "--design", "apbf"],
@@ -103,6 +102,14 @@ def test_exit_codes_usage():
                  ["version", "--bogus"]):
         proc = run(args, b"a\n", expect=2)
         check(proc.stdout == b"", "%s printed %r" % (args, proc.stdout[:80]))
+    # the developers' program: its own usage errors; its commands named
+    # to whoever tries them in tdbf
+    for args in ([], ["nosuch"], ["demo", "--bogus"], ["bench", "--bogus"],
+                 ["bench", "--windows", "0"], ["eval"], ["version", "--bogus"]):
+        proc = run(args, b"a\n", expect=2, program=LAB)
+        check(proc.stdout == b"", "tdbf-lab %s printed %r" % (args, proc.stdout[:80]))
+    proc = run(["bench"], expect=2)
+    check(b"tdbf-lab" in proc.stderr, "tdbf bench: %r" % proc.stderr)
 
 
 def test_exit_codes_io():
@@ -111,10 +118,12 @@ def test_exit_codes_io():
                  ["dedup", "--last", "5", tmp("absent.txt")],
                  ["dedup", "--last", "5", "--state", missing],
                  ["dedup", "--last", "5", "--seed-file", tmp("absent.seed")],
-                 ["eval", "table2", "--csv", missing],
-                 ["bench", "--quick", "--designs", "bloom", "--csv", missing]):
+                 ["eval", "table2", "--csv", missing]):
         proc = run(args, b"a\n", expect=3)
         check(b"tdbf " in proc.stderr, "%s: %r" % (args, proc.stderr))
+    proc = run(["bench", "--quick", "--designs", "bloom", "--csv", missing], expect=3,
+               program=LAB)
+    check(b"tdbf-lab bench: " in proc.stderr, "tdbf-lab bench: %r" % proc.stderr)
     # a full output device
     if os.path.exists("/dev/full"):
         with open("/dev/full", "wb") as full:
@@ -139,18 +148,22 @@ def test_exit_codes_data():
 
 
 def test_exit_codes_ok_and_help():
-    for args in (["--help"], ["help"], ["--version"], ["version"], ["plan", "--help"],
-                 ["dedup", "--help"], ["info", "--help"], ["demo", "--help"],
-                 ["bench", "--help"], ["eval", "--help"], ["help", "eval"]):
-        proc = run(args)
+    for program, args in [(TDBF, a) for a in (
+                              ["--help"], ["help"], ["--version"], ["version"],
+                              ["plan", "--help"], ["dedup", "--help"], ["info", "--help"],
+                              ["eval", "--help"], ["help", "eval"])] + \
+                         [(LAB, a) for a in (
+                              ["--help"], ["help"], ["--version"], ["version"],
+                              ["demo", "--help"], ["bench", "--help"], ["help", "bench"])]:
+        proc = run(args, program=program)
         check(b"Exit status: 0 success; 1 bad input data" in proc.stdout and
               b"3 I/O error" in proc.stdout and b"130 / 143" in proc.stdout
               or args in (["--version"], ["version"]),
               "%s: no exit status paragraph" % args)
 
 
-def stopped(args, sig):
-    proc = subprocess.Popen([TDBF] + args, stdout=subprocess.PIPE,
+def stopped(program, args, sig):
+    proc = subprocess.Popen([program] + args, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
     send_when_caught(proc, sig, 0.2)
     proc.communicate(timeout=60)
@@ -159,10 +172,12 @@ def stopped(args, sig):
 
 def test_exit_codes_signals():
     # long runs stopped by a signal end with 128 + the signal
-    for args in (["bench", "--quiet"], ["demo"], ["eval", "compare"]):
+    for program, args in ((LAB, ["bench", "--quiet"]), (LAB, ["demo"]),
+                          (TDBF, ["eval", "compare"])):
         for sig, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
-            got = stopped(args, sig)
-            check(got == status, "%s, %s: exit %d" % (args, sig.name, got))
+            got = stopped(program, args, sig)
+            check(got == status, "%s %s, %s: exit %d" % (
+                os.path.basename(program), args, sig.name, got))
 
 
 if __name__ == "__main__":

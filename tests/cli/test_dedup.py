@@ -32,6 +32,8 @@ import tempfile
 import time
 
 TDBF = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/tdbf")
+# the developers' program (bench, demo), built beside tdbf
+LAB = os.path.join(os.path.dirname(TDBF), "tdbf-lab")
 SEED = "12345"
 TMP = tempfile.mkdtemp(prefix="tdbf-cli-")
 
@@ -49,13 +51,15 @@ def tmp(name):
     return os.path.join(TMP, name)
 
 
-def run(args, data=b"", expect=0):
-    """Run tdbf with args on stdin `data`; check the exit status."""
-    proc = subprocess.run([TDBF] + args, input=data, stdout=subprocess.PIPE,
+def run(args, data=b"", expect=0, program=None):
+    """Run tdbf (or `program`, e.g. LAB) with args on stdin `data`; check
+    the exit status."""
+    program = program or TDBF
+    proc = subprocess.run([program] + args, input=data, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=120)
     if expect is not None and proc.returncode != expect:
-        raise Failure("tdbf %s: exit %d, expected %d; stderr: %s" % (
-            " ".join(args), proc.returncode, expect,
+        raise Failure("%s %s: exit %d, expected %d; stderr: %s" % (
+            os.path.basename(program), " ".join(args), proc.returncode, expect,
             proc.stderr.decode(errors="replace").strip()[:400]))
     return proc
 

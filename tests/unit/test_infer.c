@@ -25,7 +25,6 @@
 
 #include "driver.h"
 #include "infer_run.h"
-#include "infer_eval.h"   /* src/cli/lab: the paper's experiment */
 #include "model/inference.h"
 
 static tdbf_config btbf_config(uint64_t window, unsigned k, uint64_t cells,
@@ -533,75 +532,6 @@ static void test_decisions_reduce_penalty(void **state)
     }
 }
 
-/* The lab's run of the paper's experiment (cli_infer_evaluate), at a
- * test size: |U| = 2^12, k = 1..4, Table 3's two conditions scaled. */
-static void test_paper_experiment(void **state)
-{
-    (void)state;
-    cli_infer_eval cfg = {TDBF_PRIOR_UNIFORM, 4096, 4096, 8.0, 1, 4, 1 << 14,
-                           DRV_PICK(1 << 17, 1 << 14), 0xe7a1};
-    cli_infer_eval_result r;
-    static const struct {
-        tdbf_prior_model stream;
-        uint64_t window;
-        double pos_neg; /* expected Pos/Neg */
-        const char *label;
-    } conditions[] = {
-        /* uniform: P(I < w) = 1 - (1 - 1/|U|)^w */
-        {TDBF_PRIOR_UNIFORM, 4096, 1.7180, "uniform |U|=w=2^12 [Pos~Neg]"},
-        {TDBF_PRIOR_UNIFORM, 16384, 53.6, "uniform |U|=2^12 w=2^14 [Pos>Neg]"},
-        {TDBF_PRIOR_POWER_LAW, 128, 0.0, "power law |U|=2^12 w=2^7"},
-    };
-    for (size_t i = 0; i < sizeof conditions / sizeof conditions[0]; i++) {
-        cfg.stream = conditions[i].stream;
-        cfg.window = conditions[i].window;
-        CHECK_RC(cli_infer_evaluate(&cfg, &r), TDBF_OK);
-        double pos_neg = (double)r.inside / (double)r.outside;
-        print_message("  %s, 8 bits/item: Pos/Neg %.3f; penalty standard %.0f (k=%u), "
-                      "min-penalty %.0f (k=%u), ratio %.3f; posterior error %.4f\n",
-                      conditions[i].label, pos_neg, r.penalty_standard, r.k_standard,
-                      r.penalty_inferential, r.k_inferential,
-                      r.penalty_standard / r.penalty_inferential, r.posterior_error);
-        if (r.penalty_inferential > r.penalty_standard)
-            fail_msg("%s: min-penalty %.0f > standard %.0f", conditions[i].label,
-                     r.penalty_inferential, r.penalty_standard);
-        if (r.posterior_error > 0.05)
-            fail_msg("%s: posterior error %.4f > 0.05", conditions[i].label, r.posterior_error);
-        if (conditions[i].pos_neg > 0.0 &&
-            fabs(pos_neg - conditions[i].pos_neg) > 0.1 * conditions[i].pos_neg)
-            fail_msg("%s: Pos/Neg %.3f, expected %.3f", conditions[i].label, pos_neg,
-                     conditions[i].pos_neg);
-        uint64_t total = 0;
-        for (int b = 0; b < 20; b++)
-            total += r.bin_queries[b];
-        CHECK_U64_EQ(total, cfg.queries);
-        CHECK_U64_EQ(r.inside + r.outside, cfg.queries);
-    }
-    /* Deterministic for a seed. */
-    cli_infer_eval_result again;
-    CHECK_RC(cli_infer_evaluate(&cfg, &again), TDBF_OK);
-    CHECK_NEAR(again.penalty_inferential, r.penalty_inferential, 0.0);
-    CHECK_NEAR(again.penalty_standard, r.penalty_standard, 0.0);
-    /* Errors. */
-    CHECK_RC(cli_infer_evaluate(NULL, &r), TDBF_EINVAL);
-    CHECK_RC(cli_infer_evaluate(&cfg, NULL), TDBF_EINVAL);
-    cli_infer_eval bad = cfg;
-    bad.stream = TDBF_PRIOR_SAMPLED;
-    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
-    bad = cfg;
-    bad.k_min = 5;
-    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
-    bad = cfg;
-    bad.bits_per_item = 0.0;
-    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
-    bad = cfg;
-    bad.universe = 1;
-    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINVAL);
-    bad = cfg;
-    bad.bits_per_item = 0.0001; /* not one cell per hash */
-    CHECK_RC(cli_infer_evaluate(&bad, &r), TDBF_EINFEASIBLE);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -614,7 +544,6 @@ int main(void)
         cmocka_unit_test(test_calibration_uniform),
         cmocka_unit_test(test_calibration_tbf_and_power_law),
         cmocka_unit_test(test_decisions_reduce_penalty),
-        cmocka_unit_test(test_paper_experiment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

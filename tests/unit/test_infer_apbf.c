@@ -15,8 +15,6 @@
  *    the minimum-penalty answers must cost no more than the standard ones.
  *  - Sanity: finite and in [0, 1]; 0 exactly when the standard query says
  *    no; near 1 for a key just added; TDBF_EINVAL for bad arguments.
- *  - The library's run of paper 002's experiment on the APBF
- *    (cli_infer_evaluate_design), uniform and power law, small.
  * The streams and the bin check are infer_run.c's, shared with
  * test_infer.c.
  */
@@ -27,7 +25,6 @@
 
 #include "driver.h"
 #include "infer_run.h"
-#include "infer_eval.h"   /* src/cli/lab: the paper's experiment */
 #include "model/inference.h"
 
 static tdbf_config slices_config(tdbf_design design, uint64_t window, unsigned k,
@@ -317,67 +314,6 @@ static void test_calibration_and_penalty(void **state)
     }
 }
 
-/* The lab's run of paper 002's experiment on the APBF
- * (cli_infer_evaluate_design), at a test size, on the uniform stream
- * and on the power law (Zipf s = 1, p_x known): the calibration bin test
- * (within 0.05 of the midpoint where 1000 queries fall) on both. */
-static void check_experiment(const cli_infer_eval *cfg, const char *label,
-                             cli_infer_eval_result *r)
-{
-    CHECK_RC(cli_infer_evaluate_design(TDBF_APBF, cfg, r), TDBF_OK);
-    print_message("  %s, 8 bits/item: APBF standard %.0f (k=%u l=%u), min-penalty %.0f "
-                  "(k=%u l=%u), ratio %.3f; posterior error %.4f\n", label,
-                  r->penalty_standard, r->k_standard, r->l_standard, r->penalty_inferential,
-                  r->k_inferential, r->l_inferential,
-                  r->penalty_standard / r->penalty_inferential, r->posterior_error);
-    if (r->penalty_inferential > r->penalty_standard)
-        fail_msg("%s: min-penalty %.0f > standard %.0f", label, r->penalty_inferential,
-                 r->penalty_standard);
-    if (r->posterior_error > 0.05)
-        fail_msg("%s: posterior error %.4f > 0.05", label, r->posterior_error);
-    for (int b = 0; b < 20; b++)
-        if (r->bin_queries[b] >= 1000 && fabs(r->bin_inside[b] - (0.025 + 0.05 * b)) > 0.05)
-            fail_msg("%s: bin %d: %llu queries, %.4f inside", label, b,
-                     (unsigned long long)r->bin_queries[b], r->bin_inside[b]);
-}
-
-static void test_paper_experiment(void **state)
-{
-    (void)state;
-    cli_infer_eval cfg = {TDBF_PRIOR_POWER_LAW, 4096, 128, 8.0, 1, 4, 1 << 14,
-                           DRV_PICK(1 << 16, 1 << 13), 0xe7a2};
-    cli_infer_eval_result r, again, btbf;
-    check_experiment(&cfg, "power law |U|=2^12 w=2^7", &r);
-    cfg.stream = TDBF_PRIOR_UNIFORM;
-    cfg.window = 4096;
-    check_experiment(&cfg, "uniform |U|=w=2^12", &r);
-    /* Each k with the smallest l that fits 8 bits per item. */
-    tdbf_plan plan, smaller;
-    CHECK_RC(tdbf_plan_eval(r.k_inferential, r.l_inferential, cfg.window, &plan), TDBF_OK);
-    if ((double)plan.bits > 8.0 * (double)cfg.window)
-        fail_msg("k=%u l=%u: %llu bits > the budget", r.k_inferential, r.l_inferential,
-                 (unsigned long long)plan.bits);
-    if (r.l_inferential > 1 &&
-        tdbf_plan_eval(r.k_inferential, r.l_inferential - 1, cfg.window, &smaller) == TDBF_OK &&
-        (double)smaller.bits <= 8.0 * (double)cfg.window)
-        fail_msg("k=%u: l=%u fits too", r.k_inferential, r.l_inferential - 1);
-    uint64_t total = 0;
-    for (int b = 0; b < 20; b++)
-        total += r.bin_queries[b];
-    CHECK_U64_EQ(total, cfg.queries);
-    CHECK_RC(cli_infer_evaluate_design(TDBF_APBF, &cfg, &again), TDBF_OK);
-    CHECK_NEAR(again.penalty_inferential, r.penalty_inferential, 0.0);
-    /* The BTBF through either entry point; other designs refused. */
-    cfg.k_max = 2;
-    CHECK_RC(cli_infer_evaluate_design(TDBF_BTBF, &cfg, &btbf), TDBF_OK);
-    CHECK_RC(cli_infer_evaluate(&cfg, &again), TDBF_OK);
-    CHECK_NEAR(again.penalty_inferential, btbf.penalty_inferential, 0.0);
-    CHECK_U64_EQ(btbf.l_inferential, 0);
-    CHECK_RC(cli_infer_evaluate_design(TDBF_TLBF, &cfg, &r), TDBF_EINVAL);
-    cfg.bits_per_item = 1.0; /* below w k / ln2 bits for every k */
-    CHECK_RC(cli_infer_evaluate_design(TDBF_APBF, &cfg, &r), TDBF_EINFEASIBLE);
-}
-
 static void test_errors(void **state)
 {
     (void)state;
@@ -455,7 +391,6 @@ int main(void)
         cmocka_unit_test(test_universe_of_one),
         cmocka_unit_test(test_sanity_on_stream),
         cmocka_unit_test(test_calibration_and_penalty),
-        cmocka_unit_test(test_paper_experiment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

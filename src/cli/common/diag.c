@@ -1,5 +1,6 @@
 /*
- * diag.c — exit codes and one-line diagnostics on stderr (see diag.h).
+ * diag.c — exit codes, one-line diagnostics and the progress line, all on
+ * stderr (the tdbf command-line tools).
  */
 #include "diag.h"
 
@@ -8,12 +9,29 @@
 
 #include <tdbf.h>
 
+/* ======================================================================
+ * Exit codes and one-line diagnostics on stderr.
+ * ====================================================================== */
+
+/* The program every message names: tdbf, or tdbf-lab for the lab's. */
+static const char *program_name = "tdbf";
+
+void cli_set_program(const char *name)
+{
+    program_name = name;
+}
+
+const char *cli_program(void)
+{
+    return program_name;
+}
+
 static void print_prefixed(const char *cmd, const char *fmt, va_list ap)
 {
     if (cmd != NULL)
-        fprintf(stderr, "tdbf %s: ", cmd);
+        fprintf(stderr, "%s %s: ", program_name, cmd);
     else
-        fputs("tdbf: ", stderr);
+        fprintf(stderr, "%s: ", program_name);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
 }
@@ -43,9 +61,9 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     print_prefixed(cmd, fmt, ap);
     va_end(ap);
     if (cmd != NULL)
-        fprintf(stderr, "Try 'tdbf %s --help'.\n", cmd);
+        fprintf(stderr, "Try '%s %s --help'.\n", program_name, cmd);
     else
-        fputs("Try 'tdbf --help'.\n", stderr);
+        fprintf(stderr, "Try '%s --help'.\n", program_name);
     return CLI_EXIT_USAGE;
 }
 
@@ -69,4 +87,25 @@ int cli_lib_error(const char *cmd, const char *what, int code)
 {
     cli_error(cmd, "%s: %s", what, tdbf_strerror(code));
     return cli_exit_code(code);
+}
+
+/* ======================================================================
+ * The progress line redrawn in place on stderr.
+ * ====================================================================== */
+
+void cli_progress(const char *command, const char *fmt, ...)
+{
+    char line[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\r%s %s: %s\033[K", program_name, command, line);
+    fflush(stderr);
+}
+
+void cli_progress_clear(void)
+{
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
 }

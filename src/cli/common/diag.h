@@ -1,12 +1,24 @@
 /*
- * diag.h — exit codes and one-line diagnostics on stderr (the tdbf command-line tool).
+ * diag.h — exit codes, one-line diagnostics and the progress line, all on
+ * stderr (the tdbf command-line tools).
  */
 #ifndef TDBF_CLI_COMMON_DIAG_H
 #define TDBF_CLI_COMMON_DIAG_H
 
+#include <stdint.h>
 #include <stdio.h>
 
-#include "printf_attr.h"
+/* ======================================================================
+ * Lets the compiler check the format strings of the CLI's printf-
+ * like helpers (diagnostics, progress line, table cells).
+ * ====================================================================== */
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(fmt_index, first_arg) \
+    __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define CLI_PRINTF(fmt_index, first_arg)
+#endif
 
 /* ======================================================================
  * Exit codes and diagnostics
@@ -33,6 +45,11 @@ enum {
     "be opened, read or written); 130 / 143 interrupted by SIGINT / SIGTERM\n" \
     "(tdbf dedup saves its --state first).\n"
 
+/* The program the messages below name ("tdbf CMD: ..."): "tdbf" unless
+ * set (cli_main sets it: the lab's program is "tdbf-lab"). */
+void cli_set_program(const char *name);
+const char *cli_program(void);
+
 /* Print "tdbf CMD: message" on stderr and return CLI_EXIT_DATA. */
 int cli_error(const char *cmd, const char *fmt, ...) CLI_PRINTF(2, 3);
 
@@ -53,5 +70,19 @@ int cli_lib_error(const char *cmd, const char *what, int code);
 
 /* The exit code cli_lib_error uses for a library return code. */
 int cli_exit_code(int code);
+
+/* ======================================================================
+ * Progress line: one line on stderr, redrawn in place ("\r", then
+ * clear to the end of the line), for commands that run for a while.
+ * Callers draw it only when stderr is a terminal and not --quiet.
+ * ====================================================================== */
+
+/* How often a command redraws its line, at most. */
+#define CLI_PROGRESS_PERIOD_NS UINT64_C(500000000)
+
+/* Draw "tdbf COMMAND: " and the formatted text over the current line. */
+void cli_progress(const char *command, const char *fmt, ...) CLI_PRINTF(2, 3);
+/* Erase the line (before the command prints its results). */
+void cli_progress_clear(void);
 
 #endif /* TDBF_CLI_COMMON_DIAG_H */

@@ -1,10 +1,10 @@
 /*
- * bench.h — what the files of `tdbf bench` share: the designs measured,
+ * bench.h — what the files of `tdbf-lab bench` share: the designs measured,
  * the options as parsed, the results of a run and the calls between
- * cmd_bench.c (options, header, the run), bench_measure.c (keys, filters,
- * timed loops, latencies, the memory-cost model) and bench_report.c
- * (tables, CSV, product goals).  The essay on what is measured and how is
- * cmd_bench.c's.
+ * cmd_bench.c (options, header, the run), bench_measure.c (the designs
+ * measured, keys, filters, timed loops, latencies, the memory-cost model)
+ * and bench_report.c (tables, CSV, product goals).  The essay on what is
+ * measured and how is cmd_bench.c's.
  */
 #ifndef TDBF_CLI_LAB_BENCH_H
 #define TDBF_CLI_LAB_BENCH_H
@@ -15,10 +15,13 @@
 
 #include <tdbf_model.h>
 
-#include "../util.h"
+#include "../common/cmdline.h"
+#include "../common/diag.h"
+#include "../common/measure.h"
+#include "../common/output.h"
 #include "bench_inline.h"
 #include "report.h"
-#include "stream.h"
+#include "workload.h"
 #include "timing.h"
 
 #define KEY_BYTES        LAB_KEY16_BYTES

@@ -1,6 +1,6 @@
 /*
  * bench_inline.c — a classic Bloom filter written inline, the baseline of
- * `tdbf bench` (bench_inline.h).
+ * `tdbf-lab bench` (bench_inline.h).
  *
  * Everything a hand-written filter would do and nothing more: the key is
  * hashed once with XXH3-128 (libxxhash with XXH_INLINE_ALL, as the library

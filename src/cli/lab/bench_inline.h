@@ -1,5 +1,5 @@
 /*
- * bench_inline.h — the inline Bloom filter `tdbf bench` measures every
+ * bench_inline.h — the inline Bloom filter `tdbf-lab bench` measures every
  * design against (bench_inline.c).
  *
  * A classic Bloom filter written the way a program that needs nothing else

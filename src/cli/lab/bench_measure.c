@@ -1,5 +1,5 @@
 /*
- * bench_measure.c — how `tdbf bench` measures one filter (the method is
+ * bench_measure.c — how `tdbf-lab bench` measures one filter (the method is
  * cmd_bench.c's essay): the key pool, the filter under test and its
  * warm-ups, the timed loops, single-call latencies, and random cache-line
  * reads for the blocked designs' memory-cost model.
@@ -12,6 +12,23 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The designs and variants measured: the tables the options, the runs
+ * and the reports (cmd_bench.c, bench_report.c) all index. */
+const bench_design bench_designs[D_COUNT] = {
+    [D_INLINE]        = {"inline-bloom", TDBF_BLOOM, 0, 0, 1},
+    [D_BLOOM]         = {"bloom", TDBF_BLOOM, 0},
+    [D_BLOOM_BLOCKED] = {"bloom-512", TDBF_BLOOM, TDBF_BLOCK_LINE},
+    [D_APBF]          = {"apbf", TDBF_APBF, 0},
+    [D_APBBF_LINE]    = {"apbbf-512", TDBF_APBBF, TDBF_BLOCK_LINE},
+    [D_APBBF_WORD]    = {"apbbf-64", TDBF_APBBF, TDBF_BLOCK_WORD},
+    [D_APBF_FAST]     = {"apbf-fast", TDBF_APBF, 0, 0.5},
+    [D_APBF_LINE]     = {"apbf-line", TDBF_APBF_LINE, 0},
+    [D_APBF_LINE_64]  = {"apbf-line-64", TDBF_APBF_LINE, 512},
+    [D_APBF_LINE_128] = {"apbf-line-128", TDBF_APBF_LINE, 1024},
+};
+
+const char *const bench_variant_names[VARIANTS] = {"single", "batch"};
 
 static const double latency_quantiles[LAT_COUNT] = {0.5, 0.99, 0.999, 1.0};
 

@@ -1,5 +1,5 @@
 /*
- * bench_report.c — what `tdbf bench` prints: the table of each window
+ * bench_report.c — what `tdbf-lab bench` prints: the table of each window
  * (ns/op and the ratios to the two Bloom baselines), the latency table,
  * the CSV rows, and the product goals judged from the run (--targets).
  */

@@ -1,5 +1,5 @@
 /*
- * cmd_bench.c — `tdbf bench`: nanoseconds per insert and per query of the
+ * cmd_bench.c — `tdbf-lab bench`: nanoseconds per insert and per query of the
  * count-window designs, each set against a classic Bloom filter measured
  * in the same run, both the library's and one written inline.
  *
@@ -127,21 +127,6 @@
 #include <time.h>
 #include <unistd.h>
 
-const bench_design bench_designs[D_COUNT] = {
-    [D_INLINE]        = {"inline-bloom", TDBF_BLOOM, 0, 0, 1},
-    [D_BLOOM]         = {"bloom", TDBF_BLOOM, 0},
-    [D_BLOOM_BLOCKED] = {"bloom-512", TDBF_BLOOM, TDBF_BLOCK_LINE},
-    [D_APBF]          = {"apbf", TDBF_APBF, 0},
-    [D_APBBF_LINE]    = {"apbbf-512", TDBF_APBBF, TDBF_BLOCK_LINE},
-    [D_APBBF_WORD]    = {"apbbf-64", TDBF_APBBF, TDBF_BLOCK_WORD},
-    [D_APBF_FAST]     = {"apbf-fast", TDBF_APBF, 0, 0.5},
-    [D_APBF_LINE]     = {"apbf-line", TDBF_APBF_LINE, 0},
-    [D_APBF_LINE_64]  = {"apbf-line-64", TDBF_APBF_LINE, 512},
-    [D_APBF_LINE_128] = {"apbf-line-128", TDBF_APBF_LINE, 1024},
-};
-
-const char *const bench_variant_names[VARIANTS] = {"single", "batch"};
-
 enum {
     OPT_WINDOWS,
     OPT_LARGE,
@@ -221,7 +206,7 @@ static void print_header(const bench_run *run)
         snprintf(resolution, sizeof resolution, "%ld ns",
                  (long)res.tv_sec * 1000000000L + res.tv_nsec);
 
-    printf("tdbf bench: libtdbf %s\n", tdbf_version_string());
+    printf("tdbf-lab bench: libtdbf %s\n", tdbf_version_string());
     printf("machine: nproc %ld, %s; transparent huge pages: %s\n", cpus, model, thp);
     printf("vector path: %s (%s)\n", tdbf_simd_name(tdbf_simd_in_use()),
            args->simd == TDBF_SIMD_AUTO ? "auto" : "set by --simd");

@@ -1,9 +1,9 @@
 /*
- * cmd_demo.c — `tdbf demo`: a Zipf stream through the count-window
+ * cmd_demo.c — `tdbf-lab demo`: a Zipf stream through the count-window
  * filters (APBF, apbf-line) and the time-window one (TLBF), each checked
  * against exact sliding windows, in a few screens.
  *
- * The workload (stream.c): N events drawn from K keys with Zipf(s)
+ * The workload (workload.c): N events drawn from K keys with Zipf(s)
  * popularity, each key the text "user:<id>/page:<rank>", generated once
  * for every run.
  *
@@ -30,16 +30,16 @@
  * slices and memory are reported per phase.
  *
  * Then each filter and its exact window A are timed alone over the same
- * keys with the lab's timed loop (timing.c, as `tdbf bench` and `tdbf eval
- * compare` time): the median ns per call over chunks of calls.  The other
- * designs against exact windows are `tdbf eval compare`'s job, speed in
- * depth `tdbf bench`'s.
+ * keys with the lab's timed loop (timing.c, as `tdbf-lab bench` and
+ * `tdbf eval compare` time): the median ns per call over chunks of
+ * calls.  The other designs against exact windows are `tdbf eval
+ * compare`'s job, speed in depth `tdbf-lab bench`'s.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "../cli.h"
 #include "report.h"
-#include "stream.h"
+#include "workload.h"
 #include "timing.h"
 
 #include <math.h>
@@ -806,7 +806,7 @@ static int run_demo(const cli_command *self, int argc, char **argv)
         return cli_error("demo", "out of memory generating %llu keys",
                          (unsigned long long)args.events);
     char a[32], b[32], c[32];
-    printf("tdbf demo: %s events, Zipf s=%g over %s keys (\"user:<id>/page:<rank>\"), "
+    printf("tdbf-lab demo: %s events, Zipf s=%g over %s keys (\"user:<id>/page:<rank>\"), "
            "seed 0x%llx:\n%s distinct.  Each filter sees every event beside an exact "
            "window of\nthe span it guarantees and one of that span plus its slack.\n",
            cli_format_count(a, sizeof a, args.events), args.zipf,
@@ -822,7 +822,7 @@ static int run_demo(const cli_command *self, int argc, char **argv)
     }
     if (status == CLI_EXIT_OK)
         printf("\nThe other designs against exact windows: tdbf eval compare.  Speed in "
-               "depth:\ntdbf bench.  (%.1f s)\n", (double)(cli_now_ns() - started) / 1e9);
+               "depth:\ntdbf-lab bench.  (%.1f s)\n", (double)(cli_now_ns() - started) / 1e9);
     keys_free(&ctx.keys);
     free(ctx.times);
     cli_chunk_times_free(&ctx.chunks);
@@ -857,7 +857,7 @@ const cli_command cli_cmd_demo = {
         "Each filter and its exact window are then timed over the same keys\n"
         "(and times), the median ns per call over chunks of calls.  Exit\n"
         "status 1 if a filter had a false negative.  The other designs:\n"
-        "tdbf eval compare; speed in depth: tdbf bench.\n",
+        "tdbf eval compare; speed in depth: tdbf-lab bench.\n",
     .options = demo_options,
     .run = run_demo,
 };

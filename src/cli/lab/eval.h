@@ -10,9 +10,12 @@
 #ifndef TDBF_CLI_EVAL_H
 #define TDBF_CLI_EVAL_H
 
-#include "../util.h"
+#include "../common/cmdline.h"
+#include "../common/diag.h"
+#include "../common/measure.h"
+#include "../common/output.h"
 #include "report.h"
-#include "stream.h"
+#include "workload.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -67,7 +70,7 @@ typedef struct paper_value {
 int differences(const paper_value *values, size_t n, char *list, size_t size);
 
 /* ---- streams of distinct keys (eval_util.c) ----------------------------
- * Key i of a stream is lab_key_u64(i) (stream.h); probes, never added,
+ * Key i of a stream is lab_key_u64(i) (workload.h); probes, never added,
  * have EVAL_PROBE_BIT set.  Time is simulated, in ns. */
 
 #define EVAL_NS        UINT64_C(1000000000)

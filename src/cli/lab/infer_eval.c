@@ -39,8 +39,8 @@
  * minutes; tests/unit/test_infer.c runs a small one.
  */
 #include "infer_eval.h"
-#include "stream.h"
-#include "../common/rng.h"
+#include "workload.h"
+#include "../common/measure.h"
 #include "../../lib/util/wide.h"
 
 #include <math.h>

@@ -3,7 +3,6 @@
  */
 #include "report.h"
 #include "../common/diag.h"
-#include "../common/progress.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /*
  * report.h — how the lab's commands (eval, bench, demo) report: one table
- * printer, one progress line ("[step/steps] what", common/progress.h's
+ * printer, one progress line ("[step/steps] what", common/diag.h's
  * line), and the confidence interval of a measured rate.
  */
 #ifndef TDBF_CLI_LAB_REPORT_H
@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../common/printf_attr.h"
-#include "../common/table.h"
+#include "../common/diag.h"
+#include "../common/output.h"
 
 /* Print `t` on stdout, indented by two spaces, with a rule under its
  * first row if `header_rule`, and free it.  Returns CLI_EXIT_OK, or

@@ -1,9 +1,9 @@
 /*
  * timing.h — the lab's timed loops: one call of tdbf_add or tdbf_contains
  * per key, the clock read once per chunk of LAB_CHUNK calls, each chunk's
- * ns per call kept (common/clock.h's cli_chunk_times) for a median that a
- * time slice lost to another process does not move.  `tdbf bench`, `tdbf
- * eval compare` and `tdbf demo` all time the library through it.
+ * ns per call kept (common/measure.h's cli_chunk_times) for a median that
+ * a time slice lost to another process does not move.  `tdbf-lab bench`,
+ * `tdbf eval compare` and `tdbf-lab demo` all time the library through it.
  */
 #ifndef TDBF_CLI_LAB_TIMING_H
 #define TDBF_CLI_LAB_TIMING_H
@@ -13,7 +13,7 @@
 
 #include <tdbf.h>
 
-#include "../common/clock.h"
+#include "../common/measure.h"
 
 /* Calls between two reads of the clock. */
 #define LAB_CHUNK 4096u

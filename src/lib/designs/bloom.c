@@ -26,7 +26,7 @@
  * and for the k of the common errors (3, 4, 5, 7, 10) all four entries at
  * copies with k a constant, whose loops unroll.  At w = 10^6, error 0.01 an add went from
  * 43 to 22 ns and a query from 26 to 17.5 through the public API, against
- * 17.5 / 19 ns for the same filter written inline (tdbf bench).
+ * 17.5 / 19 ns for the same filter written inline (tdbf-lab bench).
  *
  * Current error (tdbf_current_error).  Nothing is ever forgotten, so the
  * FP follows from the adds since open: (1 - (1 - 1/m)^(k n))^k, or the

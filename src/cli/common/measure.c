@@ -1,13 +1,19 @@
 /*
- * clock.c — the monotonic clock and chunked timings (median ns/op) (see clock.h).
+ * measure.c — what the experiments measure with: the monotonic clock,
+ * chunked timings (median ns/op) and the pseudo-random numbers of
+ * generated workloads (the tdbf command-line tools).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "clock.h"
+#include "measure.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* ======================================================================
+ * The monotonic clock and chunked timings (median ns/op).
+ * ====================================================================== */
 
 uint64_t cli_now_ns(void)
 {
@@ -56,4 +62,23 @@ void cli_chunk_times_free(cli_chunk_times *t)
 {
     free(t->ns_per_op);
     memset(t, 0, sizeof *t);
+}
+
+/* ======================================================================
+ * Pseudo-random numbers for generated workloads.
+ * ====================================================================== */
+
+uint64_t cli_mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= UINT64_C(0xff51afd7ed558ccd);
+    x ^= x >> 33;
+    x *= UINT64_C(0xc4ceb9fe1a85ec53);
+    return x ^ (x >> 33);
+}
+
+uint64_t cli_rng_next(uint64_t *state)
+{
+    *state += UINT64_C(0x9e3779b97f4a7c15);
+    return cli_mix64(*state);
 }

@@ -1,8 +1,10 @@
 /*
- * clock.h — the monotonic clock and chunked timings (median ns/op) (the tdbf command-line tool).
+ * measure.h — what the experiments measure with: the monotonic clock,
+ * chunked timings (median ns/op) and the pseudo-random numbers of
+ * generated workloads (the tdbf command-line tools).
  */
-#ifndef TDBF_CLI_COMMON_CLOCK_H
-#define TDBF_CLI_COMMON_CLOCK_H
+#ifndef TDBF_CLI_COMMON_MEASURE_H
+#define TDBF_CLI_COMMON_MEASURE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,4 +35,15 @@ double cli_chunk_times_median(cli_chunk_times *t);
 void cli_chunk_times_reset(cli_chunk_times *t);
 void cli_chunk_times_free(cli_chunk_times *t);
 
-#endif /* TDBF_CLI_COMMON_CLOCK_H */
+/* ======================================================================
+ * Pseudo-random numbers for generated workloads (not for secrets)
+ * ====================================================================== */
+
+/* MurmurHash3's 64-bit finalizer: a bijective scramble of x. */
+uint64_t cli_mix64(uint64_t x);
+/* The next number of the sequence *state: adds the golden-ratio increment
+ * 0x9e3779b97f4a7c15 to *state and returns it scrambled by cli_mix64.
+ * Any seed, 0 included, gives a full-period sequence. */
+uint64_t cli_rng_next(uint64_t *state);
+
+#endif /* TDBF_CLI_COMMON_MEASURE_H */

@@ -1,10 +1,10 @@
 /*
- * sizing.h — how much memory a configuration asks for, without building
+ * filter_sizing.h — how much memory a configuration asks for, without building
  * the filter (for messages such as "needs 5.2 GiB, more than the cap"),
  * and which design dedup builds when none is named.
  */
-#ifndef TDBF_CLI_SIZING_H
-#define TDBF_CLI_SIZING_H
+#ifndef TDBF_CLI_FILTER_SIZING_H
+#define TDBF_CLI_FILTER_SIZING_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -52,4 +52,4 @@ extern const char cli_error_bound_text[];
  * 1 GiB), "6G".  Returns buf. */
 char *cli_size_suggestion(char *buf, size_t size, uint64_t bytes);
 
-#endif /* TDBF_CLI_SIZING_H */
+#endif /* TDBF_CLI_FILTER_SIZING_H */

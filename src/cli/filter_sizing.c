@@ -1,12 +1,12 @@
 /*
- * sizing.c — the memory a configuration asks for, and the design dedup
- * builds by default (see sizing.h).
+ * filter_sizing.c — the memory a configuration asks for, and the design dedup
+ * builds by default (see filter_sizing.h).
  *
  * tdbf_plan_shape runs the design's own sizing, the one tdbf_open runs
  * before it allocates, so the figure is the one the open refused.
  */
-#include "sizing.h"
-#include "common/format.h"
+#include "filter_sizing.h"
+#include "common/output.h"
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
 /*
- * stream.c — the lab's stream generator (see stream.h).
+ * workload.c — the lab's stream generator (see workload.h).
  *
  * The Zipf sampler: rejection-inversion, after Hörmann & Derflinger,
  * "Rejection-inversion to generate variates from monotone discrete
@@ -15,8 +15,8 @@
  * most draws without evaluating H.  O(1) memory, about 1.1 tries per draw
  * for any n and s >= 0.
  */
-#include "stream.h"
-#include "../common/rng.h"
+#include "workload.h"
+#include "../common/measure.h"
 
 #include <math.h>
 #include <string.h>

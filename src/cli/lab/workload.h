@@ -1,11 +1,11 @@
 /*
- * stream.h — the one stream generator of the lab (eval, bench, demo):
+ * workload.h — the one stream generator of the lab (eval, bench, demo):
  * keys made from numbers, a Zipf sampler, and streams of key ids that
- * come back (repeats).  Every draw comes from common/rng.h's generator,
+ * come back (repeats).  Every draw comes from common/measure.h's generator,
  * so a seed fixes a whole experiment.
  */
-#ifndef TDBF_CLI_LAB_STREAM_H
-#define TDBF_CLI_LAB_STREAM_H
+#ifndef TDBF_CLI_LAB_WORKLOAD_H
+#define TDBF_CLI_LAB_WORKLOAD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -36,7 +36,7 @@ size_t lab_key_text(char *out, uint64_t rank, uint64_t salt);
 double lab_uniform(uint64_t *state);
 
 /* Zipf(s) over ranks 1..n, P(r) proportional to r^-s (s = 0: uniform), by
- * rejection-inversion (stream.c): O(1) memory, about 1.1 draws per rank. */
+ * rejection-inversion (workload.c): O(1) memory, about 1.1 draws per rank. */
 typedef struct lab_zipf {
     uint64_t n;
     double   s;
@@ -60,4 +60,4 @@ uint64_t lab_ids_uniform(uint32_t *ids, uint64_t n, uint64_t universe, uint64_t 
  * new id.  Returns the first id never used. */
 uint64_t lab_ids_replay(uint32_t *ids, uint64_t n, uint64_t max_back, uint64_t seed);
 
-#endif /* TDBF_CLI_LAB_STREAM_H */
+#endif /* TDBF_CLI_LAB_WORKLOAD_H */
