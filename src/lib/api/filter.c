@@ -227,8 +227,8 @@ static TDBF_ALWAYS_INLINE void make_key(const tdbf *f, const void *bytes, size_t
 
 /* The add and query of keys longer than 16 bytes, or of a design without
  * the jump: out of line, so that their calls (hash.c's XXH3, the design's
- * key entries f->state.add and f->state.contains) leave tdbf_add and tdbf_contains
- * without a frame. */
+ * key entries f->state.add and f->state.contains) leave tdbf_add and
+ * tdbf_contains without a frame. */
 static TDBF_HASH_INLINED __attribute__((noinline)) int add_by_key(tdbf *f, const void *key,
                                                                   size_t len, uint64_t now_ns)
 {
@@ -366,7 +366,8 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
         prefetch_first(f, chunk, count, 1);
         for (size_t i = 0; i < count; i++) {
             prefetch_ahead(f, chunk, i, count, 1);
-            int rc = f->state.add_hashed ? f->state.add_hashed(f, chunk[i].hash) : f->state.add(f, &chunk[i], now);
+            int rc = f->state.add_hashed ? f->state.add_hashed(f, chunk[i].hash)
+                                         : f->state.add(f, &chunk[i], now);
             if (rc < 0)
                 return rc;
             count_adds(f, 1, false);

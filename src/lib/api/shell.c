@@ -112,5 +112,6 @@ void tdbf_close(tdbf *f)
 
 uint64_t tdbf_items(const tdbf *f)
 {
-    return f->state.own_items ? f->ops->items(f) : atomic_load_explicit(&f->items, memory_order_relaxed);
+    return f->state.own_items ? f->ops->items(f)
+                              : atomic_load_explicit(&f->items, memory_order_relaxed);
 }

@@ -202,7 +202,8 @@ static int add_one(void *state, const tdbf_hash128 *h)
  * walk's first candidates (tdbf_run_ahead), and for an add the k blocks
  * it sets, then walks as before; that costs recomputing their addresses,
  * which pays only once the filter is out of the caches
- * (f->settings.walk_min_bytes, as the batch walks).  Measured at w = 10^7, error 0.01, best of 6
+ * (f->settings.walk_min_bytes, as the batch walks).  Measured at w =
+ * 10^7, error 0.01, best of 6
  * rounds of 10^5 single calls, ns per add / query: B = 512 (k = 1, l = 4)
  * 485-515 / 367-399 before, 242 / 219-222 after; B = 64 (k = 5, l = 13,
  * the tree) 368-380 / 351-353 before, 257-269 / 322-327 after. */

@@ -120,11 +120,11 @@ typedef struct tdbf_state {
      * return through the shell.  An operation at a window beyond the
      * caches costs what the processor can overlap of consecutive calls'
      * misses, which is bounded by the instructions each call holds in the
-     * out-of-order window (designs/apbf_line/line.h, tdbf_line_mark). */
+     * out-of-order window (designs/apbf_line/ring.h, tdbf_line_mark). */
     int  (*add_hashed)(tdbf *f, tdbf_hash128 h);
     int  (*contains_hashed)(const tdbf *f, tdbf_hash128 h);
     bool            own_items;  /* ops->items counts the adds, not f->items */
-    uint64_t        memory_bytes; /* bytes allocated through f->alloc, shell included */
+    uint64_t        memory_bytes; /* through f->alloc, the shell included */
     /* stats.error_planned, for tdbf_current_error of the designs without
      * ops->current_error: their open and load set it (EXACT leaves 0). */
     double          error_planned;

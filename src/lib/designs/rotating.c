@@ -335,7 +335,8 @@ static void set_shape(rotating *r, unsigned n, unsigned k, uint64_t m, uint64_t 
 /* The memory of a ring of `filters` filters, checked against the cap. */
 static double ring_bytes(const tdbf *f, unsigned filters, uint64_t words, unsigned max_filters)
 {
-    return (double)f->state.memory_bytes + (double)filters * ((double)words * 8.0 + ALIGNED_EXTRA)
+    return (double)f->state.memory_bytes
+         + (double)filters * ((double)words * 8.0 + ALIGNED_EXTRA)
          + sizeof(rotating) + (double)max_filters * sizeof(subfilter);
 }
 

@@ -167,7 +167,8 @@ int tdbf_tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     bool hinted = rc == TDBF_OK && in->remaining == words * 8 + TLBF_HINT_BYTES;
     if (rc == TDBF_OK && in->remaining != words * 8 && !hinted)
         rc = TDBF_ECORRUPT;
-    if (rc == TDBF_OK && !tdbf_fits((double)words * 8.0 + (double)f->state.memory_bytes, max_memory))
+    if (rc == TDBF_OK &&
+        !tdbf_fits((double)words * 8.0 + (double)f->state.memory_bytes, max_memory))
         rc = TDBF_ETOOBIG;
     unsigned loaded = 0;
     for (; rc == TDBF_OK && loaded < h.count; loaded++) {
