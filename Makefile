@@ -211,13 +211,32 @@ bench-python: python ## Python: f.add, f.add_many vs a dict window and a set, ke
 	@PYTHONPATH=$(abspath $(PY_BUILD)) PYTHONDONTWRITEBYTECODE=1 $(PYTHON) python/bench/bench_dedup.py
 
 # ---- tests -------------------------------------------------------------
-$(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(STATIC_LIB)
+# The unit tests link a library of their own, build/check/libtdbf.a: the
+# release objects' flags plus TDBF_CHECKS, which compiles the library's
+# invariants in (TDBF_ASSERT, src/lib/util/check.h).  The sanitizer, tsan
+# and fuzz builds define it too; the release library, the CLI, the module,
+# the Debian package and the Python extension never do.  One more compile
+# of the library, at the release optimisation, so the tests take as long.
+CHECKS      := -DTDBF_CHECKS
+CHECK_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/check/%.o)
+CHECK_LIB   := $(BUILD)/check/libtdbf.a
+DEPS        += $(CHECK_LIB_OBJ:.o=.d)
+
+$(BUILD)/check/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(PRIVATE_INC) -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(STATIC_LIB) $(TEST_LIBS)
+	$(CC) $(LIB_CFLAGS) $(CHECKS) -MMD -MP -c $< -o $@
+
+$(CHECK_LIB): $(CHECK_LIB_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(CHECK_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(CHECKS) $(PRIVATE_INC) -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(CHECK_LIB) $(TEST_LIBS)
 
 $(BUILD)/san/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) $(SAN_UNSIGNED) -MMD -MP -c $< -o $@
+	$(SAN_CC) $(BASEFLAGS) $(CHECKS) $(PRIVATE_INC) $(SAN_FLAGS) $(SAN_UNSIGNED) -MMD -MP -c $< -o $@
 
 # XXH3 and the seed mixer wrap on purpose.
 $(BUILD)/san/src/lib/util/hash.o: SAN_UNSIGNED :=
@@ -228,7 +247,7 @@ $(BUILD)/san/libtdbf.a: $(SAN_LIB_OBJ)
 
 $(BUILD)/san/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/san/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(CHECKS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
 test: $(TEST_BINS) $(LAB_TEST_BINS) $(CLI) check-prefetch test-check-prefetch check-wall check-layers ## build and run the unit, property and statistical tests (and the lab's, tests/lab)
 	@sh tests/run-unit.sh $(TEST_BINS) $(LAB_TEST_BINS)
@@ -277,7 +296,7 @@ DEPS        += $(TSAN_LIB_OBJ:.o=.d)
 
 $(BUILD)/tsan/src/lib/%.o: src/lib/%.c
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(TSAN_FLAGS) -MMD -MP -c $< -o $@
+	$(SAN_CC) $(BASEFLAGS) $(CHECKS) $(PRIVATE_INC) $(TSAN_FLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 	rm -f $@
@@ -285,7 +304,7 @@ $(BUILD)/tsan/libtdbf.a: $(TSAN_LIB_OBJ)
 
 $(BUILD)/tsan/tests/%: tests/unit/%.c $(TEST_COMMON) tests/unit/*.h $(BUILD)/tsan/libtdbf.a
 	@mkdir -p $(@D)
-	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
+	$(SAN_CC) $(BASEFLAGS) $(CHECKS) $(PRIVATE_INC) $(TSAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -o $@ $< $(TEST_COMMON) $(TEST_EXTRA) $(BUILD)/tsan/libtdbf.a $(TEST_LIBS)
 
 # The lab's own tests (tests/lab): paper 002's penalty experiment
 # (infer_eval.c, behind tdbf eval tbf / apbf-posterior), built from the
@@ -388,7 +407,7 @@ $(BUILD)/fuzz/src/%.o: src/%.c
 
 # The library's objects see its private headers; util.o and dedup_parse.o
 # (the CLI's) do not.
-$(FUZZ_LIB_OBJ): FUZZ_INC := $(PRIVATE_INC)
+$(FUZZ_LIB_OBJ): FUZZ_INC := $(PRIVATE_INC) $(CHECKS)
 $(BUILD)/fuzz/src/lib/util/hash.o: FUZZ_UNSIGNED :=
 
 $(BUILD)/fuzz/libtdbf.a: $(FUZZ_LIB_OBJ)

@@ -184,12 +184,17 @@ typedef struct tdbf_config {
     uint64_t    window_items; /* count window in insertions (0 = none) */
     uint64_t    window_ns;  /* time window in ns (0 = none) */
     uint64_t    seed;       /* hash seed; 0 = random (read back via stats) */
-    unsigned    k;          /* per key, 0 = the planner's choice: slices,
-                               segments or fields (APBF, APBBF, APBF_LINE,
-                               TLBF, TLBF_LINE: set with l), hash indices
-                               (BLOOM classic, CLOCK, ROTATING), timer cells
-                               (TBF, BTBF); must be 0 for blocked BLOOM,
-                               FPDECAY, STABLE (cfg.positions) and EXACT */
+    unsigned    k;          /* what a key sets, per design; 0 = the
+                               planner's choice:
+                                 APBF, TLBF: slices set per key (with l)
+                                 APBBF: segments set per key (with l)
+                                 APBF_LINE, TLBF_LINE: fields of a unit
+                                   set per key (with l)
+                                 BLOOM classic, CLOCK, ROTATING: hash
+                                   indices (bits or cells) per key
+                                 TBF, BTBF: timer cells per key
+                               must be 0 for blocked BLOOM, FPDECAY,
+                               STABLE (they take cfg.positions) and EXACT */
     unsigned    l;          /* APBF, APBBF, APBF_LINE, TLBF, TLBF_LINE: extra
                                slices or fields, the window spans l
                                generations; set with k, 0 = planner.  Must
@@ -203,15 +208,15 @@ typedef struct tdbf_config {
                                (and 0) = TDBF_DEFAULT_MAX_MEMORY, 4 GiB */
     const struct tdbf_allocator *allocator; /* NULL = the process default */
     unsigned    max_slices; /* TLBF: cap on slices (0 = 2(k+l)+32);
-                               TLBF_LINE: cap on live rings, 1 .. 1024
-                               (0 = 2(k+l)+32);
                                ROTATING, time window: cap on sub-filters
                                (0 = 2(N+1)+32, at least N+1); when
                                reached the filter stops growing and FP rises,
-                               never false negatives (stats.cap_hits) */
+                               never false negatives (stats.cap_hits).
+                               TLBF_LINE: deprecated, use max_rings */
     unsigned    block_bits; /* APBBF: B, 512 (default, 0) or 64; BLOOM: 0 =
-                               classic, 512 or 64 = blocked Bloom filter;
-                               APBF_LINE, TLBF_LINE: unit bits, 1024 or 512 */
+                               classic, 512 or 64 = blocked Bloom filter.
+                               APBF_LINE, TLBF_LINE: deprecated, use
+                               unit_bits */
     unsigned    block_hashes; /* APBBF, blocked BLOOM: b bits per block, 0 = planner */
     unsigned    cell_bits;  /* CLOCK: bits per cell, 2, 4 or 8; 0 = 4 */
     unsigned    resolution; /* CLOCK: d, clock ticks per window, 1 ..
@@ -250,6 +255,18 @@ typedef struct tdbf_config {
                                slower single-threaded).  0 (default): one
                                writer at a time.  FPDECAY is always
                                concurrent; other designs: TDBF_ENOTSUP */
+    unsigned    unit_bits;  /* APBF_LINE, TLBF_LINE: bits of the unit a key's
+                               fields live in, 512 (one 64-byte cache line)
+                               or 1024 (two); 0 = the planner's choice.
+                               (block_bits, its deprecated alias, is read
+                               when this is 0; both set and different:
+                               TDBF_EPARAM) */
+    unsigned    max_rings;  /* TLBF_LINE: cap on live rings, 1 .. 1024
+                               (0 = 2(k+l)+32); when reached the filter
+                               stops growing and FP rises, never false
+                               negatives (stats.cap_hits).  (max_slices,
+                               its deprecated alias, is read when this is
+                               0; both set and different: TDBF_EPARAM) */
 } tdbf_config;
 
 /* Fill *cfg with defaults: design APBF_LINE, error 0.01, max_memory

@@ -254,9 +254,9 @@ TDBF_API int tdbf_plan_apbbf_fast(uint64_t window, double error,
  * each, the last up to 4x oversized when it ends) until they age out a
  * window later.  The FP against its target and the bits per key at a
  * steady rate, through rate jumps and in bursts are measured by `tdbf
- * eval burst` (docs/results/burst.md; README.md, "False positives in
+ * eval burst` (docs/results/burst.md; docs/results.md, "False positives in
  * bursts").
- * cfg.max_slices caps the live rings and cfg.max_memory the bytes: beyond
+ * cfg.max_rings caps the live rings and cfg.max_memory the bytes: beyond
  * them the newest ring keeps filling (FP up, stats.cap_hits counts it),
  * never a false negative.  tdbf_advance frees aged rings; the shifts a
  * ring owes are made by the next add (queries read it as if made).
@@ -268,7 +268,7 @@ typedef struct tdbf_line_plan {
     unsigned k;               /* fields an insert marks */
     unsigned l;               /* further fields a query reads (window = l g) */
     unsigned b;               /* bits per field per key (cfg.block_hashes) */
-    unsigned unit_bits;       /* U: 512 or 1024 (cfg.block_bits) */
+    unsigned unit_bits;       /* U: 512 or 1024 (cfg.unit_bits) */
     unsigned fields;          /* F = k + l (rolling) or k + l + 1 (spare) */
     unsigned field_bits;      /* W = U / F: 16, 32 or 64 */
     uint64_t units;           /* units of U bits */
@@ -297,7 +297,7 @@ TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned u
                                   uint64_t units, uint64_t generation);
 
 /* Size an APBF_LINE filter exactly as tdbf_open(cfg) would, without
- * allocating: units of cfg.block_bits bits (512: one cache line, or 1024:
+ * allocating: units of cfg.unit_bits bits (512: one cache line, or 1024:
  * an adjacent pair; 0: 512 unless that plan needs more than 1.05 times the
  * memory of 1024's, as at errors of 0.001 and below, since at windows
  * beyond the caches an operation costs the lines it reads) cut into
@@ -310,21 +310,21 @@ TDBF_API double tdbf_apbf_line_fp(unsigned k, unsigned l, unsigned b, unsigned u
  * cfg.l, if given, must make U / (k + l) or U / (k + l + 1) such a W (the
  * latter with cfg.concurrent).  Returns TDBF_OK, TDBF_EINVAL,
  * TDBF_EERROR, TDBF_EWINDOW (no count window), TDBF_EPARAM (k without l
- * or l without k, block_hashes above 4, block_bits not 0, 512 or 1024, a
+ * or l without k, block_hashes above 4, unit_bits not 0, 512 or 1024, a
  * field width not 16, 32 or 64, a rolling (k, l) with cfg.concurrent),
  * TDBF_EINFEASIBLE (no shape meets the error) or TDBF_ETOOBIG (nothing
  * within cfg.max_memory).  About 0.1-0.3 s. */
 TDBF_API int tdbf_plan_apbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
 
 /* The first ring tdbf_open(cfg) starts a TLBF_LINE filter with, without
- * allocating: apbf-line's plan (cfg.block_bits, cfg.k, cfg.l,
+ * allocating: apbf-line's plan (cfg.unit_bits, cfg.k, cfg.l,
  * cfg.block_hashes as tdbf_plan_apbf_line takes them, with the spare
  * field) for a count window of cfg.capacity keys (0: 1024) and 0.92 of
  * cfg.error, less when the ring has under 256 units; out->fp is its
  * model FP, what tdbf_get_stats reports as error_planned.  cfg.design is
  * not read.  Returns TDBF_OK, TDBF_EINVAL (NULL), TDBF_EERROR,
  * TDBF_EWINDOW (no time window, or a count window too), TDBF_EPARAM
- * (cfg.max_slices above 1024, or as tdbf_plan_apbf_line),
+ * (cfg.max_rings above 1024, or as tdbf_plan_apbf_line),
  * TDBF_EINFEASIBLE or TDBF_ETOOBIG.  About 0.1-0.3 s the first time. */
 TDBF_API int tdbf_plan_tlbf_line(const tdbf_config *cfg, tdbf_line_plan *out);
 

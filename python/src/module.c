@@ -274,7 +274,11 @@ static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
     if (pytdbf_config(&opt, &cfg) != 0 ||
         pytdbf_u64(block_bits, "block_bits", 64, 1024, 1, 0, &bits) != 0)
         return NULL;
-    cfg.block_bits = (unsigned)bits;
+    /* block_bits names the line designs' unit too (cfg.unit_bits) */
+    if (cfg.design == TDBF_APBF_LINE || cfg.design == TDBF_TLBF_LINE)
+        cfg.unit_bits = (unsigned)bits;
+    else
+        cfg.block_bits = (unsigned)bits;
     /* what tdbf_open builds: `tdbf plan --json`'s "built" */
     tdbf_shape built;
     int rc;

@@ -26,7 +26,11 @@ void plan_request_config(const plan_request *req, tdbf_config *cfg)
     cfg->survival = req->survival;
     cfg->k = req->k;
     cfg->l = req->l;
-    cfg->block_bits = req->block_bits;
+    /* --block-bits names the line designs' unit too (cfg.unit_bits) */
+    if (req->design == TDBF_APBF_LINE || req->design == TDBF_TLBF_LINE)
+        cfg->unit_bits = req->block_bits;
+    else
+        cfg->block_bits = req->block_bits;
     cfg->max_memory = UINT64_MAX;     /* show the plan whatever its size */
 }
 
@@ -416,7 +420,7 @@ int run_line_plan(const cli_command *self, const plan_request *req)
     cfg.design = TDBF_APBF_LINE;
     cfg.window_items = req->window;
     cfg.error = req->error;
-    cfg.block_bits = req->block_bits;
+    cfg.unit_bits = req->block_bits;
     char what[96];
     snprintf(what, sizeof what, "apbf-line, window %llu, error %g",
              (unsigned long long)req->window, req->error);
@@ -428,7 +432,7 @@ int run_line_plan(const cli_command *self, const plan_request *req)
         print_line_json(req, &chosen);
         return CLI_EXIT_OK;
     }
-    cfg.block_bits = chosen.unit_bits == 1024 ? 512 : 1024;
+    cfg.unit_bits = chosen.unit_bits == 1024 ? 512 : 1024;
     int have_other = tdbf_plan_apbf_line(&cfg, &other) == TDBF_OK;
     tdbf_plan apbf;
     int have_apbf = tdbf_plan_apbf(req->window, req->error, &apbf, NULL, 0, NULL) == TDBF_OK;
@@ -467,7 +471,7 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     cfg.window_ns = req->window_ns;
     cfg.capacity = req->capacity ? req->capacity : 1024;
     cfg.error = req->error;
-    cfg.block_bits = req->block_bits;
+    cfg.unit_bits = req->block_bits;
     char window[32], what[96], span[32], slack[32], memory[32], capacity[32];
     cli_format_duration_ns(window, sizeof window, req->window_ns);
     snprintf(what, sizeof what, "tlbf-line, window %s, error %g", window, req->error);

@@ -463,7 +463,7 @@ static void compare_batch_single(unsigned k, unsigned l, unsigned block_bits,
     tdbf_config cfg = blocked_config(k, l, block_bits, block_hashes, 2000, 0xba7c);
     tdbf *single = drv_open(&cfg), *batched = drv_open(&cfg);
     if (walk)
-        batched->walk_min_bytes = 0;
+        batched->settings.walk_min_bytes = 0;
     uint8_t keys[MAX_BATCH][DRV_KEY_MAX], answers[MAX_BATCH];
     const void *ptrs[MAX_BATCH];
     size_t lens[MAX_BATCH];

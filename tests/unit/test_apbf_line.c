@@ -1,6 +1,6 @@
 /*
  * test_apbf_line.c — the line-local APBF (src/lib/designs/apbf_line/apbf_line.c;
- * its model and planner: apbf_line_plan.c).
+ * its model and planner: designs/apbf_line/model.c).
  *
  *   - no false negatives inside the window (generic driver), 64- and
  *     128-byte units, single and batch adds;
@@ -22,7 +22,7 @@
 #include "driver.h"
 #include "stream.h"
 
-#include "designs/apbf_line/line.h"       /* TDBF_LINE_PLAN_MARGIN */
+#include "designs/apbf_line/ring.h"       /* TDBF_LINE_PLAN_MARGIN */
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@ static tdbf_config line_config(uint64_t window, double error, unsigned unit_bits
     cfg.design = TDBF_APBF_LINE;
     cfg.window_items = window;
     cfg.error = error;
-    cfg.block_bits = unit_bits;
+    cfg.unit_bits = unit_bits;
     cfg.seed = seed;
     return cfg;
 }
@@ -356,7 +356,7 @@ static void test_planner(void **state)
     cfg.k = 4;
     cfg.l = 11;
     cfg.block_hashes = 2;
-    cfg.block_bits = 512;
+    cfg.unit_bits = 512;
     CHECK_RC(tdbf_plan_apbf_line(&cfg, &p), TDBF_OK);
     if (p.k != 4 || p.l != 11 || p.b != 2 || p.unit_bits != 512 || p.field_bits != 32)
         fail_msg("fixed shape became (%u, %u, %u) U %u W %u", p.k, p.l, p.b, p.unit_bits,
@@ -376,8 +376,23 @@ static void test_planner(void **state)
     bad.l = 0;
     CHECK_RC(tdbf_plan_apbf_line(&bad, &p), TDBF_EPARAM);
     bad = cfg;
-    bad.block_bits = 768;
+    bad.unit_bits = 768;
     CHECK_RC(tdbf_plan_apbf_line(&bad, &p), TDBF_EPARAM);
+    /* block_bits, the unit's deprecated alias: read when unit_bits is 0,
+     * refused when both are set and differ. */
+    tdbf_config alias = cfg;
+    alias.unit_bits = 0;
+    alias.block_bits = 512;
+    tdbf_line_plan by_alias;
+    CHECK_RC(tdbf_plan_apbf_line(&cfg, &p), TDBF_OK);
+    CHECK_RC(tdbf_plan_apbf_line(&alias, &by_alias), TDBF_OK);
+    if (memcmp(&p, &by_alias, sizeof p) != 0)
+        fail_msg("block_bits 512 planned (%u, %u) U %u, unit_bits 512 (%u, %u) U %u",
+                 by_alias.k, by_alias.l, by_alias.unit_bits, p.k, p.l, p.unit_bits);
+    alias.unit_bits = 512;
+    CHECK_RC(tdbf_plan_apbf_line(&alias, &p), TDBF_OK);
+    alias.unit_bits = 1024;
+    CHECK_RC(tdbf_plan_apbf_line(&alias, &p), TDBF_EPARAM);
     bad = cfg;
     bad.l = 60;
     CHECK_RC(tdbf_plan_apbf_line(&bad, &p), TDBF_EPARAM);

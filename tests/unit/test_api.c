@@ -767,7 +767,8 @@ static void check_batch_twin(tdbf_config cfg, uint64_t now_step, bool walk)
     batch = drv_open(&cfg);
     quiet = drv_open(&cfg);
     if (walk)
-        single->walk_min_bytes = batch->walk_min_bytes = quiet->walk_min_bytes = 0;
+        single->settings.walk_min_bytes = batch->settings.walk_min_bytes =
+            quiet->settings.walk_min_bytes = 0;
     for (round = 0; round < 60; round++) {
         n = 1 + (size_t)drv_below(&rng, 300);
         for (i = 0; i < n; i++) {

@@ -874,7 +874,7 @@ static void test_ring_cap(void **state)
     (void)state;
     const uint64_t T = 60 * SEC;
     tdbf_config cfg = line_config(0.01, T, 1000, 47);
-    cfg.max_slices = 1;
+    cfg.max_rings = 1;
     tdbf *f = drv_open(&cfg);
     stream s;
     stream_init(&s, f, T, SEC, 60000, 48);
@@ -887,7 +887,7 @@ static void test_ring_cap(void **state)
     assert_true(current_error_of(f, s.now) > 0.1);
     /* a tiny memory cap: the same */
     tdbf *g = NULL;
-    cfg.max_slices = 0;
+    cfg.max_rings = 0;
     cfg.max_memory = stats_of(f).memory_bytes + 4096;
     CHECK_RC(tdbf_open(&g, &cfg), TDBF_OK);
     stream_end(&s);
@@ -916,6 +916,15 @@ static void test_first_add_keeps_the_planned_ring(void **state)
     tdbf_close(f);
 }
 
+/* tdbf_open's answer for cfg, the filter closed again. */
+static int open_answer(const tdbf_config *cfg)
+{
+    tdbf *f = NULL;
+    int rc = tdbf_open(&f, cfg);
+    tdbf_close(f);
+    return rc;
+}
+
 static void test_config_errors(void **state)
 {
     (void)state;
@@ -923,8 +932,20 @@ static void test_config_errors(void **state)
     tdbf *f = NULL;
     check_time_window_errors(cfg);
     cfg.window_ns = SEC;
-    cfg.max_slices = 5000;
+    cfg.max_rings = 5000;
     CHECK_RC(tdbf_open(&f, &cfg), TDBF_EPARAM);
+    /* max_slices, the cap's deprecated alias: read when max_rings is 0,
+     * refused when both are set and differ. */
+    cfg.max_rings = 0;
+    cfg.max_slices = 5000;
+    CHECK_RC(open_answer(&cfg), TDBF_EPARAM);
+    cfg.max_slices = 3;
+    CHECK_RC(open_answer(&cfg), TDBF_OK);
+    cfg.max_rings = 4;
+    CHECK_RC(open_answer(&cfg), TDBF_EPARAM);
+    cfg.max_rings = 3;
+    CHECK_RC(open_answer(&cfg), TDBF_OK);
+    cfg.max_rings = 0;
     cfg.max_slices = 0;
     cfg.concurrent = 1;
     CHECK_RC(tdbf_open(&f, &cfg), TDBF_ENOTSUP);

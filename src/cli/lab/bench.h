@@ -65,7 +65,7 @@
 typedef struct bench_design {
     const char *name;
     tdbf_design design;
-    unsigned    block_bits;   /* cfg.block_bits */
+    unsigned    block_bits;   /* cfg.block_bits; the line designs: cfg.unit_bits */
     double      plan_tolerance; /* cfg.plan_tolerance (0: the default) */
     int         inline_bloom; /* not the library: bench_inline.c's filter */
 } bench_design;

@@ -176,7 +176,10 @@ static int filter_open(bench_run *run, bench_filter *bf,
     bf->cfg.error = error;
     bf->cfg.window_items = window;
     bf->cfg.seed = run->args->seed;
-    bf->cfg.block_bits = d->block_bits;
+    if (d->design == TDBF_APBF_LINE || d->design == TDBF_TLBF_LINE)
+        bf->cfg.unit_bits = d->block_bits;    /* the line designs' unit */
+    else
+        bf->cfg.block_bits = d->block_bits;
     if (d->plan_tolerance > 0)
         bf->cfg.plan_tolerance = d->plan_tolerance;
     bf->window = window;

@@ -79,7 +79,7 @@ static tdbf_config line_config(const line_point *p, uint64_t seed)
     cfg.design = TDBF_APBF_LINE;
     cfg.window_items = p->window;
     cfg.error = p->error;
-    cfg.block_bits = p->unit_bits;
+    cfg.unit_bits = p->unit_bits;
     cfg.seed = seed;
     return cfg;
 }
@@ -146,7 +146,7 @@ static int measure_point(line_point *p, const eval_request *req)
     if (rc != TDBF_OK)
         return rc;
     tdbf_line_plan chosen;
-    cfg.block_bits = 0;
+    cfg.unit_bits = 0;
     rc = tdbf_plan_apbf_line(&cfg, &chosen);
     if (rc != TDBF_OK)
         return rc;

@@ -38,6 +38,7 @@
 
 #include "util/serial.h"
 #include "util/mem.h"
+#include "util/check.h"
 #include "designs/ops.h"
 
 enum { FORMAT_VERSION = 1, HEADER_BYTES = 56, TRAILER_BYTES = 8 };
@@ -70,6 +71,9 @@ int tdbf_save(const tdbf *f, tdbf_write_fn write, void *ctx)
     f->ops->save(f, &out);
     if (out.rc != TDBF_OK)
         return out.rc;
+    /* ops.h: payload_size is the exact byte count save writes (readers
+     * size buffers by it, tdbf_copy among them). */
+    TDBF_ASSERT(out.written == HEADER_BYTES + f->ops->payload_size(f));
     unsigned char trailer[8];
     tdbf_store_le64(trailer, tdbf_checksum_value(&out.sum));
     return write(ctx, trailer, sizeof trailer) == 0 ? TDBF_OK : TDBF_EIO;
@@ -139,6 +143,7 @@ int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx, const tdbf_load_options 
     if (rc != TDBF_OK)
         return rc;
     const tdbf_ops *ops = tdbf_design_ops((tdbf_design)h.design);
+    TDBF_ASSERT(ops != NULL);   /* read_header checked the design */
     bool concurrent = opts && opts->concurrent;
     if (concurrent && !ops->concurrent && !ops->concurrent_on_request)
         return TDBF_ENOTSUP;
@@ -165,6 +170,9 @@ int tdbf_load(tdbf **out, tdbf_read_fn read, void *ctx, const tdbf_load_options 
         tdbf_close(f);
         return rc;
     }
+    /* A valid payload is read whole, and saving the filter again writes
+     * as many bytes (what tdbf_copy and the size checks rely on). */
+    TDBF_ASSERT(in.remaining == 0 && ops->payload_size(f) == h.payload);
     *out = f;
     return TDBF_OK;
 }

@@ -99,10 +99,10 @@ int tdbf_open(tdbf **out, const tdbf_config *cfg)
         tdbf_shell_free(f);
         return rc;
     }
-    f->opened_with = local;
-    f->opened_with.seed = f->seed;
-    f->opened_with.allocator = NULL;   /* f->alloc is the one in use */
-    f->has_config = true;
+    f->settings.opened_with = local;
+    f->settings.opened_with.seed = f->seed;
+    f->settings.opened_with.allocator = NULL;   /* f->alloc is the one in use */
+    f->settings.has_config = true;
     *out = f;
     return TDBF_OK;
 }
@@ -111,7 +111,7 @@ int tdbf_clear(tdbf *f)
 {
     if (!f)
         return TDBF_EINVAL;
-    if (!f->has_config)
+    if (!f->settings.has_config)
         return TDBF_ENOTSUP;
     /* A new state from the same configuration, opened into a second shell
      * on the same allocator; only once it exists is the old one dropped,
@@ -120,21 +120,13 @@ int tdbf_clear(tdbf *f)
     if (!fresh)
         return TDBF_ENOMEM;
     fresh->concurrent = f->concurrent;
-    int rc = fresh->ops->open(fresh, &f->opened_with);
+    int rc = fresh->ops->open(fresh, &f->settings.opened_with);
     if (rc != TDBF_OK) {
         tdbf_shell_free(fresh);
         return rc;
     }
     f->ops->close(f);
-    /* what a design's open may set in its shell (the clock stays f's) */
-    f->impl = fresh->impl;
-    f->add = fresh->add;
-    f->contains = fresh->contains;
-    f->add_hashed = fresh->add_hashed;
-    f->contains_hashed = fresh->contains_hashed;
-    f->own_items = fresh->own_items;
-    f->memory_bytes = fresh->memory_bytes;
-    f->error_planned = fresh->error_planned;
+    f->state = fresh->state;   /* the clock stays f's */
     atomic_store_explicit(&f->items, 0, memory_order_relaxed);
     tdbf_shell_free(fresh);
     return TDBF_OK;
@@ -174,11 +166,8 @@ int tdbf_copy(tdbf **out, const tdbf *f)
         rc = tdbf_load_buffer(out, b.bytes, (size_t)b.used, &opts);
     }
     f->alloc.free(f->alloc.opaque, b.bytes);
-    if (rc == TDBF_OK) {
-        (*out)->opened_with = f->opened_with;
-        (*out)->has_config = f->has_config;
-        (*out)->walk_min_bytes = f->walk_min_bytes;
-    }
+    if (rc == TDBF_OK)
+        (*out)->settings = f->settings;
     return rc;
 }
 
@@ -188,7 +177,10 @@ int tdbf_copy(tdbf **out, const tdbf *f)
  * most designs that is a plain load and store; a `concurrent` design
  * (FPDECAY) has adds from many threads at once, so its clock is raised by
  * compare-and-swap and its count by an atomic add.  Relaxed is enough:
- * they must not tear or lose updates, they order nothing else. */
+ * they must not tear or lose updates, they order nothing else.
+ * one_writer is a constant at every call: true where the caller knows the
+ * adds come from one thread and the shell counts them (a design with
+ * f->state.add_hashed, ops.h), so the tests fold away on tdbf_add's jump. */
 static TDBF_ALWAYS_INLINE uint64_t clamp_now(const tdbf *f, uint64_t now_ns)
 {
     uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
@@ -196,10 +188,10 @@ static TDBF_ALWAYS_INLINE uint64_t clamp_now(const tdbf *f, uint64_t now_ns)
 }
 
 /* Raise the clock to now_ns (never lower it); returns the clamped time. */
-static TDBF_ALWAYS_INLINE uint64_t raise_clock(tdbf *f, uint64_t now_ns)
+static TDBF_ALWAYS_INLINE uint64_t raise_clock(tdbf *f, uint64_t now_ns, bool one_writer)
 {
     uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
-    if (!f->concurrent) {
+    if (one_writer || !f->concurrent) {
         if (now_ns > seen)
             atomic_store_explicit(&f->now_ns, now_ns, memory_order_relaxed);
     } else {
@@ -213,11 +205,11 @@ static TDBF_ALWAYS_INLINE uint64_t raise_clock(tdbf *f, uint64_t now_ns)
     return now_ns > seen ? now_ns : seen;
 }
 
-static TDBF_ALWAYS_INLINE void count_adds(tdbf *f, uint64_t adds)
+static TDBF_ALWAYS_INLINE void count_adds(tdbf *f, uint64_t adds, bool one_writer)
 {
-    if (f->own_items)
+    if (!one_writer && f->state.own_items)
         return;
-    if (f->concurrent)
+    if (!one_writer && f->concurrent)
         atomic_fetch_add_explicit(&f->items, adds, memory_order_relaxed);
     else
         atomic_store_explicit(&f->items,
@@ -233,33 +225,23 @@ static TDBF_ALWAYS_INLINE void make_key(const tdbf *f, const void *bytes, size_t
     key->hash = tdbf_hash_key_inline(f->seed, bytes, len);
 }
 
-/* One thread, an add that cannot fail (f->add_hashed set): the plain
- * clock and count before the jump (ops.h). */
-static TDBF_ALWAYS_INLINE void note_add(tdbf *f, uint64_t now_ns)
-{
-    uint64_t seen = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
-    if (now_ns > seen)
-        atomic_store_explicit(&f->now_ns, now_ns, memory_order_relaxed);
-    atomic_store_explicit(&f->items, atomic_load_explicit(&f->items, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
-
 /* The add and query of keys longer than 16 bytes, or of a design without
  * the jump: out of line, so that their calls (hash.c's XXH3, the design's
- * key entries f->add and f->contains) leave tdbf_add and tdbf_contains
- * without a frame. */
+ * key entries f->state.add and f->state.contains) leave tdbf_add and
+ * tdbf_contains without a frame. */
 static TDBF_HASH_INLINED __attribute__((noinline)) int add_by_key(tdbf *f, const void *key,
                                                                   size_t len, uint64_t now_ns)
 {
-    if (f->add_hashed) {
-        note_add(f, now_ns);
-        return f->add_hashed(f, tdbf_hash_key(f->seed, key, len));
+    if (f->state.add_hashed) {
+        raise_clock(f, now_ns, true);
+        count_adds(f, 1, true);
+        return f->state.add_hashed(f, tdbf_hash_key(f->seed, key, len));
     }
     tdbf_key k;
     make_key(f, key, len, &k);
-    int rc = f->add(f, &k, raise_clock(f, now_ns));
+    int rc = f->state.add(f, &k, raise_clock(f, now_ns, false));
     if (rc >= 0)
-        count_adds(f, 1);
+        count_adds(f, 1, false);
     return rc;
 }
 
@@ -268,11 +250,11 @@ static TDBF_HASH_INLINED __attribute__((noinline)) int contains_by_key(const tdb
                                                                        size_t len,
                                                                        uint64_t now_ns)
 {
-    if (f->contains_hashed)
-        return f->contains_hashed(f, tdbf_hash_key(f->seed, key, len));
+    if (f->state.contains_hashed)
+        return f->state.contains_hashed(f, tdbf_hash_key(f->seed, key, len));
     tdbf_key k;
     make_key(f, key, len, &k);
-    return f->contains(f, &k, clamp_now(f, now_ns));
+    return f->state.contains(f, &k, clamp_now(f, now_ns));
 }
 
 /* Keys of up to 16 bytes, the XXH3 path of a few registers' arithmetic,
@@ -284,10 +266,11 @@ TDBF_HASH_INLINED int tdbf_add(tdbf *f, const void *key, size_t len, uint64_t no
 {
     if (!f || (!key && len))
         return TDBF_EINVAL;
-    if (!f->add_hashed || len > 16)
+    if (!f->state.add_hashed || len > 16)
         return add_by_key(f, key, len, now_ns);
-    note_add(f, now_ns);
-    return f->add_hashed(f, tdbf_hash_key_inline(f->seed, key, len));
+    raise_clock(f, now_ns, true);
+    count_adds(f, 1, true);
+    return f->state.add_hashed(f, tdbf_hash_key_inline(f->seed, key, len));
 }
 
 TDBF_HASH_INLINED int tdbf_contains(const tdbf *f, const void *key, size_t len,
@@ -295,16 +278,16 @@ TDBF_HASH_INLINED int tdbf_contains(const tdbf *f, const void *key, size_t len,
 {
     if (!f || (!key && len))
         return TDBF_EINVAL;
-    if (!f->contains_hashed || len > 16)
+    if (!f->state.contains_hashed || len > 16)
         return contains_by_key(f, key, len, now_ns);
-    return f->contains_hashed(f, tdbf_hash_key_inline(f->seed, key, len));
+    return f->state.contains_hashed(f, tdbf_hash_key_inline(f->seed, key, len));
 }
 
 int tdbf_advance(tdbf *f, uint64_t now_ns)
 {
     if (!f)
         return TDBF_EINVAL;
-    uint64_t now = raise_clock(f, now_ns);
+    uint64_t now = raise_clock(f, now_ns, false);
     return f->ops->advance ? f->ops->advance(f, now) : TDBF_OK;
 }
 
@@ -323,7 +306,7 @@ static bool batch_args_ok(size_t n, const void *const *keys, const size_t *lens)
 }
 
 /* Keys are hashed in chunks so the hashes stay in L1, and a design that
- * can prefetch is asked to load key i + f->prefetch_ahead's memory while
+ * can prefetch is asked to load key i + f->state.prefetch_ahead's memory while
  * key i is processed: with many loads in flight a DRAM-sized filter pays
  * for its misses in parallel.  Designs whose queries walk a
  * data-dependent path (APBF, APBBF: Algorithm 1) take whole chunks
@@ -334,7 +317,7 @@ enum { BATCH_CHUNK = 256 };
 
 static bool walks(const tdbf *f)
 {
-    return f->ops->batch_at_every_size || f->memory_bytes >= f->walk_min_bytes;
+    return f->ops->batch_at_every_size || f->state.memory_bytes >= f->settings.walk_min_bytes;
 }
 
 static TDBF_HASH_INLINED size_t hash_chunk(const tdbf *f, size_t from, size_t n,
@@ -351,15 +334,15 @@ static void prefetch_first(const tdbf *f, const tdbf_key *chunk, size_t count,
                            int for_add)
 {
     if (f->ops->prefetch)
-        for (size_t i = 0; i < count && i < f->prefetch_ahead; i++)
+        for (size_t i = 0; i < count && i < f->state.prefetch_ahead; i++)
             f->ops->prefetch(f, &chunk[i], for_add);
 }
 
 static void prefetch_ahead(const tdbf *f, const tdbf_key *chunk, size_t i,
                            size_t count, int for_add)
 {
-    if (f->ops->prefetch && i + f->prefetch_ahead < count)
-        f->ops->prefetch(f, &chunk[i + f->prefetch_ahead], for_add);
+    if (f->ops->prefetch && i + f->state.prefetch_ahead < count)
+        f->ops->prefetch(f, &chunk[i + f->state.prefetch_ahead], for_add);
 }
 
 int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
@@ -367,7 +350,7 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
 {
     if (!f || !batch_args_ok(n, keys, lens))
         return TDBF_EINVAL;
-    uint64_t now = raise_clock(f, now_ns);
+    uint64_t now = raise_clock(f, now_ns, false);
     tdbf_key chunk[BATCH_CHUNK];
     uint8_t present[BATCH_CHUNK];
     for (size_t done = 0; done < n;) {
@@ -376,17 +359,18 @@ int tdbf_add_batch(tdbf *f, size_t n, const void *const *keys,
             int rc = f->ops->add_many(f, chunk, count, now, results ? results + done : present);
             if (rc < 0)
                 return rc;
-            count_adds(f, count);
+            count_adds(f, count, false);
             done += count;
             continue;
         }
         prefetch_first(f, chunk, count, 1);
         for (size_t i = 0; i < count; i++) {
             prefetch_ahead(f, chunk, i, count, 1);
-            int rc = f->add_hashed ? f->add_hashed(f, chunk[i].hash) : f->add(f, &chunk[i], now);
+            int rc = f->state.add_hashed ? f->state.add_hashed(f, chunk[i].hash)
+                                         : f->state.add(f, &chunk[i], now);
             if (rc < 0)
                 return rc;
-            count_adds(f, 1);
+            count_adds(f, 1, false);
             if (results)
                 results[done + i] = (uint8_t)rc;
         }
@@ -410,9 +394,9 @@ int tdbf_contains_batch(const tdbf *f, size_t n, const void *const *keys,
             prefetch_first(f, chunk, count, 0);
             for (size_t i = 0; i < count; i++) {
                 prefetch_ahead(f, chunk, i, count, 0);
-                results[done + i] = (uint8_t)(f->contains_hashed
-                                                  ? f->contains_hashed(f, chunk[i].hash)
-                                                  : f->contains(f, &chunk[i], now));
+                results[done + i] = (uint8_t)(f->state.contains_hashed
+                                                  ? f->state.contains_hashed(f, chunk[i].hash)
+                                                  : f->state.contains(f, &chunk[i], now));
             }
         }
         done += count;
@@ -432,7 +416,7 @@ int tdbf_get_shape(const tdbf *f, tdbf_shape *out)
     out->error_configured = f->error;
     out->concurrent = f->concurrent;
     f->ops->shape(f, out);
-    out->memory_bytes = f->memory_bytes;
+    out->memory_bytes = f->state.memory_bytes;
     tdbf_shape_set_slack(out, f->ops->slack_step ? f->ops->slack_step(f, NULL) : 0);
     return TDBF_OK;
 }
@@ -469,7 +453,7 @@ int tdbf_get_stats(const tdbf *f, tdbf_stats *out)
     out->now_ns = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
     out->error_configured = f->error;
     f->ops->stats(f, out);
-    out->memory_bytes = f->memory_bytes;
+    out->memory_bytes = f->state.memory_bytes;
     if (out->window_items)
         out->bits_per_item = 8.0 * (double)out->memory_bytes / (double)out->window_items;
     return TDBF_OK;
@@ -480,7 +464,7 @@ int tdbf_current_error(const tdbf *f, uint64_t now_ns, double *error)
     if (!f || !error)
         return TDBF_EINVAL;
     double fp = f->ops->current_error ? f->ops->current_error(f, clamp_now(f, now_ns))
-                                      : f->error_planned;
+                                      : f->state.error_planned;
     /* Into [0, 1]; a NaN (never expected) reads as the worst case. */
     if (!(fp <= 1.0))
         fp = 1.0;

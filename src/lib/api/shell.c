@@ -70,12 +70,12 @@ tdbf *tdbf_shell_new(const tdbf_allocator *alloc, tdbf_design design,
     if (!f)
         return NULL;
     f->alloc = *alloc;
-    f->memory_bytes = sizeof *f;
-    f->walk_min_bytes = TDBF_WALK_MIN_BYTES;
-    f->prefetch_ahead = TDBF_PREFETCH_AHEAD;
+    f->state.memory_bytes = sizeof *f;
+    f->settings.walk_min_bytes = TDBF_WALK_MIN_BYTES;
+    f->state.prefetch_ahead = TDBF_PREFETCH_AHEAD;
     f->ops = design_ops[design];
-    f->add = f->ops->add;
-    f->contains = f->ops->contains;
+    f->state.add = f->ops->add;
+    f->state.contains = f->ops->contains;
     f->concurrent = f->ops->concurrent;
     f->design = design;
     f->error = error;
@@ -112,5 +112,6 @@ void tdbf_close(tdbf *f)
 
 uint64_t tdbf_items(const tdbf *f)
 {
-    return f->own_items ? f->ops->items(f) : atomic_load_explicit(&f->items, memory_order_relaxed);
+    return f->state.own_items ? f->ops->items(f)
+                              : atomic_load_explicit(&f->items, memory_order_relaxed);
 }

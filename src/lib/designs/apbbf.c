@@ -201,8 +201,9 @@ static int add_one(void *state, const tdbf_hash128 *h)
  * is computed twice.  With more segments it asks for the blocks of the
  * walk's first candidates (tdbf_run_ahead), and for an add the k blocks
  * it sets, then walks as before; that costs recomputing their addresses,
- * which pays only once the filter is out of the caches (f->walk_min_bytes,
- * as the batch walks).  Measured at w = 10^7, error 0.01, best of 6
+ * which pays only once the filter is out of the caches
+ * (f->settings.walk_min_bytes, as the batch walks).  Measured at w =
+ * 10^7, error 0.01, best of 6
  * rounds of 10^5 single calls, ns per add / query: B = 512 (k = 1, l = 4)
  * 485-515 / 367-399 before, 242 / 219-222 after; B = 64 (k = 5, l = 13,
  * the tree) 368-380 / 351-353 before, 257-269 / 322-327 after. */
@@ -241,13 +242,13 @@ static bool few_segments(const apbbf *a)
 
 static bool far(const tdbf *f)
 {
-    return f->memory_bytes >= f->walk_min_bytes;
+    return f->state.memory_bytes >= f->settings.walk_min_bytes;
 }
 
 static int apbbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    apbbf *a = f->impl;
+    apbbf *a = f->state.impl;
     const tdbf_hash128 *h = &key->hash;
     if (few_segments(a)) {
         apbbf_probe p;
@@ -276,7 +277,7 @@ static int apbbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int apbbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    const apbbf *a = f->impl;
+    const apbbf *a = f->state.impl;
     const tdbf_hash128 *h = &key->hash;
     if (few_segments(a)) {
         apbbf_probe p;
@@ -303,7 +304,7 @@ static void apbbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
                                 uint64_t now_ns, uint8_t *found)
 {
     (void)now_ns;
-    const apbbf *a = f->impl;
+    const apbbf *a = f->state.impl;
     tdbf_find_run_batch(a, a->k, a->l, keys, n, segment_test, segment_line, found);
 }
 
@@ -311,7 +312,7 @@ static int apbbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
                           uint64_t now_ns, uint8_t *present)
 {
     (void)now_ns;
-    apbbf *a = f->impl;
+    apbbf *a = f->state.impl;
     tdbf_add_run_batch(a, a->k, keys, n, segment_test, segment_line, set_key, add_one, room,
                        present);
     return TDBF_OK;
@@ -386,14 +387,14 @@ static int apbbf_open(tdbf *f, const tdbf_config *cfg)
     *a = layout;
     a->bits = (uint64_t *)((unsigned char *)a + header_bytes());
     plan_ahead(a);
-    f->impl = a;
-    f->error_planned = a->fp_planned;
+    f->state.impl = a;
+    f->state.error_planned = a->fp_planned;
     return TDBF_OK;
 }
 
 static void apbbf_close(tdbf *f)
 {
-    apbbf *a = f->impl;
+    apbbf *a = f->state.impl;
     tdbf_mem_free_aligned(f, a, allocation_bytes(a));
 }
 
@@ -420,7 +421,7 @@ static int apbbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
                        const tdbf_prior *prior, tdbf_inference *out)
 {
     (void)now_ns;
-    const apbbf *a = f->impl;
+    const apbbf *a = f->state.impl;
     tdbf_slice_view view = {a->k, a->l, a->g, a->fill, a->shifts, a->layout.blocks,
                             a->layout.block_bits, a->layout.block_hashes};
     return tdbf_slice_infer(&view, a, segment_test, &key->hash, prior, out);
@@ -429,7 +430,7 @@ static int apbbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void apbbf_shape(const tdbf *f, tdbf_shape *out)
 {
-    const apbbf *a = f->impl;
+    const apbbf *a = f->state.impl;
     out->k = a->k;
     out->l = a->l;
     out->window_items = (uint64_t)a->l * a->g;
@@ -438,7 +439,7 @@ static void apbbf_shape(const tdbf *f, tdbf_shape *out)
 
 static void apbbf_stats(const tdbf *f, tdbf_stats *st)
 {
-    const apbbf *a = f->impl;
+    const apbbf *a = f->state.impl;
     double matches[TDBF_MAX_K + TDBF_MAX_L];
     measured_matches(a, matches);
     st->slices = a->segments;
@@ -463,12 +464,12 @@ static uint64_t segments_bytes(const apbbf *a)
 
 static uint64_t apbbf_payload_size(const tdbf *f)
 {
-    return APBBF_FIELDS_BYTES + segments_bytes(f->impl);
+    return APBBF_FIELDS_BYTES + segments_bytes(f->state.impl);
 }
 
 static void apbbf_save(const tdbf *f, tdbf_out *out)
 {
-    const apbbf *a = f->impl;
+    const apbbf *a = f->state.impl;
     tdbf_out_u32(out, a->k);
     tdbf_out_u32(out, a->l);
     tdbf_out_u32(out, a->layout.block_bits);
@@ -527,8 +528,8 @@ static int apbbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return rc;
     }
     plan_ahead(a);
-    f->impl = a;
-    f->error_planned = a->fp_planned;
+    f->state.impl = a;
+    f->state.error_planned = a->fp_planned;
     return TDBF_OK;
 }
 

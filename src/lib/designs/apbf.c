@@ -141,8 +141,8 @@ static int add_one(void *state, const tdbf_hash128 *h)
 /* Single calls.  Which slices Algorithm 1 reads depends on what it reads,
  * but the words of its first candidates (s_l, then s_{l+1} or s_{l-k},
  * ..: tdbf_run_ahead) do not, nor do the k an add sets.  Once the filter
- * is out of the caches (f->walk_min_bytes, as the batch walks) an add
- * asks for all of them before its walk, so those misses overlap; in
+ * is out of the caches (f->settings.walk_min_bytes, as the batch walks)
+ * an add asks for all of them before its walk, so those misses overlap; in
  * cache computing their addresses twice costs more than it saves.
  * Measured at w = 10^7, error 0.01 (k = 10, l = 24), best of 5 rounds of
  * 10^5: an add 339 -> 281-300 ns.  A query gains nothing from it: with
@@ -152,13 +152,13 @@ static int add_one(void *state, const tdbf_hash128 *h)
  * with the previous one's last), so queries walk as before. */
 static bool far(const tdbf *f)
 {
-    return f->memory_bytes >= f->walk_min_bytes;
+    return f->state.memory_bytes >= f->settings.walk_min_bytes;
 }
 
 static int apbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    apbf *a = f->impl;
+    apbf *a = f->state.impl;
     if (far(f)) {
         /* no shift due: after a shift s_0 is elsewhere, once a generation */
         for (unsigned i = 0; i < a->k; i++)
@@ -171,7 +171,7 @@ static int apbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int apbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return query(f->impl, &key->hash);
+    return query(f->state.impl, &key->hash);
 }
 
 /* ---- batch calls (filter.c) ----
@@ -191,7 +191,7 @@ static void apbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
                                uint64_t now_ns, uint8_t *found)
 {
     (void)now_ns;
-    const apbf *a = f->impl;
+    const apbf *a = f->state.impl;
     tdbf_find_run_batch(a, a->k, a->l, keys, n, slice_test, slice_line, found);
 }
 
@@ -199,7 +199,7 @@ static int apbf_add_many(tdbf *f, const tdbf_key *keys, size_t n,
                          uint64_t now_ns, uint8_t *present)
 {
     (void)now_ns;
-    apbf *a = f->impl;
+    apbf *a = f->state.impl;
     tdbf_add_run_batch(a, a->k, keys, n, slice_test, slice_line, set_key, add_one, room,
                        present);
     return TDBF_OK;
@@ -266,14 +266,14 @@ static int apbf_open(tdbf *f, const tdbf_config *cfg)
         return TDBF_ENOMEM;
     }
     plan_ahead(a);
-    f->impl = a;
-    f->error_planned = a->fp_planned;
+    f->state.impl = a;
+    f->state.error_planned = a->fp_planned;
     return TDBF_OK;
 }
 
 static void apbf_close(tdbf *f)
 {
-    apbf *a = f->impl;
+    apbf *a = f->state.impl;
     tdbf_mem_free_aligned(f, a->bits, apbf_bytes(a));
     tdbf_mem_free(f, a, sizeof *a);
 }
@@ -290,7 +290,7 @@ static void measured_fills(const apbf *a, double *fills)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void apbf_shape(const tdbf *f, tdbf_shape *out)
 {
-    const apbf *a = f->impl;
+    const apbf *a = f->state.impl;
     out->k = a->k;
     out->l = a->l;
     out->window_items = (uint64_t)a->l * a->g;
@@ -299,7 +299,7 @@ static void apbf_shape(const tdbf *f, tdbf_shape *out)
 
 static void apbf_stats(const tdbf *f, tdbf_stats *st)
 {
-    const apbf *a = f->impl;
+    const apbf *a = f->state.impl;
     double fills[TDBF_MAX_K + TDBF_MAX_L];
     measured_fills(a, fills);
     st->slices = a->slices;
@@ -316,7 +316,7 @@ static int apbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
                       const tdbf_prior *prior, tdbf_inference *out)
 {
     (void)now_ns;
-    const apbf *a = f->impl;
+    const apbf *a = f->state.impl;
     tdbf_slice_view view = {a->k, a->l, a->g, a->fill, a->shifts, a->m, 0, 0};
     return tdbf_slice_infer(&view, a, slice_test, &key->hash, prior, out);
 }
@@ -329,13 +329,13 @@ enum { APBF_FIELDS_BYTES = 48 };
 
 static uint64_t apbf_payload_size(const tdbf *f)
 {
-    const apbf *a = f->impl;
+    const apbf *a = f->state.impl;
     return APBF_FIELDS_BYTES + apbf_bytes(a);
 }
 
 static void apbf_save(const tdbf *f, tdbf_out *out)
 {
-    const apbf *a = f->impl;
+    const apbf *a = f->state.impl;
     tdbf_out_u32(out, a->k);
     tdbf_out_u32(out, a->l);
     tdbf_out_u64(out, a->m);
@@ -388,7 +388,7 @@ static int apbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     double fills[TDBF_MAX_K + TDBF_MAX_L];
     tdbf_apbf_fills_exact(h.k, h.l, h.m, h.g, fills);
     h.fp_planned = tdbf_apbf_fp(h.k, h.l, fills);
-    f->error_planned = h.fp_planned;
+    f->state.error_planned = h.fp_planned;
     plan_ahead(&h);
 
     return tdbf_load_state(f, in, &h, sizeof h, offsetof(apbf, bits),

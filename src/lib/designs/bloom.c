@@ -21,8 +21,8 @@
  *
  * Single calls.  An add derives each of the k indices once, tests all k
  * bits, then sets them; a query reads all k with no early exit (see
- * classic_query_k).  Open and load point the shell's f->add_hashed and
- * f->contains_hashed at them, so tdbf_add hashes and jumps (designs/ops.h),
+ * classic_query_k).  Open and load point the shell's f->state.add_hashed and
+ * f->state.contains_hashed at them, so tdbf_add hashes and jumps (designs/ops.h),
  * and for the k of the common errors (3, 4, 5, 7, 10) all four entries at
  * copies with k a constant, whose loops unroll.  At w = 10^6, error 0.01 an add went from
  * 43 to 22 ns and a query from 26 to 17.5 through the public API, against
@@ -164,12 +164,12 @@ static void keep_fp(bloom *b, uint64_t adds)
 
 /* The add, for a classic filter of k indices when k is not 0 (then a
  * constant: bloom_add_k*), else for any filter.  `counted`: the shell
- * counted this add before the call (f->add_hashed, designs/ops.h), rather
- * than after it returns (f->add). */
+ * counted this add before the call (f->state.add_hashed, designs/ops.h), rather
+ * than after it returns (f->state.add). */
 static TDBF_ALWAYS_INLINE int add_with(tdbf *f, const tdbf_hash128 *h, unsigned k,
                                        bool counted)
 {
-    bloom *b = f->impl;
+    bloom *b = f->state.impl;
     int present = k ? classic_add_k(b, h, k) : test_and_set(b, h);
     uint64_t adds = atomic_load_explicit(&f->items, memory_order_relaxed);
     if (!counted)
@@ -188,7 +188,7 @@ static int bloom_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int bloom_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return query(f->impl, &key->hash);
+    return query(f->state.impl, &key->hash);
 }
 
 /* The same by the key's hash: the shell's jump (designs/ops.h), which a
@@ -201,13 +201,13 @@ static int bloom_add_hashed(tdbf *f, tdbf_hash128 h)
 
 static int bloom_contains_hashed(const tdbf *f, tdbf_hash128 h)
 {
-    return query(f->impl, &h);
+    return query(f->state.impl, &h);
 }
 
 /* The single-key calls specialised for the k of the common errors: 7 and
  * 10 are the textbook k of 0.01 and 0.001, 3 .. 5 of 0.1 .. 0.03.  Their
  * loops unroll and the k indices stay in registers (w = 10^6, error
- * 0.01: an add 24 -> 22 ns).  Open and load point f->add and f->contains
+ * 0.01: an add 24 -> 22 ns).  Open and load point f->state.add and f->state.contains
  * at the pair that fits (use_specialised); answers are the same. */
 #define BLOOM_CALLS_K(K)                                                         \
     static int bloom_add_k##K(tdbf *f, const tdbf_key *key, uint64_t now_ns)      \
@@ -219,7 +219,7 @@ static int bloom_contains_hashed(const tdbf *f, tdbf_hash128 h)
                                    uint64_t now_ns)                              \
     {                                                                            \
         (void)now_ns;                                                            \
-        return classic_query_k(f->impl, &key->hash, K);                          \
+        return classic_query_k(f->state.impl, &key->hash, K);                    \
     }                                                                            \
     static int bloom_add_hashed_k##K(tdbf *f, tdbf_hash128 h)                    \
     {                                                                            \
@@ -227,7 +227,7 @@ static int bloom_contains_hashed(const tdbf *f, tdbf_hash128 h)
     }                                                                            \
     static int bloom_contains_hashed_k##K(const tdbf *f, tdbf_hash128 h)         \
     {                                                                            \
-        return classic_query_k(f->impl, &h, K);                                  \
+        return classic_query_k(f->state.impl, &h, K);                            \
     }
 BLOOM_CALLS_K(3)
 BLOOM_CALLS_K(4)
@@ -238,16 +238,16 @@ BLOOM_CALLS_K(10)
 
 #define USE_K(K)                                                                  \
     case K:                                                                       \
-        f->add = bloom_add_k##K;                                                  \
-        f->contains = bloom_contains_k##K;                                        \
-        f->add_hashed = bloom_add_hashed_k##K;                                    \
-        f->contains_hashed = bloom_contains_hashed_k##K;                          \
+        f->state.add = bloom_add_k##K;                                            \
+        f->state.contains = bloom_contains_k##K;                                  \
+        f->state.add_hashed = bloom_add_hashed_k##K;                              \
+        f->state.contains_hashed = bloom_contains_hashed_k##K;                    \
         break;
 
 static void use_specialised(tdbf *f, const bloom *b)
 {
-    f->add_hashed = bloom_add_hashed;
-    f->contains_hashed = bloom_contains_hashed;
+    f->state.add_hashed = bloom_add_hashed;
+    f->state.contains_hashed = bloom_contains_hashed;
     if (b->blocked)
         return;
     switch (b->k) {
@@ -264,14 +264,14 @@ static void use_specialised(tdbf *f, const bloom *b)
 static double bloom_current_error(const tdbf *f, uint64_t now_ns)
 {
     (void)now_ns;
-    const bloom *b = f->impl;
+    const bloom *b = f->state.impl;
     uint64_t adds = atomic_load_explicit(&f->items, memory_order_relaxed);
     return adds <= b->fp_until ? b->fp_kept : fp_after(b, adds);
 }
 
 static void bloom_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
-    const bloom *b = f->impl;
+    const bloom *b = f->state.impl;
     if (b->blocked) {
         tdbf_block_digits d;
         tdbf_prefetch(block_of(b, &key->hash, &d), for_add);
@@ -380,14 +380,14 @@ static int bloom_open(tdbf *f, const tdbf_config *cfg)
         tdbf_mem_free(f, b, sizeof *b);
         return TDBF_ENOMEM;
     }
-    f->impl = b;
+    f->state.impl = b;
     use_specialised(f, b);
     return TDBF_OK;
 }
 
 static void bloom_close(tdbf *f)
 {
-    bloom *b = f->impl;
+    bloom *b = f->state.impl;
     tdbf_mem_free_aligned(f, b->bits, bloom_bytes(b));
     tdbf_mem_free(f, b, sizeof *b);
 }
@@ -395,7 +395,7 @@ static void bloom_close(tdbf *f)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void bloom_shape(const tdbf *f, tdbf_shape *out)
 {
-    const bloom *b = f->impl;
+    const bloom *b = f->state.impl;
     out->k = b->k;
     out->window_items = b->capacity;
     out->error_planned = b->fp_planned;
@@ -403,7 +403,7 @@ static void bloom_shape(const tdbf *f, tdbf_shape *out)
 
 static void bloom_stats(const tdbf *f, tdbf_stats *st)
 {
-    const bloom *b = f->impl;
+    const bloom *b = f->state.impl;
     double fill = (double)tdbf_popcount(b->bits, tdbf_words_for_bits(b->m)) / (double)b->m;
     st->slices = 1;
     st->slice_bits = b->m;
@@ -424,12 +424,12 @@ enum { BLOOM_FIELDS_BYTES = 24 };
 
 static uint64_t bloom_payload_size(const tdbf *f)
 {
-    return BLOOM_FIELDS_BYTES + bloom_bytes(f->impl);
+    return BLOOM_FIELDS_BYTES + bloom_bytes(f->state.impl);
 }
 
 static void bloom_save(const tdbf *f, tdbf_out *out)
 {
-    const bloom *b = f->impl;
+    const bloom *b = f->state.impl;
     tdbf_out_u32(out, b->k);
     tdbf_out_u32(out, b->blocked ? b->layout.block_bits : 0);
     tdbf_out_u64(out, b->m);
@@ -486,7 +486,7 @@ static int bloom_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     rc = tdbf_load_state(f, in, &h, sizeof h, offsetof(bloom, bits),
                          tdbf_words_for_bits(h.m), tail_clear);
     if (rc == TDBF_OK)
-        use_specialised(f, f->impl);
+        use_specialised(f, f->state.impl);
     return rc;
 }
 

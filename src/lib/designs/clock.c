@@ -268,7 +268,7 @@ static int query(const clockf *c, const tdbf_hash128 *h, uint64_t tick)
 
 static int clock_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    clockf *c = f->impl;
+    clockf *c = f->state.impl;
     uint64_t tick = now_ns / c->tick_ns;
     int present = query(c, &key->hash, tick);
     move_to_tick(c, tick);
@@ -286,13 +286,13 @@ static int clock_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 static int clock_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    const clockf *c = f->impl;
+    const clockf *c = f->state.impl;
     return query(c, &key->hash, now_ns / c->tick_ns);
 }
 
 static int clock_advance(tdbf *f, uint64_t now_ns)
 {
-    clockf *c = f->impl;
+    clockf *c = f->state.impl;
     if (c->started)
         move_to_tick(c, now_ns / c->tick_ns);
     return TDBF_OK;
@@ -302,7 +302,7 @@ static int clock_advance(tdbf *f, uint64_t now_ns)
  * tau - d; none once tau - tau_s > d. */
 static double clock_current_error(const tdbf *f, uint64_t now_ns)
 {
-    const clockf *c = f->impl;
+    const clockf *c = f->state.impl;
     uint64_t gap = now_ns / c->tick_ns - c->tick, adds = 0;
     if (gap > c->resolution)
         return 0.0;
@@ -316,7 +316,7 @@ static double clock_current_error(const tdbf *f, uint64_t now_ns)
 
 static void clock_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
-    const clockf *c = f->impl;
+    const clockf *c = f->state.impl;
     for (unsigned j = 0; j < c->k; j++)
         tdbf_prefetch(&c->cells[cell_of(c, &key->hash, j) >> c->per_word_log2], for_add);
 }
@@ -370,7 +370,7 @@ static void set_shape(clockf *c, unsigned k, unsigned bits, unsigned d, uint64_t
 static double clock_bytes(const tdbf *f, uint64_t words, unsigned d)
 {
     /* 128: the aligned allocation's own overhead (alloc.c), at most. */
-    return (double)f->memory_bytes + (double)words * 8.0 + 128.0 + sizeof(clockf)
+    return (double)f->state.memory_bytes + (double)words * 8.0 + 128.0 + sizeof(clockf)
          + (double)tick_adds_bytes(d);
 }
 
@@ -434,7 +434,7 @@ static int clock_plan(const tdbf_config *cfg, tdbf_shape *out)
 
 static void clock_close(tdbf *f)
 {
-    clockf *c = f->impl;
+    clockf *c = f->state.impl;
     tdbf_mem_free(f, c->tick_adds, tick_adds_bytes(c->resolution));
     tdbf_mem_free_aligned(f, c->cells, cells_bytes(c));
     tdbf_mem_free(f, c, sizeof *c);
@@ -455,7 +455,7 @@ static int clock_open(tdbf *f, const tdbf_config *cfg)
               plan.capacity);
     c->cells = tdbf_mem_calloc_aligned(f, cells_bytes(c));
     c->tick_adds = tdbf_mem_calloc(f, 1, tick_adds_bytes(c->resolution));
-    f->impl = c;
+    f->state.impl = c;
     if (!c->cells || !c->tick_adds) {
         clock_close(f);
         return TDBF_ENOMEM;
@@ -480,7 +480,7 @@ static uint64_t live_cells(const clockf *c, uint64_t tick)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void clock_shape(const tdbf *f, tdbf_shape *out)
 {
-    const clockf *c = f->impl;
+    const clockf *c = f->state.impl;
     out->k = c->k;
     out->window_ns = c->window_ns;
     out->error_planned = c->fp_planned;
@@ -488,13 +488,13 @@ static void clock_shape(const tdbf *f, tdbf_shape *out)
 
 static void clock_stats(const tdbf *f, tdbf_stats *st)
 {
-    const clockf *c = f->impl;
+    const clockf *c = f->state.impl;
     double live = (double)live_cells(c, f->now_ns / c->tick_ns) / (double)c->m;
     st->slices = 1;
     st->slice_bits = c->m * c->cell_bits;
     st->generations = c->started ? c->tick - c->first_tick : 0;
     st->error_estimated = pow(live, (double)c->k);
-    st->bits_per_item = 8.0 * (double)f->memory_bytes / (double)c->capacity;
+    st->bits_per_item = 8.0 * (double)f->state.memory_bytes / (double)c->capacity;
 }
 
 /* ---- serialization (codec.c) ---------------------------------------------
@@ -507,12 +507,12 @@ enum { CLOCK_FIELDS_BYTES = 80 };
 
 static uint64_t clock_payload_size(const tdbf *f)
 {
-    return CLOCK_FIELDS_BYTES + cells_bytes(f->impl);
+    return CLOCK_FIELDS_BYTES + cells_bytes(f->state.impl);
 }
 
 static void clock_save(const tdbf *f, tdbf_out *out)
 {
-    const clockf *c = f->impl;
+    const clockf *c = f->state.impl;
     tdbf_out_u32(out, c->k);
     tdbf_out_u32(out, c->cell_bits);
     tdbf_out_u32(out, c->resolution);
@@ -625,7 +625,7 @@ static int clock_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
                          clean_cells_zero);
     if (rc != TDBF_OK)
         return rc;
-    clockf *c = f->impl;
+    clockf *c = f->state.impl;
     c->tick_adds = tdbf_mem_calloc(f, 1, tick_adds_bytes(c->resolution));
     if (!c->tick_adds) {
         clock_close(f);
@@ -640,7 +640,7 @@ static int clock_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 static uint64_t clock_slack_step(const tdbf *f, const tdbf_config *cfg)
 {
     if (f) {
-        const clockf *c = f->impl;
+        const clockf *c = f->state.impl;
         return c->resolution;
     }
     tdbf_clock_rotating_plan plan;

@@ -179,14 +179,14 @@ static bool in_window(const exact *x, const entry *e, uint64_t now_ns)
 
 static int exact_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    const exact *x = f->impl;
+    const exact *x = f->state.impl;
     const entry *e = *find_slot(x, key);
     return e && in_window(x, e, now_ns);
 }
 
 static int exact_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    exact *x = f->impl;
+    exact *x = f->state.impl;
     /* Make room first so a failed allocation leaves the set unchanged. */
     if (2 * (x->count + 1) > x->capacity && grow_table(f, x) != TDBF_OK)
         return TDBF_ENOMEM;
@@ -223,7 +223,7 @@ static int exact_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 static int exact_advance(tdbf *f, uint64_t now_ns)
 {
-    exact *x = f->impl;
+    exact *x = f->state.impl;
     if (x->window_ns)
         expire(f, x, now_ns);
     return TDBF_OK;
@@ -270,13 +270,13 @@ static int exact_open(tdbf *f, const tdbf_config *cfg)
         tdbf_mem_free(f, x, sizeof *x);
         return TDBF_ENOMEM;
     }
-    f->impl = x;
+    f->state.impl = x;
     return TDBF_OK;
 }
 
 static void exact_close(tdbf *f)
 {
-    exact *x = f->impl;
+    exact *x = f->state.impl;
     for (size_t i = 0; i < x->capacity; i++)
         if (x->slots[i])
             tdbf_mem_free(f, x->slots[i], entry_size(x->slots[i]->len));
@@ -288,14 +288,14 @@ static void exact_close(tdbf *f)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void exact_shape(const tdbf *f, tdbf_shape *out)
 {
-    const exact *x = f->impl;
+    const exact *x = f->state.impl;
     out->window_items = x->window_items;
     out->window_ns = x->window_ns;
 }
 
 static void exact_stats(const tdbf *f, tdbf_stats *st)
 {
-    const exact *x = f->impl;
+    const exact *x = f->state.impl;
     st->keys = x->count;
 }
 
@@ -328,7 +328,7 @@ static bool is_latest(const fifo_item *item)
 
 static uint64_t exact_payload_size(const tdbf *f)
 {
-    const exact *x = f->impl;
+    const exact *x = f->state.impl;
     uint64_t bytes = EXACT_FIELDS_BYTES + (uint64_t)x->ring_len * ADD_RECORD_BYTES;
     for (size_t i = 0; i < x->ring_len; i++)
         if (is_latest(ring_at(x, i)))
@@ -339,7 +339,7 @@ static uint64_t exact_payload_size(const tdbf *f)
 static void exact_save(const tdbf *f, tdbf_out *out)
 {
     static const unsigned char zeros[8] = {0};
-    const exact *x = f->impl;
+    const exact *x = f->state.impl;
     tdbf_out_u64(out, x->window_items);
     tdbf_out_u64(out, x->window_ns);
     tdbf_out_u64(out, x->adds);
@@ -435,7 +435,7 @@ static int exact_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
     x->ring_capacity = power_of_two_above(adds_held, INITIAL_RING);
     x->slots = tdbf_mem_calloc(f, x->capacity, sizeof *x->slots);
     x->ring = tdbf_mem_alloc(f, x->ring_capacity * sizeof *x->ring);
-    f->impl = x;
+    f->state.impl = x;
     int rc = x->slots && x->ring ? TDBF_OK : TDBF_ENOMEM;
     fifo_item prev = {NULL, 0, 0};
     for (uint64_t i = 0; rc == TDBF_OK && i < adds_held; i++)
@@ -450,7 +450,7 @@ static int exact_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         } else {
             exact_close(f);
         }
-        f->impl = NULL;
+        f->state.impl = NULL;
     }
     return rc;
 }

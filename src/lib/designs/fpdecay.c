@@ -195,7 +195,7 @@ static int query(const fpdecay *a, const tdbf_hash128 *h)
 static int fpdecay_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    fpdecay *a = f->impl;
+    fpdecay *a = f->state.impl;
     uint32_t fingerprint = fingerprint_of(a, &key->hash);
     int present = 0;
     for (unsigned j = 0; j < a->n; j++) {
@@ -209,12 +209,12 @@ static int fpdecay_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int fpdecay_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return query(f->impl, &key->hash);
+    return query(f->state.impl, &key->hash);
 }
 
 static void fpdecay_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
-    const fpdecay *a = f->impl;
+    const fpdecay *a = f->state.impl;
     for (unsigned j = 0; j < a->n; j++) {
         uint64_t i = cell_of(a, &key->hash, j);
         tdbf_prefetch((const char *)a->cell.any + i * (a->b / 8), for_add);
@@ -316,8 +316,8 @@ static int fpdecay_open(tdbf *f, const tdbf_config *cfg)
         tdbf_mem_free(f, a, sizeof *a);
         return TDBF_ENOMEM;
     }
-    f->impl = a;
-    f->error_planned = a->fp_planned;
+    f->state.impl = a;
+    f->state.error_planned = a->fp_planned;
     return TDBF_OK;
 }
 
@@ -329,13 +329,13 @@ static void fpdecay_close_state(tdbf *f, fpdecay *a)
 
 static void fpdecay_close(tdbf *f)
 {
-    fpdecay_close_state(f, f->impl);
+    fpdecay_close_state(f, f->state.impl);
 }
 
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void fpdecay_shape(const tdbf *f, tdbf_shape *out)
 {
-    const fpdecay *a = f->impl;
+    const fpdecay *a = f->state.impl;
     out->k = a->n;
     out->window_items = a->window;
     out->error_planned = a->fp_planned;
@@ -343,7 +343,7 @@ static void fpdecay_shape(const tdbf *f, tdbf_shape *out)
 
 static void fpdecay_stats(const tdbf *f, tdbf_stats *st)
 {
-    const fpdecay *a = f->impl;
+    const fpdecay *a = f->state.impl;
     uint64_t filled = 0;
     for (uint64_t i = 0; i < a->cells; i++)
         filled += load_cell(a, i) != 0;
@@ -378,13 +378,13 @@ static uint64_t padding_bytes(const fpdecay *a)
 
 static uint64_t fpdecay_payload_size(const tdbf *f)
 {
-    const fpdecay *a = f->impl;
+    const fpdecay *a = f->state.impl;
     return FPDECAY_FIELDS_BYTES + array_bytes(a) + padding_bytes(a);
 }
 
 static void fpdecay_save(const tdbf *f, tdbf_out *out)
 {
-    const fpdecay *a = f->impl;
+    const fpdecay *a = f->state.impl;
     unsigned char buf[CELL_CHUNK * 4];
     unsigned width = a->b / 8;
     tdbf_out_u32(out, a->n);
@@ -457,8 +457,8 @@ static int fpdecay_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         fpdecay_close_state(f, a);
         return rc;
     }
-    f->impl = a;
-    f->error_planned = a->fp_planned;
+    f->state.impl = a;
+    f->state.error_planned = a->fp_planned;
     return TDBF_OK;
 }
 

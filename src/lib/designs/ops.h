@@ -3,9 +3,10 @@
  *
  * A filter is a generic shell (struct tdbf: allocator, seed, clock, counts)
  * around one design's state (impl), reached through a per-design table of
- * operations (tdbf_ops).  filter.c owns the shell: it validates arguments,
- * hashes the key once, clamps time, and dispatches.  A design file never
- * sees a NULL filter or a backwards clock.
+ * operations (tdbf_ops).  shell.c makes the shell and holds the tables;
+ * filter.c, the API over it, validates arguments, hashes the key once,
+ * clamps time, and dispatches.  A design file never sees a NULL filter or
+ * a backwards clock.
  */
 #ifndef TDBF_OPS_H
 #define TDBF_OPS_H
@@ -30,7 +31,7 @@ typedef struct tdbf_ops {
      * rate, for a design that grows).  open's errors, ETOOBIG included
      * (tdbf_plan_shape, planner.c, fills the other fields). */
     int  (*plan)(const tdbf_config *cfg, tdbf_shape *out);
-    /* Plan, check cfg->max_memory, allocate, and store the state in f->impl. */
+    /* Plan, check cfg->max_memory, allocate, and store the state in f->state.impl. */
     int  (*open)(tdbf *f, const tdbf_config *cfg);
     void (*close)(tdbf *f);
     /* Test-and-insert; 1 = was present, 0 = new, < 0 error. */
@@ -61,13 +62,14 @@ typedef struct tdbf_ops {
                     uint64_t now_ns, uint8_t *present);
     /* true: the batch calls take contains_many and add_many at every
      * filter size; false: only once the filter is out of the caches
-     * (f->walk_min_bytes), below which the key-by-key loop is faster.
+     * (f->settings.walk_min_bytes), below which the key-by-key loop is
+     * faster.
      * (APBF_LINE: its batch entries cost fewer instructions than that
      * loop at any size.) */
     bool batch_at_every_size;
     /* Serialization (codec.c), every design has it.  payload_size is the
      * exact byte count save writes; load reads the payload, validating
-     * every field before it allocates or uses it, and sets f->impl. */
+     * every field before it allocates or uses it, and sets f->state.impl. */
     uint64_t (*payload_size)(const tdbf *f);
     void (*save)(const tdbf *f, tdbf_out *out);
     int  (*load)(tdbf *f, tdbf_in *in, uint64_t max_memory);
@@ -78,7 +80,7 @@ typedef struct tdbf_ops {
     /* Optional: the FP rate of a query at now_ns (>= the filter's time)
      * from the insert counts the design keeps, in [0, 1]: O(1) or
      * O(slices), never a scan of the bits (tdbf_current_error).  NULL:
-     * the shell answers f->error_planned.  Read-only. */
+     * the shell answers f->state.error_planned.  Read-only. */
     double (*current_error)(const tdbf *f, uint64_t now_ns);
     /* true: add and contains may run concurrently from many threads (the
      * design's cells are atomics); the shell then counts adds and raises
@@ -89,7 +91,7 @@ typedef struct tdbf_ops {
      * set and choose it.  (APBF_LINE) */
     bool concurrent_on_request;
     /* Optional: adds since open, for a filter whose design counts them
-     * itself (f->own_items set by its open or load): a concurrent design
+     * itself (f->state.own_items set by its open or load): a concurrent design
      * with a ticket counter spares the shell a second shared counter per
      * add.  Needs the adds to have stopped, as stats and save do. */
     uint64_t (*items)(const tdbf *f);
@@ -101,12 +103,13 @@ typedef struct tdbf_ops {
     uint64_t (*slack_step)(const tdbf *f, const tdbf_config *cfg);
 } tdbf_ops;
 
-struct tdbf {
-    const tdbf_ops *ops;
+/* What a design's open or load sets in its shell, and nothing else: one
+ * struct, so that tdbf_clear takes a freshly opened state with one
+ * assignment and a field added here cannot be missed. */
+typedef struct tdbf_state {
     /* The single-key entry points, copied from ops by tdbf_shell_new so a
      * call loads one pointer, not two; a design's open or load may point
-     * them at a variant specialised for its parameters (bloom.c: its k).
-     * `concurrent` is ops->concurrent, for the same reason. */
+     * them at a variant specialised for its parameters (bloom.c: its k). */
     int  (*add)(tdbf *f, const tdbf_key *key, uint64_t now_ns);
     int  (*contains)(const tdbf *f, const tdbf_key *key, uint64_t now_ns);
     /* Optional, set by a design's open or load (NULL otherwise): the add
@@ -117,11 +120,45 @@ struct tdbf {
      * return through the shell.  An operation at a window beyond the
      * caches costs what the processor can overlap of consecutive calls'
      * misses, which is bounded by the instructions each call holds in the
-     * out-of-order window (designs/apbf_line/line.h, tdbf_line_mark). */
+     * out-of-order window (designs/apbf_line/ring.h, tdbf_line_mark). */
     int  (*add_hashed)(tdbf *f, tdbf_hash128 h);
     int  (*contains_hashed)(const tdbf *f, tdbf_hash128 h);
+    bool            own_items;  /* ops->items counts the adds, not f->items */
+    uint64_t        memory_bytes; /* through f->alloc, the shell included */
+    /* stats.error_planned, for tdbf_current_error of the designs without
+     * ops->current_error: their open and load set it (EXACT leaves 0). */
+    double          error_planned;
+    /* Batch calls that go key by key ask for the memory of key i +
+     * prefetch_ahead while key i is handled, so that many keys' misses
+     * are in flight at once: TDBF_PREFETCH_AHEAD from the shell; a design
+     * with one or two lines per key raises it at open and load. */
+    unsigned        prefetch_ahead;
+    void           *impl;       /* the design's state */
+} tdbf_state;
+
+/* What the shell was told rather than what a design built, and the saved
+ * form does not hold: one struct, so that tdbf_copy carries it over to
+ * the loaded copy with one assignment. */
+typedef struct tdbf_settings {
+    /* Batch calls hand whole chunks to ops->contains_many / add_many, and
+     * single APBF adds and APBBF calls (many segments) ask for their
+     * first reads ahead, only from this filter size up
+     * (TDBF_WALK_MIN_BYTES; tests set 0). */
+    uint64_t        walk_min_bytes;
+    /* The configuration tdbf_open made it from, seed included, allocator
+     * not (tdbf_clear opens it again); has_config is false for a filter
+     * from tdbf_load. */
+    tdbf_config     opened_with;
+    bool            has_config;
+} tdbf_settings;
+
+struct tdbf {
+    const tdbf_ops *ops;
+    tdbf_state      state;      /* set by the design's open or load */
+    /* ops->concurrent, copied for the same reason as state.add, or
+     * requested (cfg.concurrent, load options) from a design that has a
+     * concurrent mode. */
     bool            concurrent;
-    bool            own_items;  /* ops->items counts the adds, not `items` */
     tdbf_allocator  alloc;      /* copied at open: frees go back to it */
     tdbf_design     design;
     double          error;      /* cfg.error */
@@ -131,48 +168,37 @@ struct tdbf {
      * targets, an atomic add and a compare-and-swap for concurrent designs. */
     _Atomic uint64_t items;     /* adds since open */
     _Atomic uint64_t now_ns;    /* largest time seen (clamp, never rewind) */
-    uint64_t        memory_bytes; /* bytes allocated through alloc */
-    /* stats.error_planned, for tdbf_current_error of the designs without
-     * ops->current_error: their open and load set it (EXACT leaves 0). */
-    double          error_planned;
-    /* Batch calls hand whole chunks to ops->contains_many / add_many, and
-     * single APBF adds and APBBF calls (many segments) ask for their
-     * first reads ahead, only from this filter size up
-     * (TDBF_WALK_MIN_BYTES; tests set 0). */
-    uint64_t        walk_min_bytes;
-    /* Batch calls that go key by key ask for the memory of key i +
-     * prefetch_ahead while key i is handled, so that many keys' misses
-     * are in flight at once: TDBF_PREFETCH_AHEAD from the shell; a design
-     * with one or two lines per key raises it at open and load. */
-    unsigned        prefetch_ahead;
-    void           *impl;       /* the design's state */
-    /* The configuration tdbf_open made it from, seed included, allocator
-     * not (tdbf_clear opens it again); has_config is false for a filter
-     * from tdbf_load. */
-    tdbf_config     opened_with;
-    bool            has_config;
+    tdbf_settings   settings;   /* what a copy keeps that no file holds */
 };
 
-/* Interleaved walks pay once a filter's lines miss the caches.  Measured
- * on the 2-core EPYC (L2 1 MiB, L3 32 MiB), batch vs single calls, ns:
- * at 2.5 MB the one-by-one loop wins (APBF add 130 vs 100, query 78 vs
- * 74), at 10 MB the walks do (APBF add 145 vs 293, query 90 vs 187;
- * APBBF-512 add 100 vs 191, query 78 vs 162). */
+/* Interleaved walks pay once a filter's lines miss the caches; below
+ * that the one-by-one loop is faster (measurements: docs/results.md, "Speed against a classic Bloom filter"). */
 #define TDBF_WALK_MIN_BYTES (UINT64_C(4) << 20)
 
-/* Keys ahead that a batch prefetches (f->prefetch_ahead): 8 for the
- * designs of several lines per key (a classic Bloom filter's k = 7 at
- * 0.01 makes 56 lines in flight); apbf-line, one unit per key, asks for
- * TDBF_PREFETCH_AHEAD_LINE.  At w = 3e7 (75 MB), 64-key batches, one
- * process: apbf-line's batch add 33 ns at 8 keys ahead, 25 at 16, 22 at
- * 32; the 128-byte unit 47 at 16, 39 at 32. */
+/* Keys ahead that a batch prefetches (f->state.prefetch_ahead): enough
+ * that several keys' misses are in flight while one is handled.  A
+ * design of several lines per key has many loads per key already (a
+ * classic Bloom filter's k = 7 at 0.01 makes 56 lines in flight at 8);
+ * apbf-line, one unit per key, needs more keys ahead for as many loads. */
 #define TDBF_PREFETCH_AHEAD 8
 #define TDBF_PREFETCH_AHEAD_LINE 32
+
+/* A configuration field and its deprecated alias (tdbf.h: unit_bits and
+ * block_bits for APBF_LINE and TLBF_LINE, max_rings and max_slices for
+ * TLBF_LINE): the field, else the alias; TDBF_EPARAM when both are set
+ * and differ.  The alias goes with the release after next. */
+static inline int tdbf_config_field(unsigned field, unsigned alias, unsigned *out)
+{
+    if (field && alias && field != alias)
+        return TDBF_EPARAM;
+    *out = field ? field : alias;
+    return TDBF_OK;
+}
 
 /* Adds since open: the shell's count, or the design's own (ops->items). */
 uint64_t tdbf_items(const tdbf *f);
 
-/* Per-design operation tables (filter.c indexes them by tdbf_design). */
+/* Per-design operation tables (shell.c indexes them by tdbf_design). */
 extern const tdbf_ops tdbf_apbf_ops;
 extern const tdbf_ops tdbf_apbbf_ops;
 extern const tdbf_ops tdbf_tlbf_ops;
@@ -187,7 +213,7 @@ extern const tdbf_ops tdbf_stable_ops;
 extern const tdbf_ops tdbf_apbf_line_ops;
 extern const tdbf_ops tdbf_tlbf_line_ops;
 
-/* ---- the shell (filter.c) ---- */
+/* ---- the shell (shell.c) ---- */
 /* The ops of `design`, or NULL for a value outside tdbf_design. */
 const tdbf_ops *tdbf_design_ops(tdbf_design design);
 /* tdbf_open's generic checks of cfg (design, error, k/l range); on

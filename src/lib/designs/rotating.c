@@ -207,7 +207,7 @@ enum { ALIGNED_EXTRA = 128 };
 static int grow(tdbf *f, rotating *r, uint64_t now_ns)
 {
     if (r->count >= r->max_filters ||
-        !tdbf_fits((double)f->memory_bytes + (double)filter_bytes(r) + ALIGNED_EXTRA,
+        !tdbf_fits((double)f->state.memory_bytes + (double)filter_bytes(r) + ALIGNED_EXTRA,
                    r->max_memory))
         return TDBF_ETOOBIG;
     uint64_t *bits = tdbf_mem_calloc_aligned(f, filter_bytes(r));
@@ -246,7 +246,7 @@ static int query(const rotating *r, const uint64_t *bits, uint64_t now_ns)
 
 static int rotating_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    rotating *r = f->impl;
+    rotating *r = f->state.impl;
     uint64_t bits[TDBF_MAX_K];
     key_bits(r, &key->hash, bits);
     int present = query(r, bits, now_ns);
@@ -269,7 +269,7 @@ static int rotating_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 static int rotating_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    const rotating *r = f->impl;
+    const rotating *r = f->state.impl;
     uint64_t bits[TDBF_MAX_K];
     key_bits(r, &key->hash, bits);
     return query(r, bits, now_ns);
@@ -277,7 +277,7 @@ static int rotating_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns
 
 static int rotating_advance(tdbf *f, uint64_t now_ns)
 {
-    rotating *r = f->impl;
+    rotating *r = f->state.impl;
     if (r->timed)
         release_stale(f, r, now_ns);
     return TDBF_OK;
@@ -287,7 +287,7 @@ static int rotating_advance(tdbf *f, uint64_t now_ns)
  * end), and for an add the k words of the newest. */
 static void rotating_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
-    const rotating *r = f->impl;
+    const rotating *r = f->state.impl;
     uint64_t bits[TDBF_MAX_K];
     key_bits(r, &key->hash, bits);
     for (unsigned i = 0; i < r->count; i++)
@@ -335,7 +335,8 @@ static void set_shape(rotating *r, unsigned n, unsigned k, uint64_t m, uint64_t 
 /* The memory of a ring of `filters` filters, checked against the cap. */
 static double ring_bytes(const tdbf *f, unsigned filters, uint64_t words, unsigned max_filters)
 {
-    return (double)f->memory_bytes + (double)filters * ((double)words * 8.0 + ALIGNED_EXTRA)
+    return (double)f->state.memory_bytes
+         + (double)filters * ((double)words * 8.0 + ALIGNED_EXTRA)
          + sizeof(rotating) + (double)max_filters * sizeof(subfilter);
 }
 
@@ -438,19 +439,19 @@ static int rotating_open(tdbf *f, const tdbf_config *cfg)
         }
         r->filters[r->count++] = empty_filter(r, bits, 0);
     }
-    f->impl = r;
+    f->state.impl = r;
     return TDBF_OK;
 }
 
 static void rotating_close(tdbf *f)
 {
-    free_filters(f, f->impl);
+    free_filters(f, f->state.impl);
 }
 
 /* 1 - prod (1 - e_i) over the filters live at now_ns. */
 static double rotating_current_error(const tdbf *f, uint64_t now_ns)
 {
-    const rotating *r = f->impl;
+    const rotating *r = f->state.impl;
     unsigned live = live_filters(r, now_ns);
     if (live == 0)
         return 0.0;
@@ -463,7 +464,7 @@ static double rotating_current_error(const tdbf *f, uint64_t now_ns)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void rotating_shape(const tdbf *f, tdbf_shape *out)
 {
-    const rotating *r = f->impl;
+    const rotating *r = f->state.impl;
     out->k = r->k;
     out->window_items = r->timed ? 0 : (uint64_t)r->n * r->share;
     out->window_ns = r->window_ns;
@@ -472,7 +473,7 @@ static void rotating_shape(const tdbf *f, tdbf_shape *out)
 
 static void rotating_stats(const tdbf *f, tdbf_stats *st)
 {
-    const rotating *r = f->impl;
+    const rotating *r = f->state.impl;
     unsigned live = live_filters(r, f->now_ns);
     double miss = 1.0;
     uint64_t held = 0;
@@ -491,7 +492,7 @@ static void rotating_stats(const tdbf *f, tdbf_stats *st)
     st->keys = held;
     st->cap_hits = r->cap_hits;
     if (r->timed)
-        st->bits_per_item = 8.0 * (double)f->memory_bytes / (double)r->capacity;
+        st->bits_per_item = 8.0 * (double)f->state.memory_bytes / (double)r->capacity;
 }
 
 /* ---- serialization (codec.c) ---------------------------------------------
@@ -505,13 +506,13 @@ enum { ROTATING_FIELDS_BYTES = 64, ROTATING_RECORD_BYTES = 32 };
 
 static uint64_t rotating_payload_size(const tdbf *f)
 {
-    const rotating *r = f->impl;
+    const rotating *r = f->state.impl;
     return ROTATING_FIELDS_BYTES + (uint64_t)r->count * (ROTATING_RECORD_BYTES + filter_bytes(r));
 }
 
 static void rotating_save(const tdbf *f, tdbf_out *out)
 {
-    const rotating *r = f->impl;
+    const rotating *r = f->state.impl;
     tdbf_out_u32(out, r->n);
     tdbf_out_u32(out, r->k);
     tdbf_out_u32(out, r->max_filters);
@@ -619,7 +620,7 @@ static int rotating_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         free_filters(f, r);
         return rc;
     }
-    f->impl = r;
+    f->state.impl = r;
     return TDBF_OK;
 }
 
@@ -627,7 +628,7 @@ static int rotating_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 static uint64_t rotating_slack_step(const tdbf *f, const tdbf_config *cfg)
 {
     if (f) {
-        const rotating *r = f->impl;
+        const rotating *r = f->state.impl;
         return r->n;
     }
     tdbf_clock_rotating_plan plan;

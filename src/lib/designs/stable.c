@@ -205,7 +205,7 @@ static int query(const stable *s, const tdbf_hash128 *h)
 static int stable_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    stable *s = f->impl;
+    stable *s = f->state.impl;
     int present = query(s, &key->hash);
     uint64_t start = tdbf_reduce(next_random(s), s->cells);
     uint64_t to_end = s->cells - start;
@@ -223,7 +223,7 @@ static int stable_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int stable_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return query(f->impl, &key->hash);
+    return query(f->state.impl, &key->hash);
 }
 
 /* What open derives from the parameters a saved filter keeps too (K, d,
@@ -433,14 +433,14 @@ static int stable_open(tdbf *f, const tdbf_config *cfg)
         tdbf_mem_free(f, s, sizeof *s);
         return TDBF_ENOMEM;
     }
-    f->impl = s;
-    f->error_planned = s->fp_planned;
+    f->state.impl = s;
+    f->state.error_planned = s->fp_planned;
     return TDBF_OK;
 }
 
 static void stable_close(tdbf *f)
 {
-    stable *s = f->impl;
+    stable *s = f->state.impl;
     tdbf_mem_free_aligned(f, s->bits, stable_bytes(s));
     tdbf_mem_free(f, s, sizeof *s);
 }
@@ -448,7 +448,7 @@ static void stable_close(tdbf *f)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void stable_shape(const tdbf *f, tdbf_shape *out)
 {
-    const stable *s = f->impl;
+    const stable *s = f->state.impl;
     out->k = s->k;
     out->window_items = s->window;
     out->error_planned = s->fp_planned;
@@ -456,7 +456,7 @@ static void stable_shape(const tdbf *f, tdbf_shape *out)
 
 static void stable_stats(const tdbf *f, tdbf_stats *st)
 {
-    const stable *s = f->impl;
+    const stable *s = f->state.impl;
     uint64_t nonzero = 0, full_words = s->cells / s->per_word;
     for (uint64_t w = 0; w < full_words; w++)
         nonzero += (uint64_t)__builtin_popcountll(nonzero_cells(s, s->bits[w], s->low_bits));
@@ -485,12 +485,12 @@ enum { STABLE_FIELDS_BYTES = 40 };
 
 static uint64_t stable_payload_size(const tdbf *f)
 {
-    return STABLE_FIELDS_BYTES + stable_bytes(f->impl);
+    return STABLE_FIELDS_BYTES + stable_bytes(f->state.impl);
 }
 
 static void stable_save(const tdbf *f, tdbf_out *out)
 {
-    const stable *s = f->impl;
+    const stable *s = f->state.impl;
     tdbf_out_u32(out, s->k);
     tdbf_out_u32(out, s->d);
     tdbf_out_u64(out, s->cells);
@@ -539,7 +539,7 @@ static int stable_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         return TDBF_ECORRUPT;
     if (!tdbf_fits((double)stable_bytes(&h), max_memory))
         return TDBF_ETOOBIG;
-    f->error_planned = h.fp_planned;
+    f->state.error_planned = h.fp_planned;
     return tdbf_load_state(f, in, &h, sizeof h, offsetof(stable, bits), h.words,
                            idle_bits_clear);
 }

@@ -433,7 +433,7 @@ static void retire(tbf *t)
 static int tbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    tbf *t = f->impl;
+    tbf *t = f->state.impl;
     int present = query(t, &key->hash);
     for (unsigned i = 0; i < t->k; i++)
         tdbf_cell_set(&t->cells, cell_of(t, &key->hash, i), t->stamp + 1);
@@ -450,7 +450,7 @@ static int tbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int tbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    return query(f->impl, &key->hash);
+    return query(f->state.impl, &key->hash);
 }
 
 /* The timer array open builds for cfg, within cfg.max_memory. */
@@ -512,8 +512,8 @@ static int open_design(tdbf *f, const tdbf_config *cfg, int block_design)
     t->fp_planned = shape.fp;
     t->log_untouched = (double)shape.k * log1p(-1.0 / (double)shape.m);
     t->live_age = live_age(t);
-    f->impl = t;
-    f->error_planned = t->fp_planned;
+    f->state.impl = t;
+    f->state.error_planned = t->fp_planned;
     return TDBF_OK;
 }
 
@@ -529,7 +529,7 @@ static int btbf_open(tdbf *f, const tdbf_config *cfg)
 
 static void tbf_close(tdbf *f)
 {
-    tbf *t = f->impl;
+    tbf *t = f->state.impl;
     tdbf_cells_close(f, &t->cells);
     tdbf_mem_free(f, t, sizeof *t);
 }
@@ -537,7 +537,7 @@ static void tbf_close(tdbf *f)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void tbf_shape_of(const tdbf *f, tdbf_shape *out)
 {
-    const tbf *t = f->impl;
+    const tbf *t = f->state.impl;
     out->k = t->k;
     out->window_items = t->window;
     out->error_planned = t->fp_planned;
@@ -545,7 +545,7 @@ static void tbf_shape_of(const tdbf *f, tdbf_shape *out)
 
 static void tbf_stats(const tdbf *f, tdbf_stats *st)
 {
-    const tbf *t = f->impl;
+    const tbf *t = f->state.impl;
     uint64_t live_cells = 0;
     for (uint64_t i = 0; i < t->cells.count; i++)
         live_cells += (uint64_t)live(t, tdbf_cell_get(&t->cells, i));
@@ -568,7 +568,7 @@ static int tbf_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
                      const tdbf_prior *prior, tdbf_inference *out)
 {
     (void)now_ns;
-    const tbf *t = f->impl;
+    const tbf *t = f->state.impl;
     uint64_t seen[TDBF_MAX_K];
     tdbf_timer_view view = {
         .window = t->window,
@@ -617,13 +617,13 @@ enum { TBF_FIELDS_BYTES = 64 };
 
 static uint64_t tbf_payload_size(const tdbf *f)
 {
-    const tbf *t = f->impl;
+    const tbf *t = f->state.impl;
     return TBF_FIELDS_BYTES + (uint64_t)tdbf_cells_bytes(t->cells.count, t->cells.bits);
 }
 
 static void tbf_save(const tdbf *f, tdbf_out *out)
 {
-    const tbf *t = f->impl;
+    const tbf *t = f->state.impl;
     tdbf_out_u32(out, t->k);
     tdbf_out_u32(out, t->cells.bits);
     tdbf_out_u64(out, t->cells.count);
@@ -744,7 +744,7 @@ static int load_design(tdbf *f, tdbf_in *in, uint64_t max_memory, int block_desi
         return TDBF_ECORRUPT;
     if (!tdbf_fits(bytes + sizeof(tbf), max_memory))
         return TDBF_ETOOBIG;
-    f->error_planned = h.fp_planned;
+    f->state.error_planned = h.fp_planned;
     return tdbf_load_state(f, in, &h, sizeof h, offsetof(tbf, cells.words),
                            tdbf_words_for_bits(cells * bits), cells_consistent);
 }
@@ -764,7 +764,7 @@ static int btbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
 static uint64_t tbf_slack_step(const tdbf *f, const tdbf_config *cfg)
 {
     if (f) {
-        const tbf *t = f->impl;
+        const tbf *t = f->state.impl;
         return t->block;
     }
     tbf_shape shape;

@@ -19,6 +19,7 @@
 
 #include "tdbf.h"
 #include "util/bits.h"
+#include "util/check.h"
 #include "util/hash.h"
 
 /* ---- the design's functions ---------------------------------------- */
@@ -56,6 +57,10 @@ typedef struct tdbf_run_walk {
  * index went below 0: absent) or -1 (test slice w->i next). */
 static TDBF_ALWAYS_INLINE int tdbf_run_step(tdbf_run_walk *w, unsigned k, int match)
 {
+    /* A walk that has not answered holds fewer than k matches, and tests
+     * a slice that exists (a jump below 0 answered "absent"). */
+    TDBF_ASSERT(w->i >= 0 && w->run >= 0 && w->before_jump >= 0 &&
+                w->before_jump + w->run < (int)k);
     if (!match) {
         w->before_jump = w->run;
         w->run = 0;
@@ -114,6 +119,7 @@ static inline unsigned tdbf_run_ahead_slices(unsigned k, unsigned start,
                 queue[tail++] = next;
         }
     }
+    TDBF_ASSERT(count >= 1 && count <= TDBF_RUN_AHEAD);
     return count;
 }
 
@@ -267,6 +273,7 @@ static TDBF_ALWAYS_INLINE void tdbf_add_run_batch(void *state, unsigned k,
             continue;
         }
         size_t m = n - done < left ? n - done : (size_t)left;
+        TDBF_ASSERT(m >= 1 && m <= left);   /* no shift inside the stretch */
         tdbf_add_stretch(state, k, l, keys + done, m, has, line, set, written,
                          present + done);
         done += m;

@@ -3,7 +3,7 @@
  *
  * Every byte a filter owns comes from the allocator it was opened with (the
  * Redis module plugs in RedisModule_Alloc so filters count against
- * maxmemory), and is added to f->memory_bytes so tdbf_get_stats reports
+ * maxmemory), and is added to f->state.memory_bytes so tdbf_get_stats reports
  * exactly what was allocated.  Aligned blocks are carved out of a larger
  * plain allocation, storing the offset just before the aligned pointer, so
  * a user allocator needs no aligned-allocation entry point.
@@ -66,7 +66,7 @@ void *tdbf_mem_alloc(tdbf *f, size_t size)
 {
     void *p = f->alloc.alloc(f->alloc.opaque, size);
     if (p)
-        f->memory_bytes += size;
+        f->state.memory_bytes += size;
     return p;
 }
 
@@ -76,7 +76,7 @@ void *tdbf_mem_calloc(tdbf *f, size_t count, size_t size)
         return NULL;
     void *p = f->alloc.calloc(f->alloc.opaque, count, size);
     if (p)
-        f->memory_bytes += count * size;
+        f->state.memory_bytes += count * size;
     return p;
 }
 
@@ -85,7 +85,7 @@ void tdbf_mem_free(tdbf *f, void *ptr, size_t size)
     if (!ptr)
         return;
     f->alloc.free(f->alloc.opaque, ptr);
-    f->memory_bytes -= size;
+    f->state.memory_bytes -= size;
 }
 
 enum { ALIGNMENT = 64 };

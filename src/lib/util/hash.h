@@ -49,7 +49,7 @@ TDBF_WRAPS static inline uint64_t tdbf_mix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-/* The remix's multiplier (line_simd.c repeats the round in vector lanes). */
+/* The remix's multiplier (apbf_line/simd.c repeats the round in vector lanes). */
 #define TDBF_REMIX_MULTIPLIER UINT64_C(0xd6e8feb86659fd93)
 
 /* The j-th derived 64-bit hash of a key.  Plain double hashing lo + j*hi

@@ -2,7 +2,7 @@
  * mem.h — memory of a filter (private; alloc.c).
  *
  * Everything a filter owns goes through the allocator it was opened with,
- * and is counted in f->memory_bytes.
+ * and is counted in f->state.memory_bytes.
  */
 #ifndef TDBF_MEM_H
 #define TDBF_MEM_H

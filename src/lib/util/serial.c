@@ -12,6 +12,7 @@
 
 #include "util/serial.h"
 #include "util/mem.h"
+#include "util/check.h"
 #include "designs/ops.h"
 
 static uint64_t f64_bits(double v)
@@ -28,6 +29,7 @@ void tdbf_out_bytes(tdbf_out *out, const void *buf, size_t len)
     if (out->rc != TDBF_OK || len == 0)
         return;
     tdbf_checksum_update(&out->sum, buf, len);
+    out->written += len;
     if (out->write(out->ctx, buf, len) != 0)
         out->rc = TDBF_EIO;
 }
@@ -136,13 +138,17 @@ int tdbf_load_state(tdbf *f, tdbf_in *in, const void *fields, size_t size,
     void *state;
     int rc = tdbf_load_part(f, in, fields, size, member, words, check, &state);
     if (rc == TDBF_OK)
-        f->impl = state;
+        f->state.impl = state;
     return rc;
 }
 
 int tdbf_load_part(tdbf *f, tdbf_in *in, const void *fields, size_t size, size_t member,
                    uint64_t words, bool (*check)(const void *state), void **out)
 {
+    /* The design validated words against the payload and the memory cap
+     * before this call, and the array pointer lies inside its struct. */
+    TDBF_ASSERT(words <= in->remaining / sizeof(uint64_t) &&
+                member + sizeof(uint64_t *) <= size);
     size_t bytes = (size_t)words * sizeof(uint64_t);
     unsigned char *state = tdbf_mem_calloc(f, 1, size);
     uint64_t *array = state ? tdbf_mem_calloc_aligned(f, bytes) : NULL;

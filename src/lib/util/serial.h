@@ -19,6 +19,7 @@ typedef struct tdbf_out {
     tdbf_write_fn write;
     void         *ctx;
     tdbf_checksum sum;
+    uint64_t      written;    /* bytes written so far (save's own check) */
     int           rc;
 } tdbf_out;
 
@@ -63,14 +64,14 @@ bool tdbf_tail_clear(const uint64_t *words, uint64_t bits);
  * (calloc'd struct, 64-byte-aligned array, as open allocates them): a new
  * `size`-byte copy of *fields whose `uint64_t *` member at offset `member`
  * points to a new array of `words` words read from `in`; then `check`, if
- * not NULL, vets the whole state (tail bits).  Sets f->impl on success;
+ * not NULL, vets the whole state (tail bits).  Sets f->state.impl on success;
  * on failure (TDBF_ENOMEM, the read's error, or TDBF_ECORRUPT from the
  * check) nothing is left allocated.  Call it once every field is checked
  * and the memory cap allows the allocation. */
 int tdbf_load_state(tdbf *f, tdbf_in *in, const void *fields, size_t size,
                     size_t member, uint64_t words, bool (*check)(const void *state));
 /* The same for one part of a design's state (a ring of several): the new
- * state in *out instead of f->impl. */
+ * state in *out instead of f->state.impl. */
 int tdbf_load_part(tdbf *f, tdbf_in *in, const void *fields, size_t size, size_t member,
                    uint64_t words, bool (*check)(const void *state), void **out);
 

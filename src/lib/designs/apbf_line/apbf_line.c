@@ -28,14 +28,14 @@
  *
  * A key x hashes (hash.h, once) to its unit, and in each physical field p
  * to b bit offsets (b = cfg.block_hashes, 1 .. 4), taken from one remixed
- * hash per unit word at the bits where the field sits (line.h): the
+ * hash per unit word at the bits where the field sits (ring.h): the
  * offsets must differ from field to field, or two keys colliding in one
  * field would collide in every field they share generations in, and the
  * run test would see correlated matches.  They form x's b-bit mask m_p
  * for field p; the field matches x when (field & m_p) == m_p.  A probe
  * builds the masks of all F fields before it reads the unit, then turns
  * the compares into an F-bit match mask (a few word or vector
- * operations: line_simd.c runs them on AVX2 or AVX-512), rotated to ages,
+ * operations: simd.c runs them on AVX2 or AVX-512), rotated to ages,
  * whose run of k ones is found in log2 k shifts and ANDs: no branch
  * depends on the data.  Fields
  * aligned in words cost some freedom (F = U / W is 8, 16, 32 or 64, so
@@ -66,7 +66,7 @@
  *     ceil(units / g)), so after g inserts every spare is empty, when
  *     needed.  Concurrent adds need this: a rolling turn would race with
  *     an add writing the field it empties, while a late sweep of a spare
- *     can back off (apbf_line_concurrent.c).  It costs one field of
+ *     can back off (concurrent.c).  It costs one field of
  *     every unit (6 % at F = 16) and FP at its worst before each shift.
  * Which layout a filter has follows from (k, l, U): F and F + 1 are never
  * both powers of two, so one of k + l and k + l + 1 divides U into a
@@ -81,7 +81,7 @@
  * expiry bound).
  *
  * False positives (the model) and the planner (tdbf_plan_apbf_line):
- * apbf_line_plan.c.  Many threads at once: apbf_line_concurrent.c.
+ * model.c.  Many threads at once: concurrent.c.
  */
 #include <math.h>
 #include <stddef.h>
@@ -91,22 +91,103 @@
 #include "util/mem.h"
 #include "designs/ops.h"
 #include "util/wide.h"
-#include "designs/apbf_line/apbf_line.h"
 #include "designs/apbf_line/internal.h"
-#include "designs/apbf_line/line.h"
 #include "model/inference.h"
 
-/* ---- shape (the rules: designs/apbf_line/apbf_line.h) ---------------------------- */
+/* ---- turns: how the ring moves on ----------------------------------------
+ * The placement of the fields an insert marks, the rolling turns, the
+ * spare's sweep and the end of a generation (the essay's two layouts):
+ * what the adds here, simd.c's (which inline the common case and call
+ * here for the rest) and the rings' owners share. */
 
-static unsigned log2_of(unsigned power_of_two)
+/* The ring's placement for the current head: the fields an insert marks
+ * (ages 0 .. k-1, contiguous modulo F), at head and at head_turned; and
+ * the field a rolling turn empties. */
+void tdbf_line_place_ring(line_filter *t)
 {
-    unsigned n = 0;
-    while ((1u << n) < power_of_two)
-        n++;
-    return n;
+    unsigned per_word = 64 / t->field_bits;
+    t->head_turned = t->head == 0 ? t->fields - 1 : t->head - 1;
+    memset(t->set_mask, 0, sizeof t->set_mask);
+    for (unsigned turned = 0; turned < 2; turned++) {
+        unsigned head = head_of(t, turned);
+        for (unsigned a = 0; a < t->k; a++) {
+            unsigned p = physical_at(t, head, a);
+            t->set_mask[turned][p / per_word] |= field_ones(t) << (p % per_word * t->field_bits);
+        }
+    }
+    t->turn_word = field_word(t, t->head_turned);
+    t->turn_keep = ~(field_ones(t) << field_shift(t, t->head_turned));
 }
 
-/* ---- a key's unit, and the operations ------------------------------------ */
+/* Rolling: the turns due by this fill, turned = floor(fill units / g),
+ * kept without a division (the remainder is fill units mod g). */
+void tdbf_line_set_turns(line_filter *t)
+{
+    if (t->spare) {
+        t->turned = 0;
+        t->turn_rest = 0;
+        return;
+    }
+    /* min(fill, g) * units / g <= units: the quotient fits in 64 bits. */
+    tdbf_u128 done = tdbf_mul_wide(t->fill < t->g ? t->fill : t->g, t->units);
+    t->turned = tdbf_div_wide(done, t->g, &t->turn_rest);
+    TDBF_ASSERT(t->fill > t->g || turns_account_for_fill(t));
+}
+
+/* Unit `index`'s turn: its oldest field (age k + l - 1, physical
+ * head_turned) is emptied and becomes its age 0. */
+static void take_turn(line_filter *t, uint64_t index)
+{
+    t->bits[index * t->unit_words + t->turn_word] &= t->turn_keep;
+}
+
+void tdbf_line_take_turns(line_filter *t)
+{
+    while (t->turn_rest >= t->g && t->turned < t->units) {
+        t->turn_rest -= t->g;
+        take_turn(t, t->turned++);
+    }
+    TDBF_ASSERT(turns_account_for_fill(t));
+}
+
+int tdbf_line_turn_then_answer(line_filter *t, int present)
+{
+    tdbf_line_take_turns(t);
+    return present;
+}
+
+void tdbf_line_clear_spare(line_filter *t, uint64_t from, uint64_t to)
+{
+    unsigned p = physical(t, t->k + t->l);
+    uint64_t keep = ~(field_ones(t) << field_shift(t, p));
+    uint64_t *word = t->bits + from * t->unit_words + field_word(t, p);
+    for (uint64_t i = from; i < to; i++, word += t->unit_words)
+        *word &= keep;
+}
+
+void tdbf_line_shift(line_filter *t)
+{
+    /* Normally a no-op: the sweep has emptied every spare by now, or
+     * every unit has taken its turn. */
+    if (t->spare)
+        tdbf_line_clear_spare(t, sweep_position(t), t->units);
+    else
+        while (t->turned < t->units)
+            take_turn(t, t->turned++);
+    TDBF_ASSERT(t->spare || t->turned == t->units);
+    t->head = t->head_turned;
+    t->fill = 0;
+    t->turned = 0;
+    t->turn_rest = 0;
+    t->shifts++;
+    tdbf_line_place_ring(t);
+}
+
+int tdbf_line_shift_then_add(tdbf *f, tdbf_hash128 h)
+{
+    tdbf_line_shift(f->state.impl);
+    return f->state.add_hashed(f, h);
+}
 
 /* One add's share of the turns: units / g of them on average. */
 static TDBF_ALWAYS_INLINE void roll(line_filter *t)
@@ -118,8 +199,8 @@ static TDBF_ALWAYS_INLINE void roll(line_filter *t)
 
 /* ---- probes: a key's masks and the unit's matching fields -------------- */
 
-/* The portable probe of each shape (line.h), the shape's numbers constants
- * in it; line_simd.c has the vector ones.  [unit words 8, 16][width 16,
+/* The portable probe of each shape (ring.h), the shape's numbers constants
+ * in it; simd.c has the vector ones.  [unit words 8, 16][width 16,
  * 32, 64][b - 1]. */
 #define PORTABLE_PROBE(W, B, WORDS)                                                        \
     static uint64_t probe_##W##_##B##_##WORDS(const uint64_t *unit, const tdbf_hash128 *h, \
@@ -154,11 +235,11 @@ static const tdbf_line_mark portable_marks[2][3][LINE_MAX_B] = {
     {PORTABLE_ROW(mark, 16, 8), PORTABLE_ROW(mark, 32, 8), PORTABLE_ROW(mark, 64, 8)},
     {PORTABLE_ROW(mark, 16, 16), PORTABLE_ROW(mark, 32, 16), PORTABLE_ROW(mark, 64, 16)},
 };
-/* The whole add and query of each 64-bit-field shape (apbf_line_state.h). */
+/* The whole add and query of each 64-bit-field shape (internal.h). */
 #define PORTABLE_ENTRY(B, WORDS)                                                            \
     static TDBF_ALWAYS_INLINE int add_##B##_##WORDS(tdbf *f, tdbf_hash128 h)                \
     {                                                                                       \
-        line_filter *t = f->impl;                                                           \
+        line_filter *t = f->state.impl;                                                     \
         if (__builtin_expect(t->fill == t->g, 0))                                           \
             return tdbf_line_shift_then_add(f, h);                                          \
         line_site site = line_site_of(t, &h, WORDS);                                        \
@@ -167,7 +248,7 @@ static const tdbf_line_mark portable_marks[2][3][LINE_MAX_B] = {
     }                                                                                       \
     static TDBF_ALWAYS_INLINE int contains_##B##_##WORDS(const tdbf *f, tdbf_hash128 h)     \
     {                                                                                       \
-        const line_filter *t = f->impl;                                                     \
+        const line_filter *t = f->state.impl;                                               \
         uint64_t mask[LINE_MAX_WORDS];                                                      \
         line_site site = line_site_of(t, &h, WORDS);                                        \
         return run_in_short(t, site.head, probe_64_##B##_##WORDS(site.unit, &h, mask));     \
@@ -229,12 +310,12 @@ static TDBF_ALWAYS_INLINE int add_in_generation(line_filter *t, const tdbf_hash1
 
 /* The sequential add and query through the filter's mark and probe: for
  * the shapes without entries (fields of 16 or 32 bits), and the add of a
- * layout with a spare.  The others go through f->add_hashed and
- * f->contains_hashed (choose_mode), never through these. */
+ * layout with a spare.  The others go through f->state.add_hashed and
+ * f->state.contains_hashed (choose_mode), never through these. */
 static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    line_filter *t = f->impl;
+    line_filter *t = f->state.impl;
     if (t->fill == t->g)
         tdbf_line_shift(t);
     return add_in_generation(t, &key->hash);
@@ -243,7 +324,7 @@ static int line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    const line_filter *t = f->impl;
+    const line_filter *t = f->state.impl;
     uint64_t mask[LINE_MAX_WORDS];
     uint64_t index = unit_index(t, &key->hash);
     return run_in(t, head_of(t, has_turned(t, index)),
@@ -251,7 +332,7 @@ static int line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 }
 
 /* ---- many threads at once (cfg.concurrent) ---------------------------------
- * The adds and queries, and how they stay safe: apbf_line_concurrent.c. */
+ * The adds and queries, and how they stay safe: concurrent.c. */
 
 /* The filter as the sequential fields describe it (head, fill, shifts,
  * the ring's placement), for stats and save: a concurrent filter's
@@ -281,45 +362,45 @@ static int choose_mode(tdbf *f, line_filter *t)
     t->concurrent = f->concurrent;
     *tickets_of(t) = t->fill;
     t->items_at_base = atomic_load_explicit(&f->items, memory_order_relaxed);
-    f->own_items = t->concurrent;       /* the tickets count the adds */
-    f->add = t->concurrent ? tdbf_line_add_concurrent : line_add;
-    f->contains = t->concurrent ? tdbf_line_contains_concurrent : line_contains;
-    f->prefetch_ahead = TDBF_PREFETCH_AHEAD_LINE;   /* one unit per key */
-    f->add_hashed = t->concurrent || t->spare ? NULL : t->entries.add;
-    f->contains_hashed = t->concurrent ? NULL : t->entries.contains;
+    f->state.own_items = t->concurrent;       /* the tickets count the adds */
+    f->state.add = t->concurrent ? tdbf_line_add_concurrent : line_add;
+    f->state.contains = t->concurrent ? tdbf_line_contains_concurrent : line_contains;
+    f->state.prefetch_ahead = TDBF_PREFETCH_AHEAD_LINE;   /* one unit per key */
+    f->state.add_hashed = t->concurrent || t->spare ? NULL : t->entries.add;
+    f->state.contains_hashed = t->concurrent ? NULL : t->entries.contains;
     return TDBF_OK;
 }
 
 /* Adds since open of a concurrent filter (ops->items). */
 static uint64_t line_items(const tdbf *f)
 {
-    const line_filter *t = f->impl;
+    const line_filter *t = f->state.impl;
     return t->items_at_base + __atomic_load_n(tickets_of(t), __ATOMIC_ACQUIRE) - t->fill;
 }
 
 /* The unit's lines: one, or the adjacent pair of a 128-byte unit. */
 static void line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
-    const line_filter *t = f->impl;
+    const line_filter *t = f->state.impl;
     line_prefetch_unit(unit_of(t, &key->hash), t->unit_words, for_add);
 }
 
 /* A batch (ops->add_many and contains_many, at every size): the shape's
- * batch entry (apbf_line_state.h), or, for a shape without entries and in
- * the concurrent mode, key by key through f->add and f->contains with the
+ * batch entry (internal.h), or, for a shape without entries and in
+ * the concurrent mode, key by key through f->state.add and f->state.contains with the
  * same prefetches.  No add can fail. */
 static int line_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
                          uint8_t *present)
 {
-    const line_filter *t = f->impl;
-    if (f->add_hashed) {
+    const line_filter *t = f->state.impl;
+    if (f->state.add_hashed) {
         t->entries.add_many(f, keys, n, present);
         return TDBF_OK;
     }
     line_prefetch_first(t, keys, n, t->unit_words, 1);
     for (size_t i = 0; i < n; i++) {
         line_prefetch_next(t, keys, i, n, t->unit_words, 1);
-        present[i] = (uint8_t)f->add(f, &keys[i], now_ns);
+        present[i] = (uint8_t)f->state.add(f, &keys[i], now_ns);
     }
     return TDBF_OK;
 }
@@ -327,15 +408,15 @@ static int line_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_n
 static void line_contains_many(const tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
                                uint8_t *found)
 {
-    const line_filter *t = f->impl;
-    if (f->contains_hashed) {
+    const line_filter *t = f->state.impl;
+    if (f->state.contains_hashed) {
         t->entries.contains_many(f, keys, n, found);
         return;
     }
     line_prefetch_first(t, keys, n, t->unit_words, 0);
     for (size_t i = 0; i < n; i++) {
         line_prefetch_next(t, keys, i, n, t->unit_words, 0);
-        found[i] = (uint8_t)f->contains(f, &keys[i], now_ns);
+        found[i] = (uint8_t)f->state.contains(f, &keys[i], now_ns);
     }
 }
 
@@ -360,6 +441,14 @@ static void set_run_test(line_filter *t)
 }
 
 /* Everything that follows from the parameters (open and load). */
+static unsigned log2_of(unsigned power_of_two)
+{
+    unsigned n = 0;
+    while ((1u << n) < power_of_two)
+        n++;
+    return n;
+}
+
 static void set_shape(line_filter *t)
 {
     t->unit_words = t->unit_bits / 64;
@@ -447,14 +536,14 @@ static int line_open(tdbf *f, const tdbf_config *cfg)
     rc = tdbf_line_ring_open(f, &plan, &t);
     if (rc != TDBF_OK)
         return rc;
-    f->impl = t;
-    f->error_planned = t->fp_planned;
+    f->state.impl = t;
+    f->state.error_planned = t->fp_planned;
     return choose_mode(f, t);
 }
 
 static void line_close(tdbf *f)
 {
-    tdbf_line_ring_close(f, f->impl);
+    tdbf_line_ring_close(f, f->state.impl);
 }
 
 /* P(d given distinct positions of W are all among the s set): s/W (s-1)/
@@ -502,7 +591,7 @@ double tdbf_line_ring_estimated(const tdbf_line_ring *t)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void line_shape(const tdbf *f, tdbf_shape *out)
 {
-    const line_filter *t = f->impl;
+    const line_filter *t = f->state.impl;
     out->k = t->k;
     out->l = t->l;
     out->window_items = window_of(t->l, t->g);
@@ -511,7 +600,7 @@ static void line_shape(const tdbf *f, tdbf_shape *out)
 
 static void line_stats(const tdbf *f, tdbf_stats *st)
 {
-    line_filter now = settled(f->impl);
+    line_filter now = settled(f->state.impl);
     const line_filter *t = &now;
     st->slices = t->fields;
     st->slice_bits = t->field_bits;
@@ -524,7 +613,7 @@ static void line_stats(const tdbf *f, tdbf_stats *st)
 
 /* ---- serialization (codec.c) ---------------------------------------------
  * Payload: u32 k, u32 l, u32 b, u32 head, u32 unit bits (512 or 1024),
- * u32 key layout (1: line.h's derivation of a key's positions), u64 units,
+ * u32 key layout (1: ring.h's derivation of a key's positions), u64 units,
  * u64 g, u64 fill, u64 shifts; then the units' words.
  * The layout, F, W, the sweep's position or the turns taken, and the spare's
  * mask follow from these. */
@@ -538,12 +627,12 @@ uint64_t tdbf_line_ring_payload_size(const tdbf_line_ring *t)
 
 static uint64_t line_payload_size(const tdbf *f)
 {
-    return tdbf_line_ring_payload_size(f->impl);
+    return tdbf_line_ring_payload_size(f->state.impl);
 }
 
 static void line_save(const tdbf *f, tdbf_out *out)
 {
-    line_filter now = settled(f->impl);
+    line_filter now = settled(f->state.impl);
     tdbf_line_ring_save(&now, out);
 }
 
@@ -631,8 +720,8 @@ static int line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         tdbf_line_ring_close(f, t);
         return rc;
     }
-    f->impl = t;
-    f->error_planned = t->fp_planned;
+    f->state.impl = t;
+    f->state.error_planned = t->fp_planned;
     return TDBF_OK;
 }
 
@@ -681,7 +770,7 @@ static int line_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
                       const tdbf_prior *prior, tdbf_inference *out)
 {
     (void)now_ns;
-    line_filter now = settled(f->impl);
+    line_filter now = settled(f->state.impl);
     uint64_t index = unit_index(&now, &key->hash), copy[LINE_MAX_WORDS];
     copy_unit(&now, now.bits + index * now.unit_words, copy);
     uint64_t mask[LINE_MAX_WORDS];
@@ -694,7 +783,7 @@ static int line_infer(const tdbf *f, const tdbf_key *key, uint64_t now_ns,
     return tdbf_slice_infer(&view, &e, age_matches, &key->hash, prior, out);
 }
 
-/* ---- the rest of the ring interface (line.h) ---------------------------- */
+/* ---- the rest of the ring interface (ring.h) ---------------------------- */
 
 int tdbf_line_ring_add(tdbf_line_ring *t, const tdbf_hash128 *h)
 {

@@ -1,8 +1,8 @@
 /*
- * apbf_line_concurrent.c — apbf-line's adds and queries when many threads
+ * concurrent.c — apbf-line's adds and queries when many threads
  * share one filter (cfg.concurrent).  Apart from apbf_line.c because they
  * are a mode of their own: apbf_line.c picks them (choose_mode) and keeps
- * the sequential path; both read the filter through apbf_line_state.h.
+ * the sequential path; both read the filter through internal.h.
  */
 #include <stdint.h>
 
@@ -78,7 +78,7 @@ static void sweep_atomic(line_filter *t, uint64_t r, uint64_t fill)
 int tdbf_line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    line_filter *t = f->impl;
+    line_filter *t = f->state.impl;
     uint64_t *unit = unit_of(t, &key->hash);
     uint64_t v = __atomic_fetch_add(tickets_of(t), 1, __ATOMIC_SEQ_CST);
     uint64_t r = v / t->g;
@@ -94,7 +94,7 @@ int tdbf_line_add_concurrent(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 int tdbf_line_contains_concurrent(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
     (void)now_ns;
-    const line_filter *t = f->impl;
+    const line_filter *t = f->state.impl;
     const uint64_t *unit = unit_of(t, &key->hash);
     uint64_t v = __atomic_load_n(tickets_of(t), __ATOMIC_ACQUIRE);
     uint64_t copy[LINE_MAX_WORDS], mask[LINE_MAX_WORDS];

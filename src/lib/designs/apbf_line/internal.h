@@ -1,19 +1,89 @@
 /*
- * apbf_line_state.h — the apbf-line filter's struct and the small inline
- * accessors that apbf_line.c and apbf_line_concurrent.c both read
- * (private).  The layout they describe is apbf_line.c's essay.
+ * internal.h — the one header of designs/apbf_line/'s own files (private):
+ * a shape's rules, the model's entry points (model.c), the filter's struct
+ * and the small inline accessors that apbf_line.c, concurrent.c and
+ * simd.c read.  The layout they describe is apbf_line.c's essay.  Another
+ * design includes ring.h, never this.
+ *
+ * A shape is (k, l, b, U): U = 512 or 1024 bits per unit, cut into
+ * F = k + l (+ 1 spare) fields of W = U / F bits, W a power of two from
+ * 16 to 64.
  */
-#ifndef TDBF_APBF_LINE_STATE_H
-#define TDBF_APBF_LINE_STATE_H
+#ifndef TDBF_APBF_LINE_INTERNAL_H
+#define TDBF_APBF_LINE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "designs/ops.h"
-#include "designs/apbf_line/line.h"
+#include "util/check.h"
+#include "util/wide.h"
+#include "designs/apbf_line/ring.h"
+
+/* ---- shapes --------------------------------------------------------- */
+
+enum {
+    LINE_MAX_FIELDS = 64,                 /* 16-bit fields in 1024 bits */
+    LINE_MIN_FIELD_BITS = 16
+};
+
+static inline bool unit_ok(unsigned unit_bits)
+{
+    return unit_bits == 512 || unit_bits == 1024;
+}
+
+/* F fields of W = U / F bits, W a power of two, 16 .. 64? */
+static inline bool fields_ok(unsigned fields, unsigned unit_bits)
+{
+    if (fields > LINE_MAX_FIELDS || unit_bits % fields != 0)
+        return false;
+    unsigned width = unit_bits / fields;
+    return width >= LINE_MIN_FIELD_BITS && width <= 64 && (width & (width - 1)) == 0;
+}
+
+/* The layout (k, l, U) implies: 1 if U / (k + l + 1) is a field width (a
+ * spare), 0 if U / (k + l) is (rolling), -1 if neither.  Never both: F
+ * and F + 1 are not both powers of two for F >= 3. */
+static inline int layout_spare(unsigned k, unsigned l, unsigned unit_bits)
+{
+    TDBF_ASSERT(!(fields_ok(k + l + 1, unit_bits) && fields_ok(k + l, unit_bits)));
+    return fields_ok(k + l + 1, unit_bits) ? 1 : fields_ok(k + l, unit_bits) ? 0 : -1;
+}
+
+static inline bool shape_ok(unsigned k, unsigned l, unsigned b, unsigned unit_bits)
+{
+    if (k < 1 || k > TDBF_MAX_K || l < 1 || l >= LINE_MAX_FIELDS || b < 1 || b > LINE_MAX_B ||
+        !unit_ok(unit_bits))
+        return false;                     /* (l first bounded: k + l + 1 cannot wrap) */
+    return layout_spare(k, l, unit_bits) >= 0;
+}
+
+static inline unsigned fields_of(unsigned k, unsigned l, unsigned unit_bits)
+{
+    return k + l + (layout_spare(k, l, unit_bits) == 1);
+}
+
+/* The guaranteed window (apbf_line.c's essay). */
+static inline uint64_t window_of(unsigned l, uint64_t g)
+{
+    return (uint64_t)l * g;
+}
+
+/* ---- the model and the planner (model.c) ---------------------------- */
+
+/* P(b uniform draws from `width` positions hit exactly d distinct ones),
+ * into out[d], d = 1 .. b. */
+void tdbf_line_distinct_positions(unsigned b, double width, double *out);
+/* The model's FP of shape (k, l, b, U) with `units` units and generation
+ * g, on its full sample of units. */
+double tdbf_line_model_fp(unsigned k, unsigned l, unsigned b, unsigned unit_bits,
+                          uint64_t units, uint64_t generation);
+
+
+/* ---- the filter ---------------------------------------------------- */
 
 /* A shape's single-key entries on one path, by the key's hash (ops.h:
- * f->add_hashed, f->contains_hashed); the 64-bit field shapes have them,
+ * f->state.add_hashed, f->state.contains_hashed); the 64-bit field shapes have them,
  * which the planner chooses (the others run line_add and line_contains). */
 typedef struct line_entries {
     int (*add)(tdbf *f, tdbf_hash128 h);
@@ -59,7 +129,7 @@ typedef struct line_filter {
     line_entries    entries; /* the same path's whole add (rolling) and query,
                                 or NULLs for a shape without them */
     tdbf_simd path;
-    /* Concurrent mode (apbf_line_concurrent.c): head, fill and shifts
+    /* Concurrent mode (concurrent.c): head, fill and shifts
      * above stay at the base (open or load) and the tickets say the rest. */
     bool      concurrent;
     /* The ticket counter: fill at the base + adds since, atomic, alone in
@@ -121,6 +191,20 @@ static inline uint64_t sweep_position(const line_filter *t)
     return done < t->units ? done : t->units;
 }
 
+/* Rolling: every add's share of the turns is accounted for, taken or
+ * owed, turned g + turn_rest = fill units, and no unit turns twice in a
+ * generation, turned <= units.  fill may pass g in a ring (its owner
+ * shifts it, tdbf_line_ring_add): the turns stop at units and the rest
+ * keeps counting.  A spare keeps turned = turn_rest = 0. */
+static inline bool turns_account_for_fill(const line_filter *t)
+{
+    if (t->spare)
+        return t->turned == 0 && t->turn_rest == 0;
+    tdbf_u128 done = tdbf_add_wide(tdbf_mul_wide(t->turned, t->g), t->turn_rest);
+    tdbf_u128 owed = tdbf_mul_wide(t->fill, t->units);
+    return t->turned <= t->units && done.hi == owed.hi && done.lo == owed.lo;
+}
+
 /* 1 if unit `index` has taken its turn in this generation (rolling; never
  * with a spare, whose `turned` stays 0), and the head it reads by. */
 static TDBF_ALWAYS_INLINE unsigned has_turned(const line_filter *t, uint64_t index)
@@ -135,7 +219,7 @@ static TDBF_ALWAYS_INLINE unsigned head_of(const line_filter *t, unsigned turned
 
 /* A run of k matching fields among ages 0 .. k+l-1, age 0 at `head`?
  * line_has_run on line_by_age's ages, in fewer instructions, which the
- * insert path counts (line.h, tdbf_line_mark): with F < 64 the match bits
+ * insert path counts (ring.h, tdbf_line_mark): with F < 64 the match bits
  * are doubled rather than rotated, so that bit head + a is age a for every
  * a < F, and a run may start at head .. head + l (ages 0 .. l); with F =
  * 64 one rotate gives the ages.  The run's log2 k shifts are precomputed
@@ -159,7 +243,7 @@ static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
  *
  * apbf_line.c's line_add does the steps of an add for every layout
  * through the filter's mark; a rolling filter of 64-bit fields instead
- * runs one function per shape and path (line_simd.c, apbf_line.c's
+ * runs one function per shape and path (simd.c, apbf_line.c's
  * portable ones, chosen with the probe), built from the pieces below
  * around that shape's mark, inlined: one jump from the shell, no mask
  * stored between the mark and the test, and no frame.  A single add of a
@@ -168,7 +252,7 @@ static TDBF_ALWAYS_INLINE int run_in(const line_filter *t, unsigned head,
  * the next call's read can start, so the rare steps (the end of a
  * generation, the turns) are tail calls. */
 
-/* How the ring moves on (apbf_line_turns.c): the placement for the
+/* How the ring moves on (apbf_line.c, "turns"): the placement for the
  * current head (set_mask, head_turned, the turn's word and mask); the
  * rolling turns due at the current fill; the turns one add brings once
  * turn_rest has reached g; the spares of units from .. to-1 emptied; and
@@ -180,7 +264,7 @@ void tdbf_line_clear_spare(line_filter *t, uint64_t from, uint64_t to);
 void tdbf_line_shift(line_filter *t);
 
 /* An entry's rare steps: the generation ends before this add (shift, then
- * add again through f->add_hashed); the turns this add brings, then its
+ * add again through f->state.add_hashed); the turns this add brings, then its
  * answer. */
 int tdbf_line_shift_then_add(tdbf *f, tdbf_hash128 h);
 int tdbf_line_turn_then_answer(line_filter *t, int present);
@@ -264,13 +348,13 @@ static TDBF_ALWAYS_INLINE void line_prefetch_next(const line_filter *t, const td
 
 /* add_many_NAME and contains_many_NAME around the single entries add_NAME
  * and contains_NAME of a shape of WORDS-word units (compiled with ATTR).
- * The add reads f->impl for every key: a shift inside the batch moves
+ * The add reads f->state.impl for every key: a shift inside the batch moves
  * the ring, never the units. */
 #define LINE_BATCH_ENTRIES(ATTR, NAME, WORDS)                                                 \
     static ATTR void add_many_##NAME(tdbf *f, const tdbf_key *keys, size_t n,                 \
                                      uint8_t *present)                                        \
     {                                                                                         \
-        const line_filter *t = f->impl;                                                       \
+        const line_filter *t = f->state.impl;                                                 \
         line_prefetch_first(t, keys, n, WORDS, 1);                                            \
         for (size_t i = 0; i < n; i++) {                                                      \
             line_prefetch_next(t, keys, i, n, WORDS, 1);                                      \
@@ -280,7 +364,7 @@ static TDBF_ALWAYS_INLINE void line_prefetch_next(const line_filter *t, const td
     static ATTR void contains_many_##NAME(const tdbf *f, const tdbf_key *keys, size_t n,      \
                                           uint8_t *found)                                     \
     {                                                                                         \
-        const line_filter *t = f->impl;                                                       \
+        const line_filter *t = f->state.impl;                                                 \
         line_prefetch_first(t, keys, n, WORDS, 0);                                            \
         for (size_t i = 0; i < n; i++) {                                                      \
             line_prefetch_next(t, keys, i, n, WORDS, 0);                                      \
@@ -288,11 +372,11 @@ static TDBF_ALWAYS_INLINE void line_prefetch_next(const line_filter *t, const td
         }                                                                                     \
     }
 
-/* The vector entries of a 64-bit-field shape on `path` (line_simd.c);
+/* The vector entries of a 64-bit-field shape on `path` (simd.c);
  * NULLs where this build has none. */
 line_entries tdbf_line_simd_entries(tdbf_simd path, unsigned words, unsigned b);
 
-/* ---- many threads at once (apbf_line_concurrent.c) ---------------------- */
+/* ---- many threads at once (concurrent.c) ---------------------- */
 
 static inline uint64_t *tickets_of(const line_filter *t)
 {

@@ -1,9 +1,9 @@
 /*
- * line_simd.c — the probe of a line-local unit in vector registers (x86-64
- * AVX2 and AVX-512), chosen at run time (line.h).
+ * simd.c — the probe of a line-local unit in vector registers (x86-64
+ * AVX2 and AVX-512), chosen at run time (ring.h).
  *
  * A probe builds a key's masks over the unit's words and tests them
- * against the unit: line.h's line_key_masks and line_matches, bit for bit.
+ * against the unit: ring.h's line_key_masks and line_matches, bit for bit.
  * The portable probe spends ~400 instructions on a 16-word unit, most of
  * them 16 remix rounds and 3 variable shifts per field; an operation that
  * long fills the out-of-order window on its own, so the next key's memory
@@ -25,7 +25,6 @@
 #include <stdbool.h>
 
 #include "designs/apbf_line/internal.h"
-#include "designs/apbf_line/line.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define LINE_X86 1
@@ -84,7 +83,7 @@ static AVX512 inline uint64_t clear_512(__m512i miss, unsigned width)
 
 /* One pass over the unit: the key's masks (into mask, unless NULL), the
  * match bits, and for a mark (write = unit) the unit's words or-ed with
- * mask & set, straight from the registers (line.h). */
+ * mask & set, straight from the registers (ring.h). */
 static AVX512 TDBF_ALWAYS_INLINE uint64_t pass_512(const uint64_t *unit, uint64_t *write,
                                                    const tdbf_hash128 *h, uint64_t *mask,
                                                    const uint64_t *set, unsigned width,
@@ -266,11 +265,11 @@ static const tdbf_line_probe avx2_probes[2][3][LINE_MAX_B] = SIMD_TABLE(probe, 2
 static const tdbf_line_mark avx512_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 512);
 static const tdbf_line_mark avx2_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 256);
 
-/* The whole add and query of each 64-bit-field shape (apbf_line_state.h). */
+/* The whole add and query of each 64-bit-field shape (internal.h). */
 #define SIMD_ENTRY(PATH, ATTR, B, WORDS)                                                    \
     static ATTR TDBF_ALWAYS_INLINE int add_##PATH##_##B##_##WORDS(tdbf *f, tdbf_hash128 h)   \
     {                                                                                        \
-        line_filter *t = f->impl;                                                            \
+        line_filter *t = f->state.impl;                                                      \
         if (__builtin_expect(t->fill == t->g, 0))                                            \
             return tdbf_line_shift_then_add(f, h);                                           \
         line_site site = line_site_of(t, &h, WORDS);                                         \
@@ -280,7 +279,7 @@ static const tdbf_line_mark avx2_marks[2][3][LINE_MAX_B] = SIMD_TABLE(mark, 256)
     static ATTR TDBF_ALWAYS_INLINE int contains_##PATH##_##B##_##WORDS(const tdbf *f,        \
                                                                        tdbf_hash128 h)   \
     {                                                                                        \
-        const line_filter *t = f->impl;                                                      \
+        const line_filter *t = f->state.impl;                                                \
         line_site site = line_site_of(t, &h, WORDS);                                         \
         return run_in_short(t, site.head, probe_##PATH(site.unit, &h, NULL, 64, B, WORDS));  \
     }                                                                                        \

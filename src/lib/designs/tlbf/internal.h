@@ -1,13 +1,22 @@
 /*
- * tlbf_state.h — the TLBF's struct and the small inline accessors that
- * tlbf.c and tlbf_sizing.c both read (private).  What the fields mean is
- * tlbf.c's essay.
+ * internal.h — the one header of designs/tlbf/ (private): the TLBF's
+ * struct, the small inline accessors, and what tlbf.c (the essay, the
+ * slices, their sizing, the operations) and save.c (the saved form) call
+ * of each other.  What the fields mean is tlbf.c's essay.
  */
-#ifndef TDBF_TLBF_STATE_H
-#define TDBF_TLBF_STATE_H
+#ifndef TDBF_TLBF_INTERNAL_H
+#define TDBF_TLBF_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "designs/ops.h"
+#include "util/serial.h"
+
+/* The capacity open plans for without a hint (cfg.capacity 0), which a
+ * loaded file without home_g was planned for too. */
+enum { TLBF_DEFAULT_CAPACITY = 1024 };
 
 typedef struct slice {
     uint64_t *bits;
@@ -89,11 +98,17 @@ static inline uint64_t room(const slice *s)
     return s->count >= s->capacity ? 0 : s->capacity - s->count;
 }
 
-/* ---- sizing (tlbf_sizing.c) ---- */
+/* ---- what tlbf.c and save.c share ---- */
 
-double tdbf_tlbf_target_fill(const tlbf *t, unsigned slices);
-uint64_t tdbf_tlbf_generation_length(const tlbf *t);
-uint64_t tdbf_tlbf_new_capacity(const tlbf *t, uint64_t g_target);
-uint64_t tdbf_tlbf_next_target(const tlbf *t, uint64_t now_ns);
+/* Bytes of a slice of m bits: whole 64-bit words. */
+size_t tdbf_tlbf_slice_bytes(uint64_t m);
+/* A slice's expected fill from its count (the essay's fill model). */
+double tdbf_tlbf_expected_fill(const slice *s);
+/* Recompute the FP the live slices give now (the current error). */
+void tdbf_tlbf_keep_fp(tlbf *t, uint64_t now_ns);
+/* tdbf_ops' payload_size, save and load (save.c). */
+uint64_t tdbf_tlbf_payload_size(const tdbf *f);
+void tdbf_tlbf_save(const tdbf *f, tdbf_out *out);
+int  tdbf_tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory);
 
 #endif

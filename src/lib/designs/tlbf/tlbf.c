@@ -46,7 +46,7 @@
  *   - New slice capacity (Eq 7): walk the current slices from position k
  *     down, letting any that would fill first limit the coming generations,
  *     so s_0 is not sized for generations that cannot happen.
- *     (Eqs 4-7, and the fill r of Eq 8 below: tlbf_sizing.c.)
+ *     (Eqs 4-7, and the fill r of Eq 8 below: "sizing", below.)
  *   - New slice size (Eq 8, generalised): m_0 = C_0 / -ln(1 - r) bits so it
  *     ends at fill r.  The paper keeps r = 1/2, but every slice beyond k+l
  *     adds starting positions and raises FP (bursts used to reach 13 % at a
@@ -97,7 +97,7 @@
 
 /* ---- slices ----------------------------------------------------------- */
 
-static size_t slice_bytes(uint64_t m)
+size_t tdbf_tlbf_slice_bytes(uint64_t m)
 {
     return (size_t)tdbf_words_for_bits(m) * sizeof(uint64_t);
 }
@@ -105,7 +105,7 @@ static size_t slice_bytes(uint64_t m)
 static void retire_oldest(tdbf *f, tlbf *t)
 {
     slice *s = at(t, t->count - 1);
-    tdbf_mem_free(f, s->bits, slice_bytes(s->m));
+    tdbf_mem_free(f, s->bits, tdbf_tlbf_slice_bytes(s->m));
     memset(s, 0, sizeof *s);
     t->count--;
 }
@@ -138,7 +138,7 @@ static int reserve_slot(tdbf *f, tlbf *t)
 
 /* A slice's expected fill: one bit per insert, 1 - (1 - 1/m)^count
  * (with no count, 0: 0 * -inf would be NaN for a loaded 1-bit slice). */
-static double expected_fill(const slice *s)
+double tdbf_tlbf_expected_fill(const slice *s)
 {
     return s->count ? -expm1((double)s->count * log1p(-1.0 / (double)s->m)) : 0.0;
 }
@@ -151,10 +151,10 @@ static int push_front(tdbf *f, tlbf *t, uint64_t capacity, double fill,
     if (rc != TDBF_OK)
         return rc;
     uint64_t m = bits_for(capacity, fill, t->k);
-    if (!tdbf_fits((double)f->memory_bytes + (double)slice_bytes(m) + 128.0,
+    if (!tdbf_fits((double)f->state.memory_bytes + (double)tdbf_tlbf_slice_bytes(m) + 128.0,
                    t->max_memory))
         return TDBF_ETOOBIG;
-    uint64_t *bits = tdbf_mem_calloc(f, 1, slice_bytes(m));
+    uint64_t *bits = tdbf_mem_calloc(f, 1, tdbf_tlbf_slice_bytes(m));
     if (!bits)
         return TDBF_ENOMEM;
     t->head = t->head == 0 ? t->ring_size - 1 : t->head - 1;
@@ -169,8 +169,173 @@ static int push_front(tdbf *f, tlbf *t, uint64_t capacity, double fill,
     s->hash = t->next_hash;
     t->next_hash = (t->next_hash + 1) % t->k;
     if (t->count > t->k) /* s_k took its last insert */
-        at(t, t->k)->fill = expected_fill(at(t, t->k));
+        at(t, t->k)->fill = tdbf_tlbf_expected_fill(at(t, t->k));
     return TDBF_OK;
+}
+
+/* ---- sizing: Eqs 4-7 with the essay's fixes ----------------------------- */
+
+/* Largest fill r <= 1/2 for full slices such that F over L slices (the k
+ * inserting ones at their exact ramp 1 - (1-r)^((i+1)/k)) meets the error. */
+static double tdbf_tlbf_target_fill(const tlbf *t, unsigned slices)
+{
+    if (slices <= t->k + t->l)
+        return 0.5;
+    unsigned l = slices - t->k;
+    double fills[TDBF_MAX_K + TDBF_MAX_L];
+    double lo = 0.01, hi = 0.5;
+    for (int iter = 0; iter < 30; iter++) {
+        double r = 0.5 * (lo + hi);
+        for (unsigned i = 0; i < slices; i++)
+            fills[i] = i < t->k ? -expm1((double)(i + 1) / t->k * log1p(-r)) : r;
+        if (tdbf_apbf_fp(t->k, l, fills) <= t->error)
+            lo = r;
+        else
+            hi = r;
+    }
+    return lo;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* Eqs 4-5: inserts before one of s_0..s_{k-1} reaches its capacity. */
+static uint64_t tdbf_tlbf_generation_length(const tlbf *t)
+{
+    uint64_t g = UINT64_MAX;
+    unsigned inserting = t->count < t->k ? t->count : t->k;
+    for (unsigned i = 0; i < inserting; i++) {
+        uint64_t left = ceil_div(room(at(t, i)), t->k - i);
+        if (left < g)
+            g = left;
+    }
+    return g == 0 || g == UINT64_MAX ? 1 : g;
+}
+
+/* Eq 7: capacity for the new s_0.  The current s_0..s_{k-2} become
+ * s_1..s_{k-1}; new position j has k - j generations of inserts left.
+ * Walk from i = k down: the slice that would run out first (least room
+ * per remaining generation, after what the walk already committed) caps
+ * those generations; once none caps below g*, the rest run at g*. */
+static uint64_t tdbf_tlbf_new_capacity(const tlbf *t, uint64_t g_target)
+{
+    uint64_t committed = 0;
+    unsigned i = t->k;
+    while (i > 1) {
+        uint64_t q_min = UINT64_MAX;
+        unsigned j_min = 0;
+        for (unsigned j = i - 1; j >= 1; j--) {
+            if (j - 1 >= t->count)
+                continue;  /* no slice will be there */
+            uint64_t left = room(at(t, j - 1));
+            left = left > committed ? left - committed : 0;
+            uint64_t q = ceil_div(left, i - j);
+            if (q < q_min) {
+                q_min = q;
+                j_min = j;
+            }
+        }
+        if (j_min == 0 || g_target <= q_min)
+            break;
+        committed += q_min * (i - j_min);
+        i = j_min;
+    }
+    return committed + (uint64_t)i * g_target;
+}
+
+/* Eq 6 with the burst fix: the rate-derived target may at most quadruple
+ * the generation just completed.  (Growing the previous *target* instead
+ * lets it run away while old, small slices keep the real generations
+ * short: a 20 000-key burst then sized a slice for 14 million keys.)
+ * Measured on that burst (k=11, l=45, target 0.01): growth 2x gave 66
+ * extra slices and FP 0.018; 4x 40 slices, FP 0.0146, 38 bits/key; 8x 31
+ * slices, FP 0.013 but 64 bits/key. */
+enum { BURST_GROWTH = 4 };
+
+/* The rate over at least one span T/l, as a generation target: the
+ * inserts after slice j's stamp over the time since, for the newest slice
+ * j >= k stamped a span or more ago; 0 if no slice is that old.  Slice j
+ * last took an insert in the generation of slice j-k+1, so the inserts
+ * after its stamp are the generations of slices 0 .. j-k.
+ *
+ * Why: eq 6 reads the rate off the last generation alone.  When keys come
+ * in batches at one timestamp (a clock with 1 s resolution, say), a
+ * generation is a fragment of a batch: dt = 0, or a few keys over a whole
+ * tick, and the target fed on itself down to slices of 100 bits; at 100
+ * keys/s in 1 s batches the filter hit its 230-slice cap within 20 s and
+ * FP went to 1 (tdbf eval tlbf-faults, "batches").  A rate over a span or
+ * more is immune to how the keys are grouped inside it. */
+static uint64_t span_target(const tlbf *t, uint64_t now_ns)
+{
+    uint64_t inserts = 0, target = 0;
+    for (unsigned j = t->k; j < t->count; j++) {
+        const slice *s = at(t, j);
+        if (stale(t, s, now_ns))
+            break;
+        inserts += at(t, j - t->k)->generation;
+        uint64_t dt = now_ns - s->stamp;
+        if (dt >= t->span_ns)
+            target = (uint64_t)ceil((double)inserts * (double)t->span_ns / (double)dt) + 1;
+    }
+    return target;
+}
+
+/* Inserts made at the instant now_ns, as far as the slices tell (called
+ * when the generation just completed started at now_ns, dt = 0): that
+ * generation, and each older one that also lay wholly at now_ns.  The
+ * generation of slice i started after the last insert into slice i+k
+ * (which left the k newest when slice i+1's generation ended), so it lay
+ * at now_ns if that slice is stamped now_ns. */
+static uint64_t instant_inserts(const tlbf *t, uint64_t now_ns)
+{
+    uint64_t inserts = at(t, 0)->generation;
+    for (unsigned i = 1; i + t->k < t->count && at(t, i + t->k)->stamp == now_ns; i++)
+        inserts += at(t, i)->generation;
+    return inserts;
+}
+
+/* The capacity hint believed: while the live slices hold fewer keys than
+ * the l home generations the hint promised a window (cfg.capacity), a
+ * generation is sized for at most 1/k of the rest of the promise (and at
+ * least home_g): a slice is sized for the k generations it takes inserts
+ * in (Eq 7), so a burst that ends at the promise does not leave its last
+ * slices sized for generations that never come.  It still grows as its
+ * rate asks while far from the promise, so a burst past it starts its
+ * growth from large slices.  Past the promise the rate rules alone.
+ * Measured at 0.001, 10^6 keys at one instant with the hint 10^6: 29.7
+ * bits per key, FP 0.0002 (46.9 sized from the rate alone; a steady load
+ * takes 29.6); 10^5 and 2·10^6 keys on a hint of 2·10^4: FP 0.0006 and
+ * 0.0008. */
+static double believe_hint(const tlbf *t, uint64_t now_ns, double want)
+{
+    if (t->home_g == 0 || want <= (double)t->home_g)
+        return want;
+    uint64_t held = held_in(t, live_slices(t, now_ns));
+    uint64_t promised = (uint64_t)t->l * t->home_g;
+    if (held >= promised)
+        return want;
+    double rest = (double)(promised - held) / t->k;
+    return fmin(want, fmax(rest, (double)t->home_g));
+}
+
+static uint64_t tdbf_tlbf_next_target(const tlbf *t, uint64_t now_ns)
+{
+    uint64_t g = at(t, 0)->generation;
+    uint64_t dt = now_ns - t->last_shift_ns;
+    double steady = (double)span_target(t, now_ns);
+    double limit = BURST_GROWTH * fmax((double)(g ? g : 1), steady);
+    /* dt = 0: the whole last generation came at this instant.  More than
+     * a span's worth at one instant is a burst (grow); up to that, a batch
+     * of a stream that the steady rate describes. */
+    double want = dt != 0 ? ceil((double)g * (double)t->span_ns / (double)dt) + 1.0
+                : (double)instant_inserts(t, now_ns) > steady ? limit : steady;
+    want = fmax(want, steady);
+    if (want > limit)
+        want = limit;
+    want = believe_hint(t, now_ns, want);
+    return want < 1.0 ? 1 : (uint64_t)want;
 }
 
 /* ---- life cycle of slices ------------------------------------------------ */
@@ -269,12 +434,12 @@ static double counted_fp(const tlbf *t, unsigned live)
 {
     double fills[TDBF_MAX_K + TDBF_MAX_L];
     for (unsigned i = 0; i < live; i++)
-        fills[i] = i < t->k ? expected_fill(at(t, i)) : at(t, i)->fill;
+        fills[i] = i < t->k ? tdbf_tlbf_expected_fill(at(t, i)) : at(t, i)->fill;
     return slices_fp(t, live, fills);
 }
 
 /* Recompute the kept F as of now_ns (see the essay). */
-static void keep_fp(tlbf *t, uint64_t now_ns)
+void tdbf_tlbf_keep_fp(tlbf *t, uint64_t now_ns)
 {
     unsigned live = live_slices(t, now_ns);
     uint64_t held = held_in(t, live);
@@ -286,7 +451,7 @@ static void keep_fp(tlbf *t, uint64_t now_ns)
 
 static double tlbf_current_error(const tdbf *f, uint64_t now_ns)
 {
-    const tlbf *t = f->impl;
+    const tlbf *t = f->state.impl;
     unsigned live = live_slices(t, now_ns);
     return live >= t->k && live + 1 >= t->fp_live ? t->fp_current : counted_fp(t, live);
 }
@@ -316,7 +481,7 @@ static void set_key(tlbf *t, const tdbf_hash128 *h, uint64_t now_ns, bool restar
     at(t, 0)->generation++;
     t->countdown--;
     if (restarted || ++t->fp_adds >= t->fp_stride || live_slices(t, now_ns) + 1 < t->fp_live)
-        keep_fp(t, now_ns);
+        tdbf_tlbf_keep_fp(t, now_ns);
 }
 
 static int add_hash(tdbf *f, tlbf *t, const tdbf_hash128 *h, uint64_t now_ns)
@@ -336,12 +501,12 @@ static int add_hash(tdbf *f, tlbf *t, const tdbf_hash128 *h, uint64_t now_ns)
 
 static int tlbf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    return add_hash(f, f->impl, &key->hash, now_ns);
+    return add_hash(f, f->state.impl, &key->hash, now_ns);
 }
 
 static int tlbf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    return query(f->impl, &key->hash, now_ns);
+    return query(f->state.impl, &key->hash, now_ns);
 }
 
 /* ---- batch calls (filter.c) ---------------------------------------------
@@ -396,7 +561,7 @@ static uint64_t batch_room(const void *state, unsigned *l)
 static void tlbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
                                uint64_t now_ns, uint8_t *found)
 {
-    tlbf_batch b = {NULL, f->impl, now_ns};
+    tlbf_batch b = {NULL, f->state.impl, now_ns};
     unsigned live = live_slices(b.t, now_ns);
     if (live < b.t->k) {
         memset(found, 0, n);
@@ -408,7 +573,7 @@ static void tlbf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n,
 static int tlbf_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
                          uint8_t *present)
 {
-    tlbf_batch b = {f, f->impl, now_ns};
+    tlbf_batch b = {f, f->state.impl, now_ns};
     if (n > 0 && restart_due(b.t, now_ns)) {
         int rc = add_hash(f, b.t, &keys[0].hash, now_ns);
         if (rc < 0)
@@ -425,7 +590,7 @@ static int tlbf_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_n
 
 static int tlbf_advance(tdbf *f, uint64_t now_ns)
 {
-    tlbf *t = f->impl;
+    tlbf *t = f->state.impl;
     if (t->count && stale(t, at(t, 0), now_ns)) {
         /* Idle for T: nothing is live; release every slice. */
         while (t->count)
@@ -445,7 +610,7 @@ static int tlbf_advance(tdbf *f, uint64_t now_ns)
  * the memory (at 0.001 and 10^6 keys per window: 26.8 bits/key with l <=
  * 64, 25.8 with l <= 160) and the FP rise in bursts, but a query for a
  * present key reads about l/k + k slices. */
-enum { TLBF_MAX_L = 160, TLBF_DEFAULT_CAPACITY = 1024 };
+enum { TLBF_MAX_L = 160 };
 
 /* The (k, l) open plans for cfg.capacity keys per window (paper 004
  * section 7: each slice sized for the generation the rate brings), and
@@ -467,7 +632,7 @@ static int tlbf_size(const tdbf_config *cfg, tdbf_plan *plan, unsigned *max_slic
     *max_slices = cfg->max_slices ? cfg->max_slices : 2 * base + 32;
     if (*max_slices <= base || *max_slices > plan->k + TDBF_MAX_L)
         return TDBF_EPARAM;
-    double steady = (double)base * (double)slice_bytes(plan->m);
+    double steady = (double)base * (double)tdbf_tlbf_slice_bytes(plan->m);
     return tdbf_fits(steady, cfg->max_memory) ? TDBF_OK : TDBF_ETOOBIG;
 }
 
@@ -485,7 +650,7 @@ static int tlbf_plan(const tdbf_config *cfg, tdbf_shape *out)
     out->window_ns = cfg->window_ns;
     out->error_planned = plan.fp;
     out->memory_bytes = sizeof(tdbf) + sizeof(tlbf) + (base + 2) * sizeof(slice) +
-                        base * slice_bytes(plan.m);
+                        base * tdbf_tlbf_slice_bytes(plan.m);
     return TDBF_OK;
 }
 
@@ -517,13 +682,13 @@ static int tlbf_open(tdbf *f, const tdbf_config *cfg)
     t->max_memory = cfg->max_memory;
     t->fp_planned = plan.fp;
     t->error = cfg->error;
-    f->impl = t;
+    f->state.impl = t;
     return TDBF_OK;
 }
 
 static void tlbf_close(tdbf *f)
 {
-    tlbf *t = f->impl;
+    tlbf *t = f->state.impl;
     while (t->count)
         retire_oldest(f, t);
     tdbf_mem_free(f, t->ring, t->ring_size * sizeof *t->ring);
@@ -533,7 +698,7 @@ static void tlbf_close(tdbf *f)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void tlbf_shape(const tdbf *f, tdbf_shape *out)
 {
-    const tlbf *t = f->impl;
+    const tlbf *t = f->state.impl;
     out->k = t->k;
     out->l = t->l;
     out->window_ns = t->window_ns;
@@ -542,7 +707,7 @@ static void tlbf_shape(const tdbf *f, tdbf_shape *out)
 
 static void tlbf_stats(const tdbf *f, tdbf_stats *st)
 {
-    const tlbf *t = f->impl;
+    const tlbf *t = f->state.impl;
     unsigned live = live_slices(t, f->now_ns);
     double fills[TDBF_MAX_K + TDBF_MAX_L];
     uint64_t held = 0;
@@ -560,197 +725,7 @@ static void tlbf_stats(const tdbf *f, tdbf_stats *st)
     st->keys = held;
     st->cap_hits = t->cap_hits;
     if (held)
-        st->bits_per_item = 8.0 * (double)f->memory_bytes / (double)held;
-}
-
-/* ---- serialization (codec.c) ---------------------------------------------
- * Payload: u32 k, u32 l, u32 max_slices, u32 L, u32 next_hash, u32 ring
- * size (so memory after load is byte for byte the same),
- * u64 T, u64 countdown, u64 g*, u64 last shift, u64 shifts, u64 cap hits,
- * u64 max_memory, f64 0 (see below); then L slice records, newest first
- * (u64 m, u64 capacity, u64 count, u64 generation, u64 stamp, u32 hash,
- * u32 0); then the L slices' words in the same order; then u64 home_g,
- * the capacity hint's generation (0: none; absent from files saved before
- * it was kept, which load with none).  All records come before any words
- * so the whole size is checked before allocating.
- *
- * The f64 once held the planned FP.  That number comes out of the F
- * recursion in doubles, whose last digit depends on how the machine
- * evaluates them (x87's 80-bit registers on i686 round it differently
- * from SSE2), so storing it made the bytes of a file depend on the
- * platform that wrote it.  It is now written as 0 and recomputed on load
- * from what fixed it at open: k, l and the capacity's generation (home_g;
- * the default capacity without a hint).  Files from before home_g keep
- * their stored value, the only record of their plan. */
-
-enum { TLBF_FIELDS_BYTES = 88, TLBF_SLICE_BYTES = 48, TLBF_HINT_BYTES = 8 };
-#define TLBF_MAX_HOME_G (UINT64_C(1) << 52)
-
-/* The FP open planned for (k, l) and home_g: plan_size gives the same
- * slice bits m for a window of l * home_g as for the capacity that gave
- * home_g (the least m whose generation reaches it), so the same exact-fill
- * F; without a hint, open planned for the default capacity.  -1 if the
- * parameters cannot be planned (a damaged file). */
-static double planned_fp(unsigned k, unsigned l, uint64_t home_g)
-{
-    tdbf_plan plan;
-    uint64_t window = home_g ? (uint64_t)l * home_g : TLBF_DEFAULT_CAPACITY;
-    return tdbf_plan_eval(k, l, window, &plan) == TDBF_OK ? plan.fp : -1.0;
-}
-
-static uint64_t tlbf_payload_size(const tdbf *f)
-{
-    const tlbf *t = f->impl;
-    uint64_t bytes = TLBF_FIELDS_BYTES + (uint64_t)t->count * TLBF_SLICE_BYTES;
-    for (unsigned i = 0; i < t->count; i++)
-        bytes += slice_bytes(at(t, i)->m);
-    return bytes + TLBF_HINT_BYTES;
-}
-
-static void tlbf_save(const tdbf *f, tdbf_out *out)
-{
-    const tlbf *t = f->impl;
-    tdbf_out_u32(out, t->k);
-    tdbf_out_u32(out, t->l);
-    tdbf_out_u32(out, t->max_slices);
-    tdbf_out_u32(out, t->count);
-    tdbf_out_u32(out, t->next_hash);
-    tdbf_out_u32(out, t->ring_size);
-    tdbf_out_u64(out, t->window_ns);
-    tdbf_out_u64(out, t->countdown);
-    tdbf_out_u64(out, t->gen_target);
-    tdbf_out_u64(out, t->last_shift_ns);
-    tdbf_out_u64(out, t->shifts);
-    tdbf_out_u64(out, t->cap_hits);
-    tdbf_out_u64(out, t->max_memory);
-    tdbf_out_f64(out, 0.0);       /* the planned FP: recomputed on load */
-    for (unsigned i = 0; i < t->count; i++) {
-        const slice *s = at(t, i);
-        tdbf_out_u64(out, s->m);
-        tdbf_out_u64(out, s->capacity);
-        tdbf_out_u64(out, s->count);
-        tdbf_out_u64(out, s->generation);
-        tdbf_out_u64(out, s->stamp);
-        tdbf_out_u32(out, s->hash);
-        tdbf_out_u32(out, 0);
-    }
-    for (unsigned i = 0; i < t->count; i++)
-        tdbf_out_words(out, at(t, i)->bits, tdbf_words_for_bits(at(t, i)->m));
-    tdbf_out_u64(out, t->home_g);
-}
-
-/* Fields of the filter, checked against each other. */
-static int load_fields(tdbf_in *in, tlbf *h, uint64_t now_ns)
-{
-    tdbf_in_u32(in, &h->k);
-    tdbf_in_u32(in, &h->l);
-    tdbf_in_u32(in, &h->max_slices);
-    tdbf_in_u32(in, &h->count);
-    tdbf_in_u32(in, &h->next_hash);
-    tdbf_in_u32(in, &h->ring_size);
-    tdbf_in_u64(in, &h->window_ns);
-    tdbf_in_u64(in, &h->countdown);
-    tdbf_in_u64(in, &h->gen_target);
-    tdbf_in_u64(in, &h->last_shift_ns);
-    tdbf_in_u64(in, &h->shifts);
-    tdbf_in_u64(in, &h->cap_hits);
-    tdbf_in_u64(in, &h->max_memory);
-    if (tdbf_in_f64(in, &h->fp_planned) != TDBF_OK)
-        return in->rc;
-    if (h->k < 1 || h->k > TDBF_MAX_K || h->l < 1 || h->l > TDBF_MAX_L ||
-        h->max_slices <= h->k + h->l || h->max_slices > h->k + TDBF_MAX_L ||
-        h->count > h->max_slices || (h->count != 0 && h->count < h->k) ||
-        h->next_hash >= h->k || h->ring_size < h->count || h->ring_size < 1 ||
-        h->ring_size > h->max_slices || h->window_ns == 0 ||
-        h->last_shift_ns > now_ns || h->gen_target == 0 ||
-        !(h->fp_planned >= 0.0 && h->fp_planned <= 1.0))
-        return TDBF_ECORRUPT;
-    h->span_ns = h->window_ns / h->l ? h->window_ns / h->l : 1;
-    return TDBF_OK;
-}
-
-/* Slice records: sizes bounded, stamps not after now and not increasing
- * with age (queries rely on stale slices being a suffix). */
-static int load_slice_records(tdbf_in *in, const tlbf *h, slice *records,
-                              uint64_t now_ns, uint64_t *words)
-{
-    *words = 0;
-    for (unsigned i = 0; i < h->count; i++) {
-        slice *s = &records[i];
-        uint32_t hash, reserved;
-        tdbf_in_u64(in, &s->m);
-        tdbf_in_u64(in, &s->capacity);
-        tdbf_in_u64(in, &s->count);
-        tdbf_in_u64(in, &s->generation);
-        tdbf_in_u64(in, &s->stamp);
-        tdbf_in_u32(in, &hash);
-        if (tdbf_in_u32(in, &reserved) != TDBF_OK)
-            return in->rc;
-        s->hash = hash;
-        if (s->m < 1 || s->m > (UINT64_C(1) << 40) || hash >= h->k || reserved != 0 ||
-            s->stamp > now_ns || (i > 0 && s->stamp > records[i - 1].stamp))
-            return TDBF_ECORRUPT;
-        *words += tdbf_words_for_bits(s->m);
-    }
-    return TDBF_OK;
-}
-
-static void free_slices(tdbf *f, slice *records, unsigned count)
-{
-    for (unsigned i = 0; i < count; i++)
-        tdbf_mem_free(f, records[i].bits, slice_bytes(records[i].m));
-}
-
-static int tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
-{
-    tlbf h = {0};
-    int rc = load_fields(in, &h, f->now_ns);
-    if (rc != TDBF_OK)
-        return rc;
-    h.error = f->error;
-    tlbf *t = tdbf_mem_calloc(f, 1, sizeof *t);
-    slice *ring = tdbf_mem_calloc(f, h.ring_size, sizeof *ring);
-    uint64_t words = 0;
-    rc = t && ring ? load_slice_records(in, &h, ring, f->now_ns, &words) : TDBF_ENOMEM;
-    /* The hint's home_g ends the payload; files from before it end with
-     * the words (and load with no hint). */
-    bool hinted = rc == TDBF_OK && in->remaining == words * 8 + TLBF_HINT_BYTES;
-    if (rc == TDBF_OK && in->remaining != words * 8 && !hinted)
-        rc = TDBF_ECORRUPT;
-    if (rc == TDBF_OK && !tdbf_fits((double)words * 8.0 + (double)f->memory_bytes, max_memory))
-        rc = TDBF_ETOOBIG;
-    unsigned loaded = 0;
-    for (; rc == TDBF_OK && loaded < h.count; loaded++) {
-        slice *s = &ring[loaded];
-        s->bits = tdbf_mem_calloc(f, 1, slice_bytes(s->m));
-        rc = s->bits ? tdbf_in_words(in, s->bits, tdbf_words_for_bits(s->m)) : TDBF_ENOMEM;
-        if (rc == TDBF_OK && !tdbf_tail_clear(s->bits, s->m))
-            rc = TDBF_ECORRUPT;
-    }
-    if (rc == TDBF_OK && hinted && tdbf_in_u64(in, &h.home_g) != TDBF_OK)
-        rc = in->rc;
-    if (rc == TDBF_OK && h.home_g > TLBF_MAX_HOME_G)
-        rc = TDBF_ECORRUPT;
-    if (rc == TDBF_OK && hinted) {
-        h.fp_planned = planned_fp(h.k, h.l, h.home_g);
-        if (h.fp_planned < 0.0)
-            rc = TDBF_ECORRUPT;
-    }
-    if (rc != TDBF_OK) {
-        if (ring)
-            free_slices(f, ring, loaded);
-        tdbf_mem_free(f, ring, h.ring_size * sizeof *ring);
-        tdbf_mem_free(f, t, sizeof *t);
-        return rc;
-    }
-    *t = h;
-    t->ring = ring;
-    t->head = 0;
-    for (unsigned i = t->k; i < t->count; i++)
-        ring[i].fill = expected_fill(&ring[i]);
-    keep_fp(t, f->now_ns);
-    f->impl = t;
-    return TDBF_OK;
+        st->bits_per_item = 8.0 * (double)f->state.memory_bytes / (double)held;
 }
 
 const tdbf_ops tdbf_tlbf_ops = {
@@ -765,7 +740,7 @@ const tdbf_ops tdbf_tlbf_ops = {
     .stats = tlbf_stats,
     .shape = tlbf_shape,
     .current_error = tlbf_current_error,
-    .payload_size = tlbf_payload_size,
-    .save = tlbf_save,
-    .load = tlbf_load,
+    .payload_size = tdbf_tlbf_payload_size,
+    .save = tdbf_tlbf_save,
+    .load = tdbf_tlbf_load,
 };

@@ -1,19 +1,23 @@
 /*
- * tlbf_line_state.h — the tlbf-line filter's struct, its limits and the
- * small inline helpers that tlbf_line.c and tlbf_line_model.c both use
- * (private).  What they mean is tlbf_line.c's essay.
+ * internal.h — the one header of designs/tlbf_line/ (private): the
+ * tlbf-line filter's struct, its limits, the small inline helpers, and
+ * what its three files call of each other: tlbf_line.c (the essay, the
+ * operations, open and stats), rings.c (the rings over time and their
+ * model) and save.c (the saved form).  What they mean is tlbf_line.c's
+ * essay.
  */
-#ifndef TDBF_TLBF_LINE_STATE_H
-#define TDBF_TLBF_LINE_STATE_H
+#ifndef TDBF_TLBF_LINE_INTERNAL_H
+#define TDBF_TLBF_LINE_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "designs/apbf_line/line.h"
+#include "designs/ops.h"
+#include "designs/apbf_line/ring.h"
 
 enum {
     TLBF_LINE_DEFAULT_CAPACITY = 1024,
-    RING_LIMIT = 1024,         /* most rings cfg.max_slices may allow */
+    RING_LIMIT = 1024,         /* most rings cfg.max_rings may allow */
     FIRST_SLOTS = 2,
     COUNTS = 64,               /* generations whose keys a ring counts */
     GROWTH_MAX = 4,            /* per successor */
@@ -129,12 +133,46 @@ static inline unsigned ages_read(const tlbf_line *t, const ring_slot *s, uint64_
     return ages < t->k + t->l ? (unsigned)ages : t->k + t->l;   /* (a loaded file's) */
 }
 
-/* ---- sizing and the FP from counts (tlbf_line_model.c) ---- */
+/* ---- the rings over time (rings.c) ---- */
 
+/* A slot's ring: its model FP, with the calibration to the bits; its
+ * retirement (no more adds, its generations age out); its closing; and
+ * the rings no query at G reads any more, closed. */
+void tdbf_tlbf_line_set_ring_fp(const tlbf_line *t, ring_slot *s, double fp);
+void tdbf_tlbf_line_retire(const tlbf_line *t, ring_slot *s);
+void tdbf_tlbf_line_close_slot(tdbf *f, ring_slot *s);
+void tdbf_tlbf_line_drop_stale(tdbf *f, tlbf_line *t, uint64_t G);
+/* Count an add in the active ring's generation G. */
+void tdbf_tlbf_line_count_generation(tlbf_line *t, uint64_t G);
+/* No key added since open (or load): the first add may start anywhere. */
+bool tdbf_tlbf_line_untouched(const tlbf_line *t);
+/* Bring the rings to generation G at now_ns: shifts, a gap, a restart. */
+int  tdbf_tlbf_line_settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns);
+/* The model FP of a query at G over the live rings. */
+double tdbf_tlbf_line_rings_fp(const tlbf_line *t, uint64_t G);
+/* After an add: a successor ring if the burst asks for one; the FP kept
+ * within its limit. */
+void tdbf_tlbf_line_consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns);
+void tdbf_tlbf_line_keep_fp(tlbf_line *t, uint64_t G);
+/* What open and load share: the derived fields, the FP sum's limit, and
+ * freeing every ring with the filter. */
+void tdbf_tlbf_line_set_derived(tlbf_line *t);
+void tdbf_tlbf_line_set_sum_limit(tlbf_line *t, double error);
+void tdbf_tlbf_line_free_rings(tdbf *f, tlbf_line *t);
+
+/* The model: a ring's plan for g keys per generation at FP <= fp, the
+ * ring sized for n keys, a slot's FP from its counts, the model's
+ * constants, and a ring's measured-over-modelled ratio. */
 int tdbf_tlbf_line_plan_ring(const tlbf_line *t, uint64_t g, double fp, tdbf_line_plan *out);
 uint64_t tdbf_tlbf_line_sized_for(const tlbf_line *t, double n);
 double tdbf_tlbf_line_slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G, bool all);
 void tdbf_tlbf_line_derive(tlbf_line *t);
 double tdbf_tlbf_line_calibration(const tlbf_line *t, const ring_slot *s);
+
+/* ---- the saved form (save.c): tdbf_ops' payload_size, save and load ---- */
+
+uint64_t tdbf_tlbf_line_payload_size(const tdbf *f);
+void tdbf_tlbf_line_save(const tdbf *f, tdbf_out *out);
+int  tdbf_tlbf_line_load(tdbf *f, tdbf_in *in, uint64_t max_memory);
 
 #endif

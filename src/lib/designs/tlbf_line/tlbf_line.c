@@ -1,6 +1,6 @@
 /*
  * tlbf_line.c — the line-local age-partitioned filter over a time window
- * ("tlbf-line"): apbf-line's rings (apbf_line.c, line.h), shifted by the
+ * ("tlbf-line"): apbf-line's rings (apbf_line.c, ring.h), shifted by the
  * clock, and chained as the rate changes.
  *
  * What it keeps of each paper.  From TLBF (paper 001; tlbf.c): the window
@@ -82,7 +82,7 @@
  * keys, nor than the ring's first key (generation `born`).  A full ring
  * may also shift on count, whenever every live key keeps its run of k
  * after it: the oldest field generation that may hold a live key (a lower
- * bound, first_live in tlbf_line_state.h) at most l below the new newest
+ * bound, first_live in internal.h) at most l below the new newest
  * one.  A ring steady on the clock never may (first_live = G - l, G_r =
  * G); a fresh one may up to l times while its first generation's keys are
  * live, so it takes (l + 1) g keys of one generation at the steady load
@@ -190,7 +190,7 @@
  * E[(1 - q^X)^b] = sum_i C(b,i) (-1)^i exp(-lambda_a (1 - q^i)), q = (1 -
  * 1/W)^b, X ~ Poisson(lambda_a); the run probability over the ages still
  * read follows (tdbf_line_run_probability).  Fields of neighbouring ages
- * share keys, which independent fields ignore (apbf_line_plan.c measured
+ * share keys, which independent fields ignore (designs/apbf_line/model.c measured
  * 20-40 %), so the result is scaled by the ring's model FP over this
  * estimate at its own planned load (the ratio moves with the load: the
  * home ring's ratio on a burst's rings, planned for less, read 1.4-2x
@@ -200,420 +200,20 @@
  * few hundred ns for a few rings; stats.error_estimated
  * scales each ring's estimate from its bits (tdbf_line_ring_estimated,
  * which reads all its ages) by the same masked-over-unmasked ratio.
- * The ring sizing and this model: tlbf_line_model.c.
+ * The ring sizing and this model: rings.c.
  *
- * Bounds.  cfg.max_slices caps the live rings (0: 2 (k + l) + 32) and
+ * Bounds.  cfg.max_rings caps the live rings (0: 2 (k + l) + 32) and
  * cfg.max_memory the bytes.  A successor refused by either: growth keeps
  * filling the active ring (FP rises, never a false negative) and counts
  * stats.cap_hits, trying again g keys later; a shrink or a gap shifts the
  * active ring instead.
  */
 #include <math.h>
+#include <math.h>
 #include <string.h>
 
-#include "util/serial.h"
 #include "util/mem.h"
-#include "designs/ops.h"
-#include "designs/apbf_line/line.h"
 #include "designs/tlbf_line/internal.h"
-
-/* Counts and times loaded from a file are at most this, so adds can count
- * on without wrapping. */
-#define COUNT_LIMIT (UINT64_C(1) << 60)
-
-/* ---- slots --------------------------------------------------------------- */
-
-/* A ring's model FP at its g and what scales its count estimate. */
-static void set_ring_fp(const tlbf_line *t, ring_slot *s, double fp)
-{
-    s->fp = fp;
-    s->calibration = tdbf_tlbf_line_calibration(t, s);
-    s->realized = 1.0;
-}
-
-/* A ring takes no more keys: from now on its count estimate follows what
- * its bits hold (a small ring's FP spreads around the model's: 20 % at
- * 34 units, 2 % at 3 000, over 40 seeds), so a burst's later rings are
- * planned for the FP its predecessors really have.  Read once (at most
- * 2^16 units), as its bits never change again. */
-static void retire(const tlbf_line *t, ring_slot *s)
-{
-    s->realized = 1.0;
-    double counted = tdbf_tlbf_line_slot_fp(t, s, 0, true);
-    if (counted > 0.0)
-        s->realized = tdbf_line_ring_estimated(s->ring) / counted;
-}
-
-static void close_slot(tdbf *f, ring_slot *s)
-{
-    tdbf_line_ring_close(f, s->ring);
-    memset(s, 0, sizeof *s);
-}
-
-/* Rings left behind by more than l generations hold nothing a query may
- * read: free them (they are the oldest, at the end). */
-static void drop_stale(tdbf *f, tlbf_line *t, uint64_t G)
-{
-    while (t->count > 0 && ages_read(t, &t->slots[t->count - 1], G) == 0) {
-        close_slot(f, &t->slots[--t->count]);
-        t->fp_kept = false;
-    }
-}
-
-/* Room for one more slot (count < max_rings). */
-static int reserve_slot(tdbf *f, tlbf_line *t)
-{
-    if (t->count < t->slots_allocated)
-        return TDBF_OK;
-    unsigned size = t->slots_allocated * 2 < t->max_rings ? t->slots_allocated * 2
-                                                          : t->max_rings;
-    ring_slot *slots = tdbf_mem_calloc(f, size, sizeof *slots);
-    if (!slots)
-        return TDBF_ENOMEM;
-    memcpy(slots, t->slots, t->count * sizeof *slots);
-    tdbf_mem_free(f, t->slots, t->slots_allocated * sizeof *slots);
-    t->slots = slots;
-    t->slots_allocated = size;
-    return TDBF_OK;
-}
-
-/* A new active ring for g keys per generation at FP fp (the home ring's
- * or less), newest field at G; the previous one, if any, is retired as it
- * stands.  TDBF_OK, TDBF_ETOOBIG (max_slices, max_memory, size) or
- * TDBF_ENOMEM: then nothing changed. */
-static int open_successor(tdbf *f, tlbf_line *t, uint64_t g, double fp, uint64_t G)
-{
-    tdbf_line_plan plan;
-    int rc = tdbf_tlbf_line_plan_ring(t, g, fp, &plan);
-    if (rc != TDBF_OK)
-        return rc;
-    double slots = t->count < t->slots_allocated ? 0.0
-                 : 2.0 * (double)t->slots_allocated * sizeof(ring_slot);
-    if (t->count >= t->max_rings ||
-        !tdbf_fits((double)f->memory_bytes + tdbf_line_ring_bytes_planned(&plan) + slots,
-                   t->max_memory))
-        return TDBF_ETOOBIG;
-    rc = reserve_slot(f, t);
-    tdbf_line_ring *ring = NULL;
-    if (rc == TDBF_OK)
-        rc = tdbf_line_ring_open(f, &plan, &ring);
-    if (rc != TDBF_OK)
-        return rc;
-    if (t->count > 0)
-        retire(t, &t->slots[0]);
-    memmove(t->slots + 1, t->slots, t->count * sizeof *t->slots);
-    t->fp_kept = false;
-    t->count++;
-    ring_slot *s = &t->slots[0];
-    memset(s, 0, sizeof *s);
-    s->ring = ring;
-    s->generation = G;
-    s->born = G;
-    s->last = G;
-    s->opened_ns = t->add_ns;
-    s->g = g;
-    s->units = plan.units;
-    set_ring_fp(t, s, plan.fp);
-    t->check_at = g;
-    return TDBF_OK;
-}
-
-/* ---- generations ------------------------------------------------------- */
-
-/* The filter starts watching the rate (open, or after everything aged). */
-static void begin_observing(tlbf_line *t, uint64_t G, uint64_t now_ns)
-{
-    t->gen_of = G;
-    t->gen_keys = 0;
-    t->prev_keys = 0;
-    t->observed_from = now_ns;
-}
-
-/* Keys added in generation G so far (the counter moves on to G). */
-static void count_generation(tlbf_line *t, uint64_t G)
-{
-    if (t->gen_of == G)
-        return;
-    t->prev_keys = G - t->gen_of == 1 ? t->gen_keys : 0;
-    t->gen_of = G;
-    t->gen_keys = 0;
-}
-
-/* Shift the active ring on to G, one generation at a time (at most k + l
- * + 1: after those every field has been emptied once). */
-static void shift_active(tlbf_line *t, uint64_t G)
-{
-    ring_slot *a = &t->slots[0];
-    uint64_t behind = G - a->generation, steps = t->k + t->l + 1;
-    if (behind > steps) {
-        memset(a->counts, 0, sizeof a->counts);
-        behind = steps;
-    }
-    for (uint64_t i = 0; i < behind; i++) {
-        tdbf_line_ring_shift(a->ring);
-        a->counts[(G - behind + i + 1) % COUNTS] = 0;
-    }
-    t->generations = saturating_add(t->generations, G - a->generation);
-    a->generation = G;
-    t->check_at = a->g;
-    if (a->excess > 0 && G - a->born > t->l + a->excess)
-        a->excess = 0;          /* the burst's keys have all left the window */
-}
-
-/* Keys in the active ring's generation as a rate per whole generation,
- * from the part of it the filter watched; negative when it watched less
- * than half of it (no judgement then). */
-static double ended_rate(const tlbf_line *t, uint64_t ended)
-{
-    uint64_t start = ended * t->span_ns, end = start + t->span_ns;
-    uint64_t from = t->observed_from > start ? t->observed_from : start;
-    if (from >= end || end - from < t->span_ns / 2)
-        return -1.0;
-    double keys = t->gen_of == ended ? (double)t->gen_keys : 0.0;
-    return keys * (double)t->span_ns / (double)(end - from);
-}
-
-/* Generation G - 1 has ended: if it brought under g/4 keys, a smaller
- * successor takes over (true).  Then the active ring is retired as it
- * stands, which also suits one still ahead of the clock after a burst. */
-static bool shrink(tdbf *f, tlbf_line *t, uint64_t G)
-{
-    const ring_slot *a = &t->slots[0];
-    double rate = ended_rate(t, G - 1);
-    if (rate < 0.0 || rate * SHRINK_BELOW >= (double)a->g || a->g <= t->min_g)
-        return false;
-    uint64_t g = tdbf_tlbf_line_sized_for(t, rate);
-    if (g >= a->g || open_successor(f, t, g, t->fp_planned, G) != TDBF_OK)
-        return false;
-    t->generations = saturating_add(t->generations, 1);
-    return true;
-}
-
-/* The active ring's generation has ended, G = G_r + 1: shift, or shrink. */
-static void next_generation(tdbf *f, tlbf_line *t, uint64_t G)
-{
-    if (!shrink(f, t, G))
-        shift_active(t, G);
-}
-
-/* An idle gap: the active ring is two or more generations behind G. */
-static void after_gap(tdbf *f, tlbf_line *t, uint64_t G)
-{
-    ring_slot *a = &t->slots[0];
-    uint64_t behind = G - a->generation;
-    if (behind <= t->k + t->l && a->units <= SHIFT_THROUGH_UNITS / behind) {
-        shift_active(t, G);
-        return;
-    }
-    double recent = 0.0;
-    if (t->gen_of == a->generation)
-        recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
-    uint64_t g = recent * SHRINK_BELOW >= (double)a->g ? a->g : tdbf_tlbf_line_sized_for(t, recent);
-    if (open_successor(f, t, g, t->fp_planned, G) == TDBF_OK)
-        t->generations = saturating_add(t->generations, behind);
-    else
-        shift_active(t, G);
-}
-
-/* Everything aged out (or nothing opened yet after a load of none): a new
- * active ring at G for the last rate seen, or the smallest. */
-static int restart(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
-{
-    double recent = (double)(t->gen_keys > t->prev_keys ? t->gen_keys : t->prev_keys);
-    int rc = open_successor(f, t, tdbf_tlbf_line_sized_for(t, recent), t->fp_planned, G);
-    if (rc != TDBF_OK)
-        rc = open_successor(f, t, t->min_g, t->fp_planned, G);
-    if (rc == TDBF_OK)
-        begin_observing(t, G, now_ns);
-    return rc;
-}
-
-/* The ring open made, before any add: it holds nothing, so it belongs to
- * no generation yet (whatever its stamp) and is never stale. */
-static bool untouched(const tlbf_line *t)
-{
-    return t->count == 1 && t->slots[0].keys == 0;
-}
-
-/* Bring the active ring to generation G before an add. */
-static int settle(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
-{
-    if (untouched(t)) {
-        ring_slot *fresh = &t->slots[0];
-        if (fresh->generation != G) {   /* never used: it may start anywhere */
-            fresh->generation = G;
-            fresh->born = G;
-            fresh->last = G;
-            memset(fresh->counts, 0, sizeof fresh->counts);
-            begin_observing(t, G, now_ns);
-        }
-        fresh->opened_ns = now_ns;
-        return TDBF_OK;
-    }
-    drop_stale(f, t, G);
-    if (t->count == 0)
-        return restart(f, t, G, now_ns);
-    ring_slot *a = &t->slots[0];
-    if (G <= a->generation) {   /* its generation, or ahead after a burst */
-        if (a->excess > 0 && G > a->born && t->gen_of == G - 1)
-            shrink(f, t, G);    /* (a burst's ring waits for no shift) */
-        return TDBF_OK;
-    }
-    if (G - a->generation == 1)
-        next_generation(f, t, G);
-    else
-        after_gap(f, t, G);
-    return TDBF_OK;
-}
-
-/* The FPs of the live rings from slots[first] on, from their counts at G
- * (a few hundred ns a ring: exp per age and bit). */
-static double rings_fp_from(const tlbf_line *t, unsigned first, uint64_t G)
-{
-    double fp = 0.0;
-    for (unsigned i = first; i < t->count; i++)
-        fp += tdbf_tlbf_line_slot_fp(t, &t->slots[i], G, false);
-    return fp < 1.0 ? fp : 1.0;
-}
-
-static double rings_fp(const tlbf_line *t, uint64_t G)
-{
-    return rings_fp_from(t, 0, G);
-}
-
-/* What the limit on the sum leaves once the rings from slots[first] on
- * answer as they do at G.  A retired ring's FP only falls as it ages
- * (fewer ages read, no new keys), so a ring planned within this at G
- * keeps the sum within the limit however fast it fills ("False
- * positives"). */
-static double fp_left(const tlbf_line *t, unsigned first, uint64_t G)
-{
-    return t->fp_sum_limit - rings_fp_from(t, first, G);
-}
-
-/* The least FP a ring is planned for.  Below it the limit is spent (a
- * small home ring far over its model, a cap): the promise is lost
- * whatever the next rings cost, so they are planned at this and may
- * shift on count, rather than grow by 4x at every g keys. */
-static double fp_floor(const tlbf_line *t)
-{
-    return t->fp_planned / FP_FLOOR;
-}
-
-/* May the active ring fill all its fields now, FP-wise: the other live
- * rings leave room for its model FP, or it was planned at the floor. */
-static bool room_to_shift(const tlbf_line *t, const ring_slot *a, uint64_t G)
-{
-    return a->fp <= fp_floor(t) || a->fp <= fp_left(t, 1, G);
-}
-
-/* Would every key the active ring holds keep its run of k after a shift
- * on count at G?  When the oldest field generation that may hold a live
- * key (first_live) is at most l below the new newest one.  Then also
- * every later time shift keeps them (the essay's "Bursts").  A ring
- * steady on the clock never would (first_live = G - l); a fresh one would
- * up to l times in its first generation, and after it as long as its
- * keys of that generation are live and the l are not spent. */
-static bool keys_allow_shift(const tlbf_line *t, const ring_slot *a, uint64_t G)
-{
-    return a->born != BORN_UNKNOWN && a->generation + 1 - first_live(t, a, G) <= t->l;
-}
-
-/* Only the shifts of the first generation count as its excess: the fields
- * they leave behind hold keys of that generation alone. */
-static void shift_on_count(tlbf_line *t, ring_slot *a, uint64_t G)
-{
-    tdbf_line_ring_shift(a->ring);      /* its spare is swept: g keys came */
-    a->generation++;
-    a->excess += G == a->born;
-    a->counts[a->generation % COUNTS] = 0;
-    t->check_at = a->g;
-    t->fp_kept = false;
-}
-
-/* The FP a successor is planned for.  In a burst it will shift on count
- * and fill all its fields while every live ring is still read: a share
- * (1 / BURST_SHARE) of what they leave of the limit on the sum, so a
- * burst's chain of rings stays within it however long it grows.  Else
- * the home ring's: it fills at the clock's pace as its predecessors age
- * (and may shift on count only within what they leave). */
-static double successor_fp(const tlbf_line *t, bool burst, uint64_t G)
-{
-    if (!burst)
-        return t->fp_planned;
-    double fp = fp_left(t, 0, G) / BURST_SHARE, floor = fp_floor(t);
-    return fp < floor ? floor : fp < t->fp_planned ? fp : t->fp_planned;
-}
-
-/* The active ring took its check_at keys in its newest field at G: allow
- * a last few, shift on count (a burst in the ring's first generation),
- * grow, or (refused) keep filling (see the essay). */
-/* Keys per generation at the pace the active ring fills: this
- * generation's over its watched part, or the ring's own since it opened
- * if faster (a generation that began slowly hides a burst's pace). */
-static double projected_rate(const tlbf_line *t, const ring_slot *a, uint64_t G, uint64_t now_ns)
-{
-    uint64_t start = G * t->span_ns;
-    if (t->observed_from > start)
-        start = t->observed_from;
-    double span = (double)t->span_ns;
-    double elapsed = (double)(now_ns - start), lived = (double)(now_ns - a->opened_ns);
-    double generation = elapsed > 0.0 ? (double)t->gen_keys * span / elapsed : INFINITY;
-    double ring = lived > 0.0 ? (double)a->keys * span / lived : INFINITY;
-    return ring > generation ? ring : generation;
-}
-
-static void consider_growth(tdbf *f, tlbf_line *t, uint64_t G, uint64_t now_ns)
-{
-    ring_slot *a = &t->slots[0];
-    uint64_t fill = a->counts[a->generation % COUNTS];
-    double projected = projected_rate(t, a, G, now_ns);
-    double g = (double)a->g;
-    if (t->check_at == a->g && projected <= g + g / HOME_TOLERANCE) {
-        t->check_at = a->g + a->g / HOME_TOLERANCE + 1;
-        return;
-    }
-    /* A ring that fills faster than the clock shifts on count if the
-     * other rings leave room for all its fields ("False positives") */
-    bool fills_fast = keys_allow_shift(t, a, G);
-    if (fills_fast && room_to_shift(t, a, G)) {
-        shift_on_count(t, a, G);
-        return;
-    }
-    double want = isinf(projected) ? INFINITY : (double)tdbf_tlbf_line_sized_for(t, projected);
-    double lo = 2.0 * g, hi = GROWTH_MAX * g;
-    if (a->g < t->home_g && (double)t->home_g < lo)
-        lo = (double)t->home_g;
-    if (a->excess > 0 && G != a->born)
-        lo = (double)t->min_g;  /* the field it fills is the burst's: the rate may be back */
-    want = want < lo ? lo : want > hi ? hi : want;
-    /* a burst: keys come faster than the successor takes them on the
-     * clock, so it will shift on count */
-    bool burst = projected > want + want / HOME_TOLERANCE;
-    if (burst)
-        retire(t, a);           /* what its bits hold, for the budget */
-    if (open_successor(f, t, (uint64_t)want, successor_fp(t, burst, G), G) != TDBF_OK) {
-        a->realized = 1.0;      /* still active after all */
-        t->cap_hits++;
-        t->check_at = saturating_add(fill, a->g);
-    }
-}
-
-/* Adds keep the sum (a caller such as the Redis module asks before every
- * add): recomputed at each generation, each change of rings and every
- * 1/64 of the active ring's g adds, so it lags the active field's load by
- * at most 1/64 of it. */
-static void keep_fp(tlbf_line *t, uint64_t G)
-{
-    if (t->fp_kept && t->fp_G == G && t->fp_adds > 0) {
-        t->fp_adds--;
-        return;
-    }
-    t->fp_current = rings_fp(t, G);
-    t->fp_G = G;
-    t->fp_adds = t->slots[0].g / 64;
-    t->fp_kept = true;
-}
 
 /* ---- operations ------------------------------------------------------- */
 
@@ -626,7 +226,7 @@ static int slot_has(const tlbf_line *t, const ring_slot *s, const tdbf_hash128 *
 
 static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    tlbf_line *t = f->impl;
+    tlbf_line *t = f->state.impl;
     uint64_t G = now_ns / t->span_ns;
     t->add_ns = now_ns;
     if (t->settled_next == 0 || G != t->settled_next - 1) {
@@ -634,14 +234,14 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
          * stale rings are gone, the active ring is at G or ahead, and the
          * generation's first add has shrunk a burst's ring if it was due.
          * (An add's successor is at G or ahead too.) */
-        int rc = settle(f, t, G, now_ns);
+        int rc = tdbf_tlbf_line_settle(f, t, G, now_ns);
         if (rc != TDBF_OK)
             return rc;
         t->settled_next = G < UINT64_MAX ? G + 1 : 0;
     }
-    count_generation(t, G);
+    tdbf_tlbf_line_count_generation(t, G);
     if (t->slots[0].counts[t->slots[0].generation % COUNTS] >= t->check_at)
-        consider_growth(f, t, G, now_ns);
+        tdbf_tlbf_line_consider_growth(f, t, G, now_ns);
     ring_slot *a = &t->slots[0];
     int present;
     uint64_t first = first_live(t, a, G);
@@ -656,7 +256,7 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
     }
     a->counts[a->generation % COUNTS]++;
     a->last = G;
-    keep_fp(t, G);
+    tdbf_tlbf_line_keep_fp(t, G);
     a->keys++;
     t->gen_keys++;
     for (unsigned i = 1; i < t->count && !present; i++)
@@ -666,7 +266,7 @@ static int tlbf_line_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
 
 static int tlbf_line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 {
-    const tlbf_line *t = f->impl;
+    const tlbf_line *t = f->state.impl;
     uint64_t G = now_ns / t->span_ns;
     for (unsigned i = 0; i < t->count; i++)
         if (slot_has(t, &t->slots[i], &key->hash, G))
@@ -678,11 +278,11 @@ static int tlbf_line_contains(const tdbf *f, const tdbf_key *key, uint64_t now_n
  * (queries read it correctly meanwhile). */
 static int tlbf_line_advance(tdbf *f, uint64_t now_ns)
 {
-    tlbf_line *t = f->impl;
-    if (untouched(t))
+    tlbf_line *t = f->state.impl;
+    if (tdbf_tlbf_line_untouched(t))
         t->slots[0].generation = now_ns / t->span_ns;   /* (saved rings are all live) */
     else
-        drop_stale(f, t, now_ns / t->span_ns);
+        tdbf_tlbf_line_drop_stale(f, t, now_ns / t->span_ns);
     return TDBF_OK;
 }
 
@@ -690,7 +290,7 @@ static int tlbf_line_advance(tdbf *f, uint64_t now_ns)
  * when the key is absent (an add writes the first). */
 static void tlbf_line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
-    const tlbf_line *t = f->impl;
+    const tlbf_line *t = f->state.impl;
     for (unsigned i = 0; i < t->count && i < 4; i++) {
         line_prefetch_unit(tdbf_line_ring_unit(t->slots[i].ring, &key->hash),
                            t->unit_bits / 64, for_add && i == 0);
@@ -699,48 +299,39 @@ static void tlbf_line_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 
 static double tlbf_line_current_error(const tdbf *f, uint64_t now_ns)
 {
-    const tlbf_line *t = f->impl;
+    const tlbf_line *t = f->state.impl;
     uint64_t G = now_ns / t->span_ns;
-    return t->fp_kept && t->fp_G == G ? t->fp_current : rings_fp(t, G);
+    return t->fp_kept && t->fp_G == G ? t->fp_current : tdbf_tlbf_line_rings_fp(t, G);
 }
 
 /* ---- open, close, stats ------------------------------------------------ */
-
-/* What open and load share once k, l, b, unit, T and the home ring are
- * known (and fp_planned). */
-static void set_derived(tlbf_line *t)
-{
-    t->span_ns = ceil_div(t->window_ns, t->l);
-    t->min_g = t->home_g / MIN_FRACTION ? t->home_g / MIN_FRACTION : 1;
-    tdbf_tlbf_line_derive(t);
-}
-
-/* What the live rings' FPs may sum to: SUM_SHARE of cfg.error, or, for a
- * file whose home ring was planned for more than HOME_SHARE of it (before
- * this rule), as much over its home ring's FP as a new filter has. */
-static void set_sum_limit(tlbf_line *t, double error)
-{
-    double home = t->fp_planned / HOME_SHARE;
-    t->fp_sum_limit = SUM_SHARE * (home > error ? home : error);
-}
 
 static unsigned default_rings(unsigned k, unsigned l)
 {
     return 2 * (k + l) + 32;
 }
 
+/* The cap on live rings cfg asks for (cfg.max_rings, or its deprecated
+ * alias max_slices), 0 = default_rings; TDBF_EPARAM past RING_LIMIT. */
+static int rings_asked(const tdbf_config *cfg, unsigned *max_rings)
+{
+    int rc = tdbf_config_field(cfg->max_rings, cfg->max_slices, max_rings);
+    return rc == TDBF_OK && *max_rings > RING_LIMIT ? TDBF_EPARAM : rc;
+}
+
 /* The home ring open builds for cfg: apbf-line's plan for a count
- * window of `capacity`, so g0 = ceil(capacity / l). */
-static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
+ * window of `capacity`, so g0 = ceil(capacity / l); and the cap on live
+ * rings. */
+static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan, unsigned *max_rings)
 {
     if (cfg->window_ns == 0 || cfg->window_items != 0)
         return TDBF_EWINDOW;
-    if (cfg->max_slices > RING_LIMIT)
+    if (rings_asked(cfg, max_rings) != TDBF_OK)
         return TDBF_EPARAM;
     uint64_t capacity = cfg->capacity ? cfg->capacity : TLBF_LINE_DEFAULT_CAPACITY;
     tdbf_config home = *cfg;
     /* the rest for a burst's rings; HOME_SHARE is this design's own margin
-     * under the model, so the planner's (line.h) is not taken twice */
+     * under the model, so the planner's (ring.h) is not taken twice */
     home.error = cfg->error * HOME_SHARE * TDBF_LINE_PLAN_MARGIN;
     int rc = tdbf_line_plan_ring(&home, capacity, plan);
     if (rc == TDBF_OK && plan->units < FEW_UNITS) {
@@ -751,6 +342,8 @@ static int tlbf_line_size(const tdbf_config *cfg, tdbf_line_plan *plan)
     }
     if (rc != TDBF_OK)
         return rc;
+    if (*max_rings == 0)
+        *max_rings = default_rings(plan->k, plan->l);
     double fixed = (double)(sizeof(tlbf_line) + FIRST_SLOTS * sizeof(ring_slot));
     return tdbf_fits(tdbf_line_ring_bytes_planned(plan) + fixed, cfg->max_memory)
                ? TDBF_OK : TDBF_ETOOBIG;
@@ -762,7 +355,8 @@ int tdbf_plan_tlbf_line(const tdbf_config *cfg, tdbf_line_plan *out)
         return TDBF_EINVAL;
     if (!(cfg->error > 0.0 && cfg->error < 1.0))
         return TDBF_EERROR;
-    return tlbf_line_size(cfg, out);
+    unsigned max_rings;
+    return tlbf_line_size(cfg, out, &max_rings);
 }
 
 static unsigned first_slots(unsigned max_rings)
@@ -774,10 +368,10 @@ static unsigned first_slots(unsigned max_rings)
 static int tlbf_line_plan(const tdbf_config *cfg, tdbf_shape *out)
 {
     tdbf_line_plan plan;
-    int rc = tlbf_line_size(cfg, &plan);
+    unsigned max_rings;
+    int rc = tlbf_line_size(cfg, &plan, &max_rings);
     if (rc != TDBF_OK)
         return rc;
-    unsigned max_rings = cfg->max_slices ? cfg->max_slices : default_rings(plan.k, plan.l);
     out->k = plan.k;
     out->l = plan.l;
     out->window_ns = cfg->window_ns;
@@ -791,7 +385,8 @@ static int tlbf_line_plan(const tdbf_config *cfg, tdbf_shape *out)
 static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
 {
     tdbf_line_plan plan;
-    int rc = tlbf_line_size(cfg, &plan);
+    unsigned max_rings;
+    int rc = tlbf_line_size(cfg, &plan, &max_rings);
     if (rc != TDBF_OK)
         return rc;
 
@@ -802,14 +397,14 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
     t->l = plan.l;
     t->b = plan.b;
     t->unit_bits = plan.unit_bits;
-    t->max_rings = cfg->max_slices ? cfg->max_slices : default_rings(plan.k, plan.l);
+    t->max_rings = max_rings;
     t->window_ns = cfg->window_ns;
     t->home_g = plan.generation;
     t->home_units = plan.units;
     t->max_memory = cfg->max_memory;
     t->fp_planned = plan.fp;
-    set_sum_limit(t, f->error);
-    set_derived(t);
+    tdbf_tlbf_line_set_sum_limit(t, f->error);
+    tdbf_tlbf_line_set_derived(t);
     t->slots_allocated = first_slots(t->max_rings);
     t->slots = tdbf_mem_calloc(f, t->slots_allocated, sizeof *t->slots);
     rc = t->slots ? tdbf_line_ring_open(f, &plan, &t->slots[0].ring) : TDBF_ENOMEM;
@@ -822,24 +417,16 @@ static int tlbf_line_open(tdbf *f, const tdbf_config *cfg)
     t->count = 1;
     t->slots[0].g = plan.generation;
     t->slots[0].units = plan.units;
-    set_ring_fp(t, &t->slots[0], plan.fp);
+    tdbf_tlbf_line_set_ring_fp(t, &t->slots[0], plan.fp);
     t->check_at = plan.generation;
-    f->impl = t;
-    f->error_planned = t->fp_planned;
+    f->state.impl = t;
+    f->state.error_planned = t->fp_planned;
     return TDBF_OK;
-}
-
-static void free_rings(tdbf *f, tlbf_line *t)
-{
-    while (t->count > 0)
-        close_slot(f, &t->slots[--t->count]);
-    tdbf_mem_free(f, t->slots, t->slots_allocated * sizeof *t->slots);
-    tdbf_mem_free(f, t, sizeof *t);
 }
 
 static void tlbf_line_close(tdbf *f)
 {
-    free_rings(f, f->impl);
+    tdbf_tlbf_line_free_rings(f, f->state.impl);
 }
 
 /* Keys of the field generations a query at G still reads (first_live
@@ -857,7 +444,7 @@ static uint64_t window_keys(const tlbf_line *t, const ring_slot *s, uint64_t G)
 /* The O(1) part of the stats (tdbf_get_shape; tdbf_get_stats starts from it). */
 static void tlbf_line_shape(const tdbf *f, tdbf_shape *out)
 {
-    const tlbf_line *t = f->impl;
+    const tlbf_line *t = f->state.impl;
     out->k = t->k;
     out->l = t->l;
     out->window_ns = t->window_ns;
@@ -866,7 +453,7 @@ static void tlbf_line_shape(const tdbf *f, tdbf_shape *out)
 
 static void tlbf_line_stats(const tdbf *f, tdbf_stats *st)
 {
-    const tlbf_line *t = f->impl;
+    const tlbf_line *t = f->state.impl;
     uint64_t G = atomic_load_explicit(&f->now_ns, memory_order_relaxed) / t->span_ns;
     double estimated = 0.0;
     uint64_t keys = 0;
@@ -888,278 +475,7 @@ static void tlbf_line_stats(const tdbf *f, tdbf_stats *st)
     st->cap_hits = t->cap_hits;
     st->simd = t->count ? tdbf_line_ring_simd(t->slots[0].ring) : tdbf_simd_in_use();
     if (keys)
-        st->bits_per_item = 8.0 * (double)f->memory_bytes / (double)keys;
-}
-
-/* ---- serialization (codec.c, docs/format.md) ------------------------------
- * Payload: u32 k, u32 l, u32 b, u32 unit bits, u32 max rings, u32 rings
- * (live), u32 slots allocated, u32 0; u64 T, u64 g0, u64 units0, u64
- * generation counted, u64 its keys, u64 the previous one's, u64 watched
- * since (ns), u64 check_at, u64 generations, u64 cap hits, u64 max_memory;
- * then per ring, newest first: u64 generation G_r, u64 keys, u64 payload
- * bytes, u32 retired (0 for the first, 1 after), u32 burst word (born,
- * last and excess: burst_word), k + l u64 counts
- * (ages 0 .. k+l-1, generation G_r - a); then each ring's apbf-line
- * payload (tdbf_line_ring_save) in the same order.  The home ring's FP,
- * the span and the calibration follow from these.  All records come
- * before any ring, so the memory is checked before allocating. */
-
-enum { FIELDS_BYTES = 120, RECORD_FIXED_BYTES = 32 };
-
-/* A ring record's burst word: 0 when the generations of the ring's first
- * and latest keys are not recorded (files before they were; a ring older
- * than 2^17 generations), else BORN_KNOWN | (G_r - born) << 13 | (G_r -
- * last) << 6 | excess: G_r - last and excess at most l. */
-#define BORN_KNOWN (UINT32_C(1) << 31)
-enum { BORN_SHIFT = 13, BORN_LIMIT = 1 << 17, LAST_SHIFT = 6, FIELD_MASK = 63 };
-
-static uint32_t burst_word(const ring_slot *s)
-{
-    if (s->born > s->generation || s->generation - s->born >= BORN_LIMIT ||
-        s->last > s->generation || s->generation - s->last > FIELD_MASK)
-        return 0;
-    return BORN_KNOWN | (uint32_t)(s->generation - s->born) << BORN_SHIFT |
-           (uint32_t)(s->generation - s->last) << LAST_SHIFT | s->excess;
-}
-
-/* The word back into born, last and excess, checked against the record's
- * G_r, the shape and the clock's generation G (the invariants of the
- * essay's "Bursts"). */
-static bool read_burst_word(const tlbf_line *h, ring_slot *s, uint32_t word, uint64_t G)
-{
-    if (!(word & BORN_KNOWN)) {
-        s->born = BORN_UNKNOWN;
-        s->last = s->generation;
-        s->excess = 0;
-        return word == 0 && s->generation <= G;
-    }
-    uint64_t born = (word & ~BORN_KNOWN) >> BORN_SHIFT;
-    uint64_t last = word >> LAST_SHIFT & FIELD_MASK;
-    s->excess = word & FIELD_MASK;
-    if (born > s->generation || last > s->generation || s->excess > h->l ||
-        born < s->excess || last > h->l)
-        return false;
-    s->born = s->generation - born;
-    s->last = s->generation - last;
-    return s->born <= s->last && s->last <= G &&
-           s->generation <= (s->born + h->l > G ? s->born + h->l : G);
-}
-
-/* Older rings first took keys no later than newer ones: a ring's first
- * generation after a burst, else its newest field's. */
-static uint64_t order_of(const ring_slot *s)
-{
-    return s->excess > 0 ? s->born : s->generation;
-}
-
-static uint64_t record_bytes(const tlbf_line *t)
-{
-    return RECORD_FIXED_BYTES + 8 * (uint64_t)(t->k + t->l);
-}
-
-static uint64_t tlbf_line_payload_size(const tdbf *f)
-{
-    const tlbf_line *t = f->impl;
-    uint64_t bytes = FIELDS_BYTES + t->count * record_bytes(t);
-    for (unsigned i = 0; i < t->count; i++)
-        bytes += tdbf_line_ring_payload_size(t->slots[i].ring);
-    return bytes;
-}
-
-static void tlbf_line_save(const tdbf *f, tdbf_out *out)
-{
-    const tlbf_line *t = f->impl;
-    const uint32_t header[8] = {t->k, t->l, t->b, t->unit_bits, t->max_rings, t->count,
-                                t->slots_allocated, 0};
-    const uint64_t fields[11] = {t->window_ns, t->home_g, t->home_units, t->gen_of,
-                                 t->gen_keys, t->prev_keys, t->observed_from, t->check_at,
-                                 t->generations, t->cap_hits, t->max_memory};
-    for (unsigned i = 0; i < 8; i++)
-        tdbf_out_u32(out, header[i]);
-    for (unsigned i = 0; i < 11; i++)
-        tdbf_out_u64(out, fields[i]);
-    for (unsigned i = 0; i < t->count; i++) {
-        const ring_slot *s = &t->slots[i];
-        tdbf_out_u64(out, s->generation);
-        tdbf_out_u64(out, s->keys);
-        tdbf_out_u64(out, tdbf_line_ring_payload_size(s->ring));
-        tdbf_out_u32(out, i > 0);
-        tdbf_out_u32(out, burst_word(s));
-        for (unsigned a = 0; a < t->k + t->l; a++)
-            tdbf_out_u64(out, s->counts[(s->generation % COUNTS + COUNTS - a) % COUNTS]);
-    }
-    for (unsigned i = 0; i < t->count; i++)
-        tdbf_line_ring_save(t->slots[i].ring, out);
-}
-
-/* The filter's own fields, checked against each other; the home ring's
- * FP from the model, which also refuses a shape apbf-line has not. */
-static int load_fields(tdbf_in *in, tlbf_line *h, uint64_t now_ns)
-{
-    uint32_t header[8];
-    uint64_t fields[11];
-    for (unsigned i = 0; i < 8; i++)
-        tdbf_in_u32(in, &header[i]);
-    for (unsigned i = 0; i < 11; i++)
-        tdbf_in_u64(in, &fields[i]);
-    if (in->rc != TDBF_OK)
-        return in->rc;
-    h->k = header[0];
-    h->l = header[1];
-    h->b = header[2];
-    h->unit_bits = header[3];
-    h->max_rings = header[4];
-    h->count = header[5];
-    h->slots_allocated = header[6];
-    h->window_ns = fields[0];
-    h->home_g = fields[1];
-    h->home_units = fields[2];
-    h->gen_of = fields[3];
-    h->gen_keys = fields[4];
-    h->prev_keys = fields[5];
-    h->observed_from = fields[6];
-    h->check_at = fields[7];
-    h->generations = fields[8];
-    h->cap_hits = fields[9];
-    h->max_memory = fields[10];
-    if (h->k < 1 || h->l < 1 || h->k >= COUNTS || h->l >= COUNTS ||   /* (then k + l) */
-        h->k + h->l >= COUNTS || header[7] != 0 ||
-        h->max_rings < 1 || h->max_rings > RING_LIMIT || h->count > h->max_rings ||
-        h->slots_allocated < 1 || h->slots_allocated > h->max_rings ||
-        h->slots_allocated < h->count || h->window_ns == 0 || h->home_g < 1 ||
-        h->home_g > (UINT64_C(1) << 50) || h->home_units < 1 ||
-        h->home_units > (UINT64_C(1) << 40) || h->max_memory == 0 ||
-        h->observed_from > now_ns || h->gen_of > now_ns / ceil_div(h->window_ns, h->l) ||
-        h->gen_keys > COUNT_LIMIT || h->prev_keys > COUNT_LIMIT ||
-        h->check_at > COUNT_LIMIT || h->generations > COUNT_LIMIT ||
-        h->cap_hits > COUNT_LIMIT)
-        return TDBF_ECORRUPT;
-    h->fp_planned = tdbf_apbf_line_fp(h->k, h->l, h->b, h->unit_bits, h->home_units, h->home_g);
-    if (h->fp_planned < 0.0)
-        return TDBF_ECORRUPT;
-    set_derived(h);
-    return TDBF_OK;
-}
-
-/* The ring records into slots[0 .. count-1]: newest first, none older than
- * the window (drop_stale has run at every add and advance), none ahead of
- * now; *bytes gets the rings' payloads in all. */
-static int load_records(tdbf_in *in, const tlbf_line *h, ring_slot *slots, uint64_t G,
-                        uint64_t *bytes)
-{
-    *bytes = 0;
-    for (unsigned i = 0; i < h->count; i++) {
-        ring_slot *s = &slots[i];
-        uint64_t payload;
-        uint32_t retired, burst;
-        tdbf_in_u64(in, &s->generation);
-        tdbf_in_u64(in, &s->keys);
-        tdbf_in_u64(in, &payload);
-        tdbf_in_u32(in, &retired);
-        tdbf_in_u32(in, &burst);
-        for (unsigned a = 0; a < h->k + h->l; a++) {
-            uint64_t c = 0;
-            tdbf_in_u64(in, &c);
-            s->counts[(s->generation % COUNTS + COUNTS - a) % COUNTS] = c;
-            if (c > COUNT_LIMIT)
-                return TDBF_ECORRUPT;
-        }
-        if (in->rc != TDBF_OK)
-            return in->rc;
-        if (!read_burst_word(h, s, burst, G) || ages_read(h, s, G) == 0 ||
-            s->keys > COUNT_LIMIT || retired != (i > 0) || payload > in->remaining - *bytes ||
-            (i > 0 && order_of(s) > order_of(&slots[i - 1])))
-            return TDBF_ECORRUPT;
-        s->units = payload;       /* until the ring is read */
-        *bytes += payload;
-    }
-    return TDBF_OK;
-}
-
-/* When a loaded ring opened, for the pace it fills at (not saved): the
- * start of its first generation, or of the watched time if later. */
-static uint64_t opened_before(const tlbf_line *h, const ring_slot *s, uint64_t now_ns)
-{
-    uint64_t first = s->born != BORN_UNKNOWN ? s->born : s->generation;
-    uint64_t opened = first <= now_ns / h->span_ns ? first * h->span_ns : now_ns;
-    return opened > h->observed_from ? opened : h->observed_from;
-}
-
-/* Each ring from its apbf-line payload, confined to its recorded length,
- * and checked against the filter: same shape, fill as counted.  *loaded
- * counts the rings held (to be freed on failure). */
-static int load_rings(tdbf *f, tdbf_in *in, const tlbf_line *h, ring_slot *slots,
-                      uint64_t max_memory, unsigned *loaded)
-{
-    uint64_t now_ns = atomic_load_explicit(&f->now_ns, memory_order_relaxed);
-    for (*loaded = 0; *loaded < h->count;) {
-        ring_slot *s = &slots[*loaded];
-        uint64_t rest = in->remaining - s->units;
-        in->remaining = s->units;
-        int rc = tdbf_line_ring_load(f, in, max_memory, &s->ring);
-        if (rc != TDBF_OK)
-            return rc;
-        (*loaded)++;
-        in->remaining = rest;
-        tdbf_line_plan p;
-        tdbf_line_ring_plan(s->ring, &p);
-        s->g = p.generation;
-        s->units = p.units;
-        set_ring_fp(h, s, p.fp);
-        if (s != slots)
-            retire(h, s);
-        s->opened_ns = opened_before(h, s, now_ns);
-        uint64_t fill = s->counts[s->generation % COUNTS];
-        if (p.k != h->k || p.l != h->l || p.b != h->b || p.unit_bits != h->unit_bits ||
-            p.fields != p.k + p.l + 1 ||     /* rings keep the spare (tdbf_line_plan_ring) */
-            tdbf_line_ring_fill(s->ring) != (fill < p.generation ? fill : p.generation))
-            return TDBF_ECORRUPT;
-    }
-    return TDBF_OK;
-}
-
-static int tlbf_line_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
-{
-    tlbf_line h;
-    memset(&h, 0, sizeof h);
-    int rc = load_fields(in, &h, f->now_ns);
-    if (rc != TDBF_OK)
-        return rc;
-    double fixed = (double)sizeof h + (double)h.slots_allocated * sizeof(ring_slot);
-    if (!tdbf_fits(fixed + (double)f->memory_bytes, max_memory))
-        return TDBF_ETOOBIG;
-    tlbf_line *t = tdbf_mem_calloc(f, 1, sizeof *t);
-    ring_slot *slots = tdbf_mem_calloc(f, h.slots_allocated, sizeof *slots);
-    if (!t || !slots) {
-        tdbf_mem_free(f, slots, h.slots_allocated * sizeof *slots);
-        tdbf_mem_free(f, t, sizeof *t);
-        return TDBF_ENOMEM;
-    }
-    *t = h;
-    set_sum_limit(t, f->error);
-    t->add_ns = f->now_ns;
-    t->slots = slots;
-    t->count = 0;              /* rings held so far, for free_rings */
-    uint64_t bytes = 0;
-    rc = load_records(in, &h, slots, f->now_ns / h.span_ns, &bytes);
-    /* Every ring's struct and alignment beside its payload (which counts
-     * its 56 header bytes: a little over). */
-    tdbf_line_plan bare;
-    memset(&bare, 0, sizeof bare);
-    double rings = (double)bytes + (double)h.count * tdbf_line_ring_bytes_planned(&bare);
-    if (rc == TDBF_OK && in->remaining != bytes)
-        rc = TDBF_ECORRUPT;
-    if (rc == TDBF_OK && !tdbf_fits(rings + (double)f->memory_bytes, max_memory))
-        rc = TDBF_ETOOBIG;
-    if (rc == TDBF_OK)
-        rc = load_rings(f, in, &h, slots, max_memory, &t->count);
-    if (rc != TDBF_OK) {
-        free_rings(f, t);
-        return rc;
-    }
-    f->impl = t;
-    f->error_planned = t->fp_planned;
-    return TDBF_OK;
+        st->bits_per_item = 8.0 * (double)f->state.memory_bytes / (double)keys;
 }
 
 const tdbf_ops tdbf_tlbf_line_ops = {
@@ -1173,7 +489,8 @@ const tdbf_ops tdbf_tlbf_line_ops = {
     .shape = tlbf_line_shape,
     .prefetch = tlbf_line_prefetch,
     .current_error = tlbf_line_current_error,
-    .payload_size = tlbf_line_payload_size,
-    .save = tlbf_line_save,
-    .load = tlbf_line_load,
+    .payload_size = tdbf_tlbf_line_payload_size,
+    .save = tdbf_tlbf_line_save,
+    .load = tdbf_tlbf_line_load,
 };
+

@@ -1,5 +1,5 @@
 /*
- * apbf_line_plan.c — apbf-line's false-positive model and its planner
+ * model.c — apbf-line's false-positive model and its planner
  * (apbf_line.c is the filter).
  *
  * False positives: the model.  Just before a shift, field age a of a unit
@@ -35,7 +35,7 @@
  * least memory by the model on 256 simulated units; then its largest load
  * lambda* on the full model, and units = ceil(g / lambda*) (see
  * "planning" below).  All of it aims at cfg.error / TDBF_LINE_PLAN_MARGIN
- * (line.h: 1.10), so that the filters, not only the model, meet the
+ * (ring.h: 1.10), so that the filters, not only the model, meet the
  * target: at a 10^6 window, just before a shift, the measured FP went
  * from 0.01016 and 0.001021 (95 % intervals above the target) to 0.00915
  * and 0.000916, for 2.0 % and 1.7 % more bits per key (20.66 -> 21.08 at
@@ -47,8 +47,7 @@
 #include <string.h>
 
 #include "util/memo.h"
-#include "designs/apbf_line/apbf_line.h"
-#include "designs/apbf_line/line.h"
+#include "designs/apbf_line/internal.h"
 
 enum {
     MODEL_SAMPLES = 4096,
@@ -91,7 +90,7 @@ static double field_match(unsigned b, double width, unsigned n, const double *di
 }
 
 /* P(a run of k matches among ages 0 .. k+l-1) for independent matches
- * r[0 .. k+l-1]: the chance of no run yet, by current run length (line.h). */
+ * r[0 .. k+l-1]: the chance of no run yet, by current run length (ring.h). */
 double tdbf_line_run_probability(unsigned k, unsigned l, const double *r)
 {
     double no_run[TDBF_MAX_K], hit = 0.0;
@@ -648,12 +647,12 @@ static int line_request(const tdbf_config *cfg, unsigned spare, shape_request *q
     if (!(cfg->error > 0.0 && cfg->error < 1.0))
         return TDBF_EERROR;
     if ((cfg->k == 0) != (cfg->l == 0) || cfg->block_hashes > LINE_MAX_B ||
-        (cfg->block_bits && !unit_ok(cfg->block_bits)) ||
+        !unit_ok(cfg->unit_bits) ||
         (cfg->k && (cfg->k > TDBF_MAX_K || cfg->l >= LINE_MAX_FIELDS ||
                     cfg->k + cfg->l + 1 > LINE_MAX_FIELDS)))
         return TDBF_EPARAM;
     uint64_t max_memory = cfg->max_memory ? cfg->max_memory : TDBF_DEFAULT_MAX_MEMORY;
-    unsigned unit_bits = cfg->block_bits;
+    unsigned unit_bits = cfg->unit_bits;
     *most = max_memory / (unit_bits / 8);
     if (*most > (UINT64_C(1) << 40))
         *most = UINT64_C(1) << 40;
@@ -664,7 +663,7 @@ static int line_request(const tdbf_config *cfg, unsigned spare, shape_request *q
                    (spare && layout_spare(cfg->k, cfg->l, unit_bits) != 1)))
         return TDBF_EPARAM;
     memset(q, 0, sizeof *q);     /* padding too: the cache compares bytes */
-    q->error = tdbf_line_planned_error(cfg->error);     /* the margin (line.h) */
+    q->error = tdbf_line_planned_error(cfg->error);     /* the margin (ring.h) */
     q->unit_bits = unit_bits;
     q->k = cfg->k;
     q->l = cfg->l;
@@ -673,7 +672,7 @@ static int line_request(const tdbf_config *cfg, unsigned spare, shape_request *q
     return TDBF_OK;
 }
 
-/* Size the shape for `window` (l g >= window) in units of cfg->block_bits;
+/* Size the shape for `window` (l g >= window) in units of cfg->unit_bits;
  * `spare`: a layout with a spare field (concurrent adds, rings shifted by
  * their owner). */
 static int plan_unit(const tdbf_config *cfg, uint64_t window, unsigned spare,
@@ -694,7 +693,7 @@ static int plan_unit(const tdbf_config *cfg, uint64_t window, unsigned spare,
     return size_shape(a.k, a.l, a.b, q.unit_bits, window, q.error, most, a.lambda, out);
 }
 
-/* cfg->block_bits 0: the unit is the planner's choice.  A 64-byte unit is
+/* cfg->unit_bits 0: the unit is the planner's choice.  A 64-byte unit is
  * one cache line per operation, a 128-byte unit two; at a window whose
  * units miss the caches, an operation's cost is its misses and the
  * 128-byte unit's second line is not free (measured at 3 10^7 keys,
@@ -708,11 +707,18 @@ static int plan_unit(const tdbf_config *cfg, uint64_t window, unsigned spare,
 static int plan_window(const tdbf_config *cfg, uint64_t window, unsigned spare,
                        tdbf_line_plan *out)
 {
-    if (cfg->block_bits)
-        return plan_unit(cfg, window, spare, out);
+    unsigned unit_bits;
+    int rc = tdbf_config_field(cfg->unit_bits, cfg->block_bits, &unit_bits);
+    if (rc != TDBF_OK)
+        return rc;
     tdbf_config one = *cfg, pair = *cfg;
-    one.block_bits = 512;
-    pair.block_bits = 1024;
+    one.block_bits = pair.block_bits = 0;    /* the alias, read above */
+    if (unit_bits) {
+        one.unit_bits = unit_bits;
+        return plan_unit(&one, window, spare, out);
+    }
+    one.unit_bits = 512;
+    pair.unit_bits = 1024;
     tdbf_line_plan by_line, by_pair;
     int rc_line = plan_unit(&one, window, spare, &by_line);
     int rc_pair = plan_unit(&pair, window, spare, &by_pair);

@@ -1,6 +1,9 @@
 /*
- * line.h — one unit of a line-local filter: a key's masks, the match test
- * and the mark (private; apbf_line.c, tlbf_line.c, line_simd.c).
+ * ring.h — what apbf-line offers the designs built on it (private): one
+ * unit of a line-local filter (a key's masks, the match test and the
+ * mark), and apbf-line's ring of fields, shifted by its owner.  The one
+ * header of designs/apbf_line/ that another design includes (tlbf-line);
+ * the folder's own files also read internal.h.
  *
  * A unit is `words` 64-bit words (8: one 64-byte cache line, 16: an
  * adjacent pair) cut into fields of `width` bits (16, 32 or 64), so a
@@ -15,8 +18,8 @@
  * unrolled and the shifts folded (apbf_line.c instantiates one add and one
  * query per shape).
  */
-#ifndef TDBF_LINE_H
-#define TDBF_LINE_H
+#ifndef TDBF_APBF_LINE_RING_H
+#define TDBF_APBF_LINE_RING_H
 
 #include "tdbf_model.h"
 #include "util/bits.h"
@@ -40,9 +43,9 @@ static TDBF_ALWAYS_INLINE unsigned line_width_log2(unsigned width)
  * i*width + j*log2(width) (b log2 width <= width for every allowed shape).
  * The offsets are independent from field to field, as they must be: a key
  * colliding with another in one field must not collide in the next
- * fields, which hold the same generations' keys (the model, apbf_line_plan.c,
+ * fields, which hold the same generations' keys (the model, model.c,
  * assumes independent offsets).  And every word's arithmetic is the same
- * on its own data, so vector units do a whole unit at once (line_simd.c
+ * on its own data, so vector units do a whole unit at once (simd.c
  * computes exactly these masks). */
 static TDBF_ALWAYS_INLINE uint64_t line_word_mask(const tdbf_hash128 *h, unsigned width,
                                                   unsigned b, unsigned w)
@@ -142,7 +145,7 @@ static TDBF_ALWAYS_INLINE void line_prefetch_unit(const uint64_t *unit, unsigned
 /* A probe: the key's masks into mask[0 .. words-1], and the unit's
  * physical match bits (bit p: field p holds all the key's positions) —
  * line_key_masks then line_matches, for one shape.  The portable probes
- * are apbf_line.c's; vector ones come from line_simd.c, identical in
+ * are apbf_line.c's; vector ones come from simd.c, identical in
  * every bit. */
 typedef uint64_t (*tdbf_line_probe)(const uint64_t *unit, const tdbf_hash128 *h,
                                     uint64_t *mask);
@@ -193,7 +196,7 @@ typedef struct line_filter tdbf_line_ring;
 
 /* The margin of apbf-line's planner: it sizes a filter (and a ring) for
  * a modelled FP of cfg.error / TDBF_LINE_PLAN_MARGIN, not cfg.error.  The
- * model (apbf_line_plan.c) is an average over simulated units, and the
+ * model (model.c) is an average over simulated units, and the
  * filters it sizes measured within -6.2 .. +7.3 % of it (windows 10^4 ..
  * 10^7, errors 0.1 .. 10^-4): aimed at the target itself, a filter ran
  * over it about half the time (0.0102 at 0.01, 0.00101 at 0.001, a 10^6
