@@ -3,18 +3,15 @@
 #
 #   sh scripts/check-lib-layers.sh OBJ...    (the built src/lib objects)
 #
-# The layers are the folders of src/lib, bottom up (docs/architecture.md):
-#   util     allocation, bit arrays, hashing, the serialization streams
-#   model    the planners' formulas and the inference (papers' math)
-#   designs  one file or one folder per design, behind designs/ops.h
-#   api      the shell (table of designs, handle), the public calls,
-#            the file format, the planners' doors, the option language
+# The layers are the folders of src/lib, bottom up: util, model, designs,
+# api (`order` below; what each holds: docs/architecture.md).
 # A module is a design (designs/X.c, or the folder designs/X/) or, for
 # the other layers, the whole layer.  Fails, naming each offender, when
 #   - a module uses (calls, reads) a symbol of a module in a higher layer;
 #   - modules use each other in a cycle (files inside one module may).
 # A new file or design needs no edit here: its folder places it.
-# TDBF_LAYERS_VERBOSE=1 prints the module graph (user -> definers).
+# TDBF_LAYERS_VERBOSE=1 prints the module graph (user -> definers);
+# `TDBF_LAYERS_VERBOSE=1 make check-layers` checks the built objects.
 # Exit status 0 when the layering holds.
 set -eu
 [ $# -gt 0 ] || { echo "usage: $0 OBJ..." >&2; exit 2; }

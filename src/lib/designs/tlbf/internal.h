@@ -1,7 +1,7 @@
 /*
  * internal.h — the one header of designs/tlbf/ (private): the TLBF's
  * struct, the small inline accessors, and what tlbf.c (the essay, the
- * slices, their sizing, the operations) and save.c (the saved form) call
+ * slices, their sizing, the operations) and tlbf_save.c (the saved form) call
  * of each other.  What the fields mean is tlbf.c's essay.
  */
 #ifndef TDBF_TLBF_INTERNAL_H
@@ -98,7 +98,7 @@ static inline uint64_t room(const slice *s)
     return s->count >= s->capacity ? 0 : s->capacity - s->count;
 }
 
-/* ---- what tlbf.c and save.c share ---- */
+/* ---- what tlbf.c and tlbf_save.c share ---- */
 
 /* Bytes of a slice of m bits: whole 64-bit words. */
 size_t tdbf_tlbf_slice_bytes(uint64_t m);
@@ -106,7 +106,7 @@ size_t tdbf_tlbf_slice_bytes(uint64_t m);
 double tdbf_tlbf_expected_fill(const slice *s);
 /* Recompute the FP the live slices give now (the current error). */
 void tdbf_tlbf_keep_fp(tlbf *t, uint64_t now_ns);
-/* tdbf_ops' payload_size, save and load (save.c). */
+/* tdbf_ops' payload_size, save and load (tlbf_save.c). */
 uint64_t tdbf_tlbf_payload_size(const tdbf *f);
 void tdbf_tlbf_save(const tdbf *f, tdbf_out *out);
 int  tdbf_tlbf_load(tdbf *f, tdbf_in *in, uint64_t max_memory);

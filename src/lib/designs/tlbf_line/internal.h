@@ -3,7 +3,7 @@
  * tlbf-line filter's struct, its limits, the small inline helpers, and
  * what its three files call of each other: tlbf_line.c (the essay, the
  * operations, open and stats), rings.c (the rings over time and their
- * model) and save.c (the saved form).  What they mean is tlbf_line.c's
+ * model) and tlbf_line_save.c (the saved form).  What they mean is tlbf_line.c's
  * essay.
  */
 #ifndef TDBF_TLBF_LINE_INTERNAL_H
@@ -169,7 +169,7 @@ double tdbf_tlbf_line_slot_fp(const tlbf_line *t, const ring_slot *s, uint64_t G
 void tdbf_tlbf_line_derive(tlbf_line *t);
 double tdbf_tlbf_line_calibration(const tlbf_line *t, const ring_slot *s);
 
-/* ---- the saved form (save.c): tdbf_ops' payload_size, save and load ---- */
+/* ---- the saved form (tlbf_line_save.c): tdbf_ops' payload_size, save and load ---- */
 
 uint64_t tdbf_tlbf_line_payload_size(const tdbf *f);
 void tdbf_tlbf_line_save(const tdbf *f, tdbf_out *out);

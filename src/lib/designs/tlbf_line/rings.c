@@ -3,7 +3,7 @@
  * that hold them, the end of a generation (a shift by time, by count, a
  * gap), growth into a successor ring in a burst and shrinking after it,
  * and the model: how big a ring is made, and a ring's FP from its counts.
- * tlbf_line.c's operations, open and stats, and save.c's load, call here;
+ * tlbf_line.c's operations, open and stats, and tlbf_line_save.c's load, call here;
  * nothing here calls them.
  */
 #include <math.h>

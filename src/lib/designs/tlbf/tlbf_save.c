@@ -1,5 +1,5 @@
 /*
- * save.c — the TLBF's saved form (codec.c, docs/format.md): its fields,
+ * tlbf_save.c — the TLBF's saved form (codec.c, docs/format.md): its fields,
  * a record per slice, then the slices' words; the loader checks every
  * field, against each other and the payload's length, before it
  * allocates.  What the fields mean is tlbf.c's essay.

@@ -1,5 +1,5 @@
 /*
- * save.c — tlbf-line's saved form (codec.c, docs/format.md): the
+ * tlbf_line_save.c — tlbf-line's saved form (codec.c, docs/format.md): the
  * filter's fields, a record per live ring, then each ring as apbf-line's
  * payload; the loader checks every field, against each other and the
  * payload's length, before it allocates.
