@@ -118,6 +118,88 @@ static unsigned slots_pos(const sqf_shape *s)
     return SQF_STATE_BITS + s->quotients + s->slots;
 }
 
+/* The header, Q + C <= SQF_HEADER_WORDS * 64 bits, as words of its own
+ * (bit j of the header is bit j mod 64 of word j / 64). */
+#define SQF_HEADER_WORDS 3u
+
+static unsigned header_bits(const sqf_shape *s)
+{
+    return s->quotients + s->slots;
+}
+
+static void header_load(const sqf_shape *s, const uint64_t *w, uint64_t h[SQF_HEADER_WORDS])
+{
+    unsigned bits = header_bits(s);
+    for (unsigned j = 0; j < SQF_HEADER_WORDS; j++) {
+        unsigned at = 64 * j;
+        h[j] = at < bits ? field_get(w, header_pos() + at, bits - at < 64 ? bits - at : 64) : 0;
+    }
+}
+
+static void header_store(const sqf_shape *s, uint64_t *w, const uint64_t h[SQF_HEADER_WORDS])
+{
+    unsigned bits = header_bits(s);
+    for (unsigned j = 0; j < SQF_HEADER_WORDS && 64 * j < bits; j++) {
+        unsigned at = 64 * j;
+        field_set(w, header_pos() + at, bits - at < 64 ? bits - at : 64, h[j]);
+    }
+}
+
+static unsigned count_ones(uint64_t x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    unsigned n = 0;
+    for (; x != 0; x &= x - 1)
+        n++;
+    return n;
+#endif
+}
+
+static unsigned lowest_one(uint64_t x)   /* x != 0 */
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned n = 0;
+    while (!(x & 1)) {
+        x >>= 1;
+        n++;
+    }
+    return n;
+#endif
+}
+
+/* The position of the k-th (from 0) 0 bit of the header's first `bits`
+ * bits; `bits` when there are not so many. */
+static unsigned select_zero(const uint64_t h[SQF_HEADER_WORDS], unsigned bits, unsigned k)
+{
+    for (unsigned j = 0; j < SQF_HEADER_WORDS && 64 * j < bits; j++) {
+        uint64_t zeros = ~h[j];
+        unsigned left = bits - 64 * j;
+        if (left < 64)
+            zeros &= (UINT64_C(1) << left) - 1;
+        unsigned n = count_ones(zeros);
+        if (k < n) {
+            while (k-- > 0)
+                zeros &= zeros - 1;
+            return 64 * j + lowest_one(zeros);
+        }
+        k -= n;
+    }
+    return bits;
+}
+
+/* Slots [*first, *end) hold quotient q's entries. */
+static void quotient_run(const sqf_shape *s, const uint64_t h[SQF_HEADER_WORDS], unsigned q,
+                         unsigned *first, unsigned *end)
+{
+    unsigned bits = header_bits(s);
+    *first = q == 0 ? 0 : select_zero(h, bits, q - 1) + 1 - q;
+    *end = select_zero(h, bits, q) - q;
+}
+
 int sqf_shape_check(const sqf_shape *s)
 {
     if (s->window == 0 || s->gen_items == 0 || s->bins == 0)
@@ -127,6 +209,8 @@ int sqf_shape_check(const sqf_shape *s)
     if (s->quotients == 0 || s->quotients > SQF_MAX_QUOTIENTS)
         return -1;
     if (s->slots == 0 || s->slots > SQF_MAX_SLOTS)
+        return -1;
+    if (header_bits(s) > 64 * SQF_HEADER_WORDS)
         return -1;
     if (s->rem_bits == 0 || s->rem_bits > 32)
         return -1;
@@ -196,12 +280,18 @@ static void bin_decode(const sqf_shape *s, const uint64_t *w, uint64_t gen, sqf_
     b->gs = (unsigned)field_get(w, SQF_GEN_BITS, SQF_GEN_BITS);
     b->spill = (unsigned)field_get(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS);
     unsigned d = (unsigned)((gen - b->gw) & (SQF_GENS - 1));
-    unsigned pos = header_pos(), end = pos + s->quotients + s->slots, q = 0, n = 0;
-    while (q < s->quotients && pos < end) {
-        if (field_get(w, pos++, 1) && n < s->slots)
+    /* The i-th 1 of the header, at position p, is an entry of quotient
+     * p - i (the number of 0s before it). */
+    uint64_t h[SQF_HEADER_WORDS];
+    header_load(s, w, h);
+    unsigned n = 0;
+    for (unsigned j = 0; j < SQF_HEADER_WORDS; j++) {
+        for (uint64_t ones = h[j]; ones != 0 && n < s->slots; ones &= ones - 1) {
+            unsigned q = 64 * j + lowest_one(ones) - n;
+            if (q >= s->quotients)
+                break;
             b->q[n++] = (uint8_t)q;
-        else
-            q++;
+        }
     }
     unsigned sp = slots_pos(s), sb = slot_bits(s);
     for (unsigned i = 0; i < n; i++) {
@@ -220,14 +310,13 @@ static void bin_encode(const sqf_shape *s, uint64_t *w, uint64_t gen, const sqf_
     field_set(w, 0, SQF_GEN_BITS, gen);
     field_set(w, SQF_GEN_BITS, SQF_GEN_BITS, b->gs);
     field_set(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS, b->spill);
-    unsigned pos = header_pos(), i = 0;
-    for (unsigned q = 0; q < s->quotients; q++) {
-        while (i < b->n && b->q[i] == q) {
-            field_set(w, pos++, 1, 1);   /* a 1 per entry */
-            i++;
-        }
-        pos++;   /* the quotient's 0 */
+    uint64_t h[SQF_HEADER_WORDS] = { 0 };
+    unsigned i;
+    for (i = 0; i < b->n; i++) {
+        unsigned p = b->q[i] + i;   /* after q 0s and i 1s */
+        h[p >> 6] |= UINT64_C(1) << (p & 63);
     }
+    header_store(s, w, h);
     unsigned sp = slots_pos(s), sb = slot_bits(s);
     for (i = 0; i < b->n; i++) {
         uint64_t tag = (gen - b->age[i]) & (SQF_TAGS - 1);
@@ -377,12 +466,64 @@ static void count_add(sqf_core *c)
         spare_turn(c, generation(c));
 }
 
+/* A 1 at header position pos, the bits from pos on moving up by one (the
+ * header's last bit is a spare 0 while the bin has room). */
+static void header_insert_one(uint64_t h[SQF_HEADER_WORDS], unsigned pos)
+{
+    unsigned at = pos >> 6, bit = pos & 63;
+    for (unsigned j = SQF_HEADER_WORDS - 1; j > at; j--)
+        h[j] = (h[j] << 1) | (h[j - 1] >> 63);
+    uint64_t low = bit == 0 ? 0 : h[at] & (~UINT64_C(0) >> (64 - bit));
+    h[at] = low | ((h[at] & ~low) << 1) | (UINT64_C(1) << bit);
+}
+
+/* The common add, in place: the bin was already written in this
+ * generation (nothing to purge), and the key is found or there is room.
+ * Returns 1 or 0 as sqf_core_add, or -1 for the general path. */
+static int add_in_place(sqf_core *c, uint64_t *w, const sqf_print *p, uint64_t gen)
+{
+    const sqf_shape *s = &c->shape;
+    if (((gen - field_get(w, 0, SQF_GEN_BITS)) & (SQF_GENS - 1)) != 0)
+        return -1;
+    uint64_t hdr[SQF_HEADER_WORDS];
+    header_load(s, w, hdr);
+    unsigned first, end, sb = slot_bits(s), sp = slots_pos(s);
+    uint64_t tag = gen & (SQF_TAGS - 1);
+    quotient_run(s, hdr, p->q, &first, &end);
+    for (unsigned i = first; i < end; i++) {   /* all live: written this generation */
+        uint64_t v = field_get(w, sp + i * sb, sb);
+        if ((uint32_t)(v >> SQF_TAG_BITS) == p->rem) {
+            field_set(w, sp + i * sb, SQF_TAG_BITS, tag);   /* refresh */
+            return 1;
+        }
+    }
+    unsigned n = 0;
+    for (unsigned j = 0; j < SQF_HEADER_WORDS; j++)
+        n += count_ones(hdr[j]);
+    if (n >= s->slots)
+        return -1;
+    unsigned gs = (unsigned)field_get(w, SQF_GEN_BITS, SQF_GEN_BITS);
+    unsigned spill = (unsigned)field_get(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS);
+    int present = spill_covers(s, gs, spill, p->q, gen) && spare_contains(c, p);
+    for (unsigned i = n; i > end; i--)
+        field_set(w, sp + i * sb, sb, field_get(w, sp + (i - 1) * sb, sb));
+    field_set(w, sp + end * sb, sb, ((uint64_t)p->rem << SQF_TAG_BITS) | tag);
+    header_insert_one(hdr, end + p->q);   /* before quotient q's 0 */
+    header_store(s, w, hdr);
+    return present;
+}
+
 int sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
 {
     const sqf_shape *s = &c->shape;
     sqf_print p = fingerprint(s, h);
     uint64_t gen = generation(c);
     uint64_t *w = c->bins + p.bin * s->bin_words;
+    int fast = add_in_place(c, w, &p, gen);
+    if (fast >= 0) {
+        count_add(c);
+        return fast;
+    }
     sqf_bin b;
     bin_decode(s, w, gen, &b);
     if (((gen - b.gw) & (SQF_GENS - 1)) != 0)
@@ -404,15 +545,28 @@ int sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
     return present;
 }
 
+/* A query reads the bin in place: the quotient's run, then its slots. */
 int sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
 {
     const sqf_shape *s = &c->shape;
     sqf_print p = fingerprint(s, h);
     uint64_t gen = generation(c);
-    sqf_bin b;
-    bin_decode(s, c->bins + p.bin * s->bin_words, gen, &b);
-    if (bin_find(&b, p.q, p.rem) >= 0)
-        return 1;
-    return spill_covers(s, b.gs, b.spill, p.q, gen) &&
-           spare_contains(c, &p);
+    const uint64_t *w = c->bins + p.bin * s->bin_words;
+    unsigned gw = (unsigned)field_get(w, 0, SQF_GEN_BITS);
+    unsigned d = (unsigned)((gen - gw) & (SQF_GENS - 1));
+    if (d <= SQF_KEPT) {   /* else every entry of the bin has expired */
+        uint64_t hdr[SQF_HEADER_WORDS];
+        header_load(s, w, hdr);
+        unsigned first, end, sb = slot_bits(s), sp = slots_pos(s);
+        quotient_run(s, hdr, p.q, &first, &end);
+        for (unsigned i = first; i < end; i++) {
+            uint64_t v = field_get(w, sp + i * sb, sb);
+            if ((uint32_t)(v >> SQF_TAG_BITS) == p.rem &&
+                age_of((unsigned)(v & (SQF_TAGS - 1)), gw, d) <= SQF_KEPT)
+                return 1;
+        }
+    }
+    unsigned gs = (unsigned)field_get(w, SQF_GEN_BITS, SQF_GEN_BITS);
+    unsigned spill = (unsigned)field_get(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS);
+    return spill_covers(s, gs, spill, p.q, gen) && spare_contains(c, &p);
 }
