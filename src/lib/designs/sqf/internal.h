@@ -1,0 +1,63 @@
+/*
+ * internal.h — the sliding quotient filter's bins, generations and spare
+ * (private to designs/sqf/; sqf_core.c has the essay).
+ *
+ * The core works on memory its caller provides (sqf_core_bytes), so it
+ * neither allocates nor knows the shell: the design file wraps it.
+ */
+#ifndef TDBF_SQF_INTERNAL_H
+#define TDBF_SQF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/hash.h"
+
+/* Generations and tags: a = 3 tag bits, L = 2^a - 1 generations kept
+ * besides the current one; the bin stores the last write's generation
+ * modulo 2^5. */
+#define SQF_TAG_BITS   3u
+#define SQF_TAGS       (1u << SQF_TAG_BITS)
+#define SQF_KEPT       (SQF_TAGS - 1u)   /* L */
+#define SQF_GEN_BITS   5u
+#define SQF_GENS       (1u << SQF_GEN_BITS)
+/* The bin's state: last write (5 bits), last spill (5), safe (7). */
+#define SQF_SAFE_BITS  7u
+#define SQF_STATE_BITS (2u * SQF_GEN_BITS + SQF_SAFE_BITS)
+#define SQF_MAX_QUOTIENTS ((1u << SQF_SAFE_BITS) - 1u)
+#define SQF_MAX_SLOTS  128u
+
+typedef struct sqf_shape {
+    uint64_t window;       /* W: the last W adds are answered */
+    uint64_t gen_items;    /* g = ceil(W / L) adds a generation */
+    uint64_t bins;
+    uint64_t spare_lines;  /* lines of 8 words, one per tag value */
+    unsigned bin_words;    /* 64-bit words a bin: 8 (64 B) or 16 (128 B) */
+    unsigned quotients;    /* Q */
+    unsigned slots;        /* C */
+    unsigned rem_bits;     /* r */
+    unsigned spare_k;      /* bits a spilled entry sets in its sub-block */
+} sqf_shape;
+
+typedef struct sqf_core {
+    sqf_shape shape;
+    uint64_t  adds;        /* adds so far: the generation is adds / g */
+    uint64_t  spills;      /* entries moved to the spare */
+    uint64_t *bins;        /* bins * bin_words words */
+    uint64_t *spare;       /* spare_lines * SQF_TAGS words */
+} sqf_core;
+
+/* 0 when the shape fits its bin (state + header + slots <= bin bits) and
+ * every field is in range; -1 otherwise. */
+int sqf_shape_check(const sqf_shape *s);
+/* Bytes of the words a core of this shape needs (bins, then spare). */
+uint64_t sqf_core_bytes(const sqf_shape *s);
+/* Start an empty core on `mem` (sqf_core_bytes of zeroed, 64-byte aligned
+ * memory). */
+void sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem);
+/* Test-and-insert: 1 = was present, 0 = new.  Always records the key in
+ * the current generation. */
+int sqf_core_add(sqf_core *c, const tdbf_hash128 *h);
+int sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h);
+
+#endif

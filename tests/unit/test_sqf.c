@@ -1,0 +1,257 @@
+/*
+ * test_sqf.c — the sliding quotient filter's core (designs/sqf/).
+ *
+ *   no_fn_distinct   every key of the last W adds answers present, on a
+ *                    stream of distinct keys, checked after every add;
+ *   no_fn_repeats    the same on a stream drawn from 3 W keys (refreshes);
+ *   no_fn_one_bin    half of all adds go to one bin and one quotient:
+ *                    the spare takes the overflow, nothing is lost;
+ *   idle_bins        bins untouched for 40+ generations (tags and the
+ *                    generation counter wrap) lose no live key;
+ *   fp_worst_point   false positives at the end of a generation (the most
+ *                    entries a query sees) within a band of the model
+ *                    (live entries per quotient) / 2^r.
+ */
+#include "driver.h"
+#include "designs/sqf/internal.h"
+#include "util/wide.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEED UINT64_C(0x5f0f)
+
+static tdbf_hash128 key_hash(uint64_t id)
+{
+    return tdbf_hash_key(SEED, &id, sizeof id);
+}
+
+/* 64-byte bins, Q = 32, C = 42, r = 7: 17 + 32 + 42 + 42 * 10 = 511 bits;
+ * `load` live entries a bin at the end of a generation. */
+static sqf_shape shape_for(uint64_t window, double load)
+{
+    sqf_shape s;
+    memset(&s, 0, sizeof s);
+    s.window = window;
+    s.gen_items = (window + SQF_KEPT - 1) / SQF_KEPT;
+    double live = (double)s.gen_items * (SQF_KEPT + 1);
+    s.bins = (uint64_t)ceil(live / load);
+    s.bin_words = 8;
+    s.quotients = 32;
+    s.slots = 42;
+    s.rem_bits = 7;
+    s.spare_k = 6;
+    s.spare_lines = s.gen_items / 64 + 1;
+    return s;
+}
+
+typedef struct core_box {
+    sqf_core  core;
+    uint64_t *mem;
+} core_box;
+
+static void box_open(core_box *box, const sqf_shape *s)
+{
+    assert_int_equal(sqf_shape_check(s), 0);
+    box->mem = calloc(1, sqf_core_bytes(s));
+    assert_non_null(box->mem);
+    sqf_core_init(&box->core, s, box->mem);
+}
+
+static void box_close(core_box *box)
+{
+    free(box->mem);
+}
+
+static void test_shape_check(void **state)
+{
+    (void)state;
+    sqf_shape s = shape_for(1000, 36);
+    assert_int_equal(sqf_shape_check(&s), 0);
+    s.slots = 43;   /* 17 + 32 + 43 + 430 = 522 bits: over a line */
+    assert_int_equal(sqf_shape_check(&s), -1);
+    s = shape_for(1000, 36);
+    s.spare_lines = 0;
+    assert_int_equal(sqf_shape_check(&s), -1);
+}
+
+static void test_no_fn_distinct(void **state)
+{
+    (void)state;
+    const uint64_t W = 20000, N = 10 * W;
+    sqf_shape s = shape_for(W, 36);
+    core_box box;
+    box_open(&box, &s);
+    uint64_t misses = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        tdbf_hash128 h = key_hash(i);
+        sqf_core_add(&box.core, &h);
+        /* the oldest key of the window, the newest, one between */
+        uint64_t first = i + 1 >= W ? i + 1 - W : 0;
+        uint64_t probes[3] = { first, i, first + (i - first) / 2 };
+        for (int j = 0; j < 3; j++) {
+            tdbf_hash128 p = key_hash(probes[j]);
+            misses += !sqf_core_contains(&box.core, &p);
+        }
+    }
+    assert_int_equal(misses, 0);
+    box_close(&box);
+}
+
+static void test_no_fn_repeats(void **state)
+{
+    (void)state;
+    const uint64_t W = 20000, U = 3 * W, N = 10 * W;
+    sqf_shape s = shape_for(W, 36);
+    core_box box;
+    box_open(&box, &s);
+    uint64_t *last = malloc(U * sizeof *last);
+    assert_non_null(last);
+    for (uint64_t k = 0; k < U; k++)
+        last[k] = UINT64_MAX;
+    uint64_t rng = 7;
+    uint64_t misses = 0, wrong_present = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t k = drv_below(&rng, U);
+        tdbf_hash128 h = key_hash(k);
+        int was = sqf_core_add(&box.core, &h);
+        int in_window = last[k] != UINT64_MAX && i - last[k] <= W - 1;
+        misses += in_window && !was;
+        wrong_present += !in_window && was;
+        last[k] = i;
+        uint64_t probe = drv_below(&rng, U);
+        tdbf_hash128 p = key_hash(probe);
+        if (last[probe] != UINT64_MAX && i - last[probe] < W)
+            misses += !sqf_core_contains(&box.core, &p);
+    }
+    assert_int_equal(misses, 0);
+    /* Present outside the window: slack or a false positive, a minority. */
+    assert_true(wrong_present < N / 4);
+    free(last);
+    box_close(&box);
+}
+
+/* Keys whose fingerprint lands in bin 0, quotient 0. */
+static uint64_t next_hot_key(const sqf_shape *s, uint64_t *id)
+{
+    for (;;) {
+        tdbf_hash128 h = key_hash(++*id);
+        if (tdbf_reduce(h.lo, s->bins) == 0 && tdbf_reduce(h.hi, s->quotients) == 0)
+            return *id;
+    }
+}
+
+static void test_no_fn_one_bin(void **state)
+{
+    (void)state;
+    const uint64_t W = 2000, N = 8 * W;
+    sqf_shape s = shape_for(W, 36);
+    core_box box;
+    box_open(&box, &s);
+    uint64_t *keys = malloc(N * sizeof *keys);
+    assert_non_null(keys);
+    uint64_t hot = 0, cold = UINT64_C(1) << 40, misses = 0;
+    for (uint64_t i = 0; i < N; i++) {
+        keys[i] = i % 2 ? next_hot_key(&s, &hot) : cold++;
+        tdbf_hash128 h = key_hash(keys[i]);
+        sqf_core_add(&box.core, &h);
+        if (i % 97 == 0 || i + 1 == N) {
+            for (uint64_t j = i + 1 >= W ? i + 1 - W : 0; j <= i; j++) {
+                tdbf_hash128 p = key_hash(keys[j]);
+                misses += !sqf_core_contains(&box.core, &p);
+            }
+        }
+    }
+    assert_int_equal(misses, 0);
+    assert_true(box.core.spills > N / 4);   /* the spare did take the overflow */
+    free(keys);
+    box_close(&box);
+}
+
+/* Two key sets: A fills the filter, then B alone for 40 generations while
+ * A's bins see no write (B's keys avoid A's bins), then A's recent keys
+ * are re-added and must answer for the window. */
+static void test_idle_bins(void **state)
+{
+    (void)state;
+    const uint64_t W = 7000;
+    sqf_shape s = shape_for(W, 36);
+    core_box box;
+    box_open(&box, &s);
+    uint64_t half = s.bins / 2, misses = 0, id = 0;
+    uint64_t a_keys[64];
+    unsigned na = 0;
+    while (na < 64) {   /* A: keys of the low half of the bins */
+        tdbf_hash128 h = key_hash(++id);
+        if (tdbf_reduce(h.lo, s.bins) < half) {
+            a_keys[na++] = id;
+            sqf_core_add(&box.core, &h);
+        }
+    }
+    uint64_t target = box.core.adds + 40 * s.gen_items;
+    while (box.core.adds < target) {   /* B: the high half only */
+        tdbf_hash128 h = key_hash(++id);
+        if (tdbf_reduce(h.lo, s.bins) >= half)
+            sqf_core_add(&box.core, &h);
+    }
+    for (unsigned i = 0; i < na; i++) {
+        tdbf_hash128 h = key_hash(a_keys[i]);
+        sqf_core_add(&box.core, &h);
+    }
+    for (unsigned i = 0; i < na; i++) {
+        tdbf_hash128 h = key_hash(a_keys[i]);
+        misses += !sqf_core_contains(&box.core, &h);
+    }
+    assert_int_equal(misses, 0);
+    box_close(&box);
+}
+
+static void test_fp_worst_point(void **state)
+{
+    (void)state;
+    const uint64_t W = DRV_PICK(700000, 70000);
+    sqf_shape s = shape_for(W, 36);
+    core_box box;
+    box_open(&box, &s);
+    /* Run 4 windows, stopping at the last add of a generation. */
+    uint64_t n = 4 * W;
+    n += s.gen_items - 1 - (n % s.gen_items);
+    for (uint64_t i = 0; i < n; i++) {
+        tdbf_hash128 h = key_hash(i);
+        sqf_core_add(&box.core, &h);
+    }
+    const uint64_t probes = DRV_PICK(2000000, 200000);
+    uint64_t fp = 0;
+    for (uint64_t i = 0; i < probes; i++) {
+        tdbf_hash128 h = key_hash((UINT64_C(1) << 50) + i);
+        fp += (uint64_t)sqf_core_contains(&box.core, &h);
+    }
+    /* Live entries a bin: (L + 1) g - 1 adds over the bins; a query meets
+     * those of its quotient, each matching with chance 2^-r. */
+    double live = (double)((SQF_KEPT + 1) * s.gen_items - 1) / (double)s.bins;
+    double model = live / s.quotients / (double)(1u << s.rem_bits);
+    double rate = (double)fp / (double)probes;
+    double sd = sqrt(model * (1 - model) / (double)probes);
+    printf("sqf: W %llu, %.2f bits/item, FP %.5f (model %.5f), spills %.2f %%\n",
+           (unsigned long long)W, 8.0 * (double)sqf_core_bytes(&s) / (double)W, rate, model,
+           100.0 * (double)box.core.spills / (double)n);
+    /* The spare adds a little above the bins' model: allow it 10 %. */
+    assert_true(rate > model - 4 * sd);
+    assert_true(rate < model * 1.10 + 4 * sd);
+    box_close(&box);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shape_check),
+        cmocka_unit_test(test_no_fn_distinct),
+        cmocka_unit_test(test_no_fn_repeats),
+        cmocka_unit_test(test_no_fn_one_bin),
+        cmocka_unit_test(test_idle_bins),
+        cmocka_unit_test(test_fp_worst_point),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
