@@ -54,10 +54,10 @@ typedef struct core_box {
 
 static void box_open(core_box *box, const sqf_shape *s)
 {
-    assert_int_equal(sqf_shape_check(s), 0);
-    box->mem = calloc(1, sqf_core_bytes(s));
+    assert_int_equal(tdbf_sqf_shape_check(s), 0);
+    box->mem = calloc(1, tdbf_sqf_core_bytes(s));
     assert_non_null(box->mem);
-    sqf_core_init(&box->core, s, box->mem);
+    tdbf_sqf_core_init(&box->core, s, box->mem);
 }
 
 static void box_close(core_box *box)
@@ -69,12 +69,12 @@ static void test_shape_check(void **state)
 {
     (void)state;
     sqf_shape s = shape_for(1000, 36);
-    assert_int_equal(sqf_shape_check(&s), 0);
+    assert_int_equal(tdbf_sqf_shape_check(&s), 0);
     s.slots = 43;   /* 17 + 32 + 43 + 430 = 522 bits: over a line */
-    assert_int_equal(sqf_shape_check(&s), -1);
+    assert_int_equal(tdbf_sqf_shape_check(&s), -1);
     s = shape_for(1000, 36);
     s.spare_lines = 0;
-    assert_int_equal(sqf_shape_check(&s), -1);
+    assert_int_equal(tdbf_sqf_shape_check(&s), -1);
 }
 
 static void test_no_fn_distinct(void **state)
@@ -87,13 +87,13 @@ static void test_no_fn_distinct(void **state)
     uint64_t misses = 0;
     for (uint64_t i = 0; i < N; i++) {
         tdbf_hash128 h = key_hash(i);
-        sqf_core_add(&box.core, &h);
+        tdbf_sqf_core_add(&box.core, &h);
         /* the oldest key of the window, the newest, one between */
         uint64_t first = i + 1 >= W ? i + 1 - W : 0;
         uint64_t probes[3] = { first, i, first + (i - first) / 2 };
         for (int j = 0; j < 3; j++) {
             tdbf_hash128 p = key_hash(probes[j]);
-            misses += !sqf_core_contains(&box.core, &p);
+            misses += !tdbf_sqf_core_contains(&box.core, &p);
         }
     }
     assert_int_equal(misses, 0);
@@ -116,7 +116,7 @@ static void test_no_fn_repeats(void **state)
     for (uint64_t i = 0; i < N; i++) {
         uint64_t k = drv_below(&rng, U);
         tdbf_hash128 h = key_hash(k);
-        int was = sqf_core_add(&box.core, &h);
+        int was = tdbf_sqf_core_add(&box.core, &h);
         int in_window = last[k] != UINT64_MAX && i - last[k] <= W - 1;
         misses += in_window && !was;
         wrong_present += !in_window && was;
@@ -124,7 +124,7 @@ static void test_no_fn_repeats(void **state)
         uint64_t probe = drv_below(&rng, U);
         tdbf_hash128 p = key_hash(probe);
         if (last[probe] != UINT64_MAX && i - last[probe] < W)
-            misses += !sqf_core_contains(&box.core, &p);
+            misses += !tdbf_sqf_core_contains(&box.core, &p);
     }
     assert_int_equal(misses, 0);
     /* Present outside the window: slack or a false positive, a minority. */
@@ -156,11 +156,11 @@ static void test_no_fn_one_bin(void **state)
     for (uint64_t i = 0; i < N; i++) {
         keys[i] = i % 2 ? next_hot_key(&s, &hot) : cold++;
         tdbf_hash128 h = key_hash(keys[i]);
-        sqf_core_add(&box.core, &h);
+        tdbf_sqf_core_add(&box.core, &h);
         if (i % 97 == 0 || i + 1 == N) {
             for (uint64_t j = i + 1 >= W ? i + 1 - W : 0; j <= i; j++) {
                 tdbf_hash128 p = key_hash(keys[j]);
-                misses += !sqf_core_contains(&box.core, &p);
+                misses += !tdbf_sqf_core_contains(&box.core, &p);
             }
         }
     }
@@ -187,22 +187,22 @@ static void test_idle_bins(void **state)
         tdbf_hash128 h = key_hash(++id);
         if (tdbf_reduce(h.lo, s.bins) < half) {
             a_keys[na++] = id;
-            sqf_core_add(&box.core, &h);
+            tdbf_sqf_core_add(&box.core, &h);
         }
     }
     uint64_t target = box.core.adds + 40 * s.gen_items;
     while (box.core.adds < target) {   /* B: the high half only */
         tdbf_hash128 h = key_hash(++id);
         if (tdbf_reduce(h.lo, s.bins) >= half)
-            sqf_core_add(&box.core, &h);
+            tdbf_sqf_core_add(&box.core, &h);
     }
     for (unsigned i = 0; i < na; i++) {
         tdbf_hash128 h = key_hash(a_keys[i]);
-        sqf_core_add(&box.core, &h);
+        tdbf_sqf_core_add(&box.core, &h);
     }
     for (unsigned i = 0; i < na; i++) {
         tdbf_hash128 h = key_hash(a_keys[i]);
-        misses += !sqf_core_contains(&box.core, &h);
+        misses += !tdbf_sqf_core_contains(&box.core, &h);
     }
     assert_int_equal(misses, 0);
     box_close(&box);
@@ -220,13 +220,13 @@ static void test_fp_worst_point(void **state)
     n += s.gen_items - 1 - (n % s.gen_items);
     for (uint64_t i = 0; i < n; i++) {
         tdbf_hash128 h = key_hash(i);
-        sqf_core_add(&box.core, &h);
+        tdbf_sqf_core_add(&box.core, &h);
     }
     const uint64_t probes = DRV_PICK(2000000, 200000);
     uint64_t fp = 0;
     for (uint64_t i = 0; i < probes; i++) {
         tdbf_hash128 h = key_hash((UINT64_C(1) << 50) + i);
-        fp += (uint64_t)sqf_core_contains(&box.core, &h);
+        fp += (uint64_t)tdbf_sqf_core_contains(&box.core, &h);
     }
     /* Live entries a bin: (L + 1) g - 1 adds over the bins; a query meets
      * those of its quotient, each matching with chance 2^-r. */
@@ -235,7 +235,7 @@ static void test_fp_worst_point(void **state)
     double rate = (double)fp / (double)probes;
     double sd = sqrt(model * (1 - model) / (double)probes);
     printf("sqf: W %llu, %.2f bits/item, FP %.5f (model %.5f), spills %.2f %%\n",
-           (unsigned long long)W, 8.0 * (double)sqf_core_bytes(&s) / (double)W, rate, model,
+           (unsigned long long)W, 8.0 * (double)tdbf_sqf_core_bytes(&s) / (double)W, rate, model,
            100.0 * (double)box.core.spills / (double)n);
     /* The spare adds a little above the bins' model: allow it 10 %. */
     assert_true(rate > model - 4 * sd);

@@ -2,7 +2,7 @@
  * internal.h — the sliding quotient filter's bins, generations and spare
  * (private to designs/sqf/; sqf_core.c has the essay).
  *
- * The core works on memory its caller provides (sqf_core_bytes), so it
+ * The core works on memory its caller provides (tdbf_sqf_core_bytes), so it
  * neither allocates nor knows the shell: the design file wraps it.
  */
 #ifndef TDBF_SQF_INTERNAL_H
@@ -49,15 +49,15 @@ typedef struct sqf_core {
 
 /* 0 when the shape fits its bin (state + header + slots <= bin bits) and
  * every field is in range; -1 otherwise. */
-int sqf_shape_check(const sqf_shape *s);
+int tdbf_sqf_shape_check(const sqf_shape *s);
 /* Bytes of the words a core of this shape needs (bins, then spare). */
-uint64_t sqf_core_bytes(const sqf_shape *s);
-/* Start an empty core on `mem` (sqf_core_bytes of zeroed, 64-byte aligned
+uint64_t tdbf_sqf_core_bytes(const sqf_shape *s);
+/* Start an empty core on `mem` (tdbf_sqf_core_bytes of zeroed, 64-byte aligned
  * memory). */
-void sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem);
+void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem);
 /* Test-and-insert: 1 = was present, 0 = new.  Always records the key in
  * the current generation. */
-int sqf_core_add(sqf_core *c, const tdbf_hash128 *h);
-int sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h);
+int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h);
+int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h);
 
 #endif

@@ -200,7 +200,7 @@ static void quotient_run(const sqf_shape *s, const uint64_t h[SQF_HEADER_WORDS],
     *end = select_zero(h, bits, q) - q;
 }
 
-int sqf_shape_check(const sqf_shape *s)
+int tdbf_sqf_shape_check(const sqf_shape *s)
 {
     if (s->window == 0 || s->gen_items == 0 || s->bins == 0)
         return -1;
@@ -220,12 +220,12 @@ int sqf_shape_check(const sqf_shape *s)
     return used <= 64u * s->bin_words ? 0 : -1;
 }
 
-uint64_t sqf_core_bytes(const sqf_shape *s)
+uint64_t tdbf_sqf_core_bytes(const sqf_shape *s)
 {
     return 8 * (s->bins * s->bin_words + s->spare_lines * SQF_TAGS);
 }
 
-void sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem)
+void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem)
 {
     c->shape = *s;
     c->adds = 0;
@@ -479,7 +479,7 @@ static void header_insert_one(uint64_t h[SQF_HEADER_WORDS], unsigned pos)
 
 /* The common add, in place: the bin was already written in this
  * generation (nothing to purge), and the key is found or there is room.
- * Returns 1 or 0 as sqf_core_add, or -1 for the general path. */
+ * Returns 1 or 0 as tdbf_sqf_core_add, or -1 for the general path. */
 static int add_in_place(sqf_core *c, uint64_t *w, const sqf_print *p, uint64_t gen)
 {
     const sqf_shape *s = &c->shape;
@@ -513,7 +513,7 @@ static int add_in_place(sqf_core *c, uint64_t *w, const sqf_print *p, uint64_t g
     return present;
 }
 
-int sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
+int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
 {
     const sqf_shape *s = &c->shape;
     sqf_print p = fingerprint(s, h);
@@ -546,7 +546,7 @@ int sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
 }
 
 /* A query reads the bin in place: the quotient's run, then its slots. */
-int sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
+int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
 {
     const sqf_shape *s = &c->shape;
     sqf_print p = fingerprint(s, h);
