@@ -1,12 +1,16 @@
 /*
  * pytdbf.h — shared declarations of the tdbf._tdbf extension module.
  *
- * The extension is four files over the public libtdbf API (tdbf.h and
+ * The extension is five files over the public libtdbf API (tdbf.h and
  * tdbf_model.h only),
  * each using only those listed below it:
  *   module.c  the module: its exception types, version, design names,
  *             plan()
- *   filter.c  the Filter type
+ *   filter.c  the Filter type: lifecycle, attributes, copy and clear,
+ *             persistence (to_bytes, save, load, pickle)
+ *   filter_calls.c  what a Filter does with keys and time: add,
+ *             contains, the batches, advance, current_error, stats,
+ *             posterior and expected_age (the two share filter_object.h)
  *   results.c what libtdbf gives back, as Python: return codes as
  *             exceptions, tdbf_stats as a dict
  *   args.c    turning Python objects into what libtdbf takes: keys
@@ -50,7 +54,7 @@ PyObject *pytdbf_config_error(int code, const tdbf_config *cfg, const char *what
  * Returns a new reference, or NULL with an exception. */
 PyObject *pytdbf_stats_dict(const tdbf_stats *st);
 
-/* ---- filter.c -------------------------------------------------------- */
+/* ---- filter.c (filter_calls.c: see filter_object.h) ------------------ */
 
 /* The Filter type, ready once pytdbf_filter_ready succeeded. */
 extern PyTypeObject pytdbf_filter_type;

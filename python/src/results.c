@@ -2,7 +2,7 @@
  * results.c — what libtdbf gives back, as Python: its negative return
  * codes as exceptions (tdbf.Error and tdbf.FullError, ValueError,
  * MemoryError, OSError) and tdbf_stats as a dict.  args.c goes the other
- * way; module.c and filter.c both raise and report through this file.
+ * way; module.c and the Filter files raise and report through this file.
  */
 #include "pytdbf.h"
 
