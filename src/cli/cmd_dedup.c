@@ -41,6 +41,7 @@
  * quiet).  So `tail -F log | tdbf dedup ... | grep` shows each line as
  * soon as it is decided, while a file or a fast pipe keeps the big
  * buffer and its throughput.  --line-buffered writes after every line.
+ * (dedup_output.c)
  *
  * Time.  With --time-field the time of a line is its timestamp, so a
  * recorded log replays to the same output every time (with --seed).  A
@@ -80,8 +81,9 @@
  * the current block (a blocked read returns EINTR), flushes the output,
  * saves and exits 128 + signal.  A blocked write goes on after one signal
  * (its lines are in the filter); a second gives the output up like a
- * failed write (no save) and exits 128 + signal.  SIGPIPE is ignored: a closed output
- * shows up as EPIPE from write(2), and is the same stop without the save.
+ * failed write (no save) and exits 128 + signal.  SIGPIPE is ignored: a
+ * closed output shows up as EPIPE from write(2), and is the same stop
+ * without the save.  (dedup_signal.c)
  *
  * Exit status (common/diag.h): 0 done, 1 bad input (a bad time field, a
  * corrupt or mismatched state file) or a capacity stop, 2 bad options, 3
@@ -95,14 +97,14 @@
 #include "cli.h"
 #include "common/measure.h"
 #include "dedup_open.h"
+#include "dedup_output.h"
 #include "dedup_parse.h"
 #include "dedup_resume.h"
+#include "dedup_signal.h"
 #include "dedup_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -111,119 +113,15 @@
 #include <tdbf.h>
 
 #define READ_BUFFER_BYTES  ((size_t)1 << 20)
-#define WRITE_BUFFER_BYTES ((size_t)1 << 20)
 #define BATCH_KEYS         256
 
 
 /* How read_source and flush_batch end a run early without an error. */
 enum {
-    STOP_SIGNAL   = -1,   /* SIGINT, SIGTERM or SIGHUP: stop_signal says */
+    STOP_SIGNAL   = -1,   /* SIGINT, SIGTERM or SIGHUP: dedup_stop_signal */
     STOP_CAPACITY = -2,   /* the filter is past its error bound */
     STOP_BAD_LINE = -3    /* a bad time, without --skip-bad/--drop-bad */
 };
-
-/* Set by the stop-signal handler: the latest signal, and how many came;
- * 0 while running. */
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t stop_count;
-
-static void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-    if (stop_count < 2)
-        stop_count++;
-}
-
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define STOP_SIGNAL_COUNT (sizeof stop_signals / sizeof stop_signals[0])
-
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGINT:  return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP:  return "SIGHUP";
-    default:      return "a signal";
-    }
-}
-
-/* ======================================================================
- * Output: a byte buffer flushed with write(2)
- * ====================================================================== */
-
-typedef struct output {
-    char  *buf;
-    size_t used;
-    int    error;     /* errno of the write that failed (reported); 0 */
-} output;
-
-/* The exit status once the output has failed: a closed pipe is the stop
- * SIGPIPE would have been (141), a write given up on a second stop
- * signal that signal's, anything else an I/O error. */
-static int output_status(const output *out)
-{
-    if (out->error == EPIPE)
-        return CLI_EXIT_SIGNAL + SIGPIPE;
-    return out->error == EINTR ? CLI_EXIT_SIGNAL + stop_signal : CLI_EXIT_IO;
-}
-
-/* Write all of data to stdout.  A stop signal does not interrupt it: the
- * lines it holds are in the filter, and a save must not get ahead of
- * them.  But a reader that has stalled would keep the run from ever
- * stopping, so a second stop signal during a blocked write gives the
- * output up (no save follows; the last good one stays).  A closed pipe
- * is not reported: it is how `| head` says it has enough. */
-static int write_all(output *out, const char *data, size_t len)
-{
-    while (len > 0 && out->error == 0) {
-        ssize_t n = write(STDOUT_FILENO, data, len);
-        if (n < 0 && errno == EINTR && stop_count < 2)
-            continue;
-        if (n < 0 && errno == EINTR) {
-            out->error = EINTR;
-            cli_error("dedup", "a second %s while the output was blocked: "
-                      "gave up writing it", signal_name(stop_signal));
-        } else if (n <= 0) {
-            out->error = n < 0 ? errno : EIO;
-            if (out->error != EPIPE)
-                cli_error("dedup", "cannot write the output: %s",
-                          strerror(out->error));
-        } else {
-            data += n;
-            len -= (size_t)n;
-        }
-    }
-    return out->error != 0 ? output_status(out) : 0;
-}
-
-static int output_flush(output *out)
-{
-    int rc = write_all(out, out->buf, out->used);
-    out->used = 0;
-    return rc;
-}
-
-static int output_bytes(output *out, const char *data, size_t len)
-{
-    if (out->used + len > WRITE_BUFFER_BYTES) {
-        int rc = output_flush(out);
-        if (rc != 0)
-            return rc;
-        if (len > WRITE_BUFFER_BYTES)   /* a huge line: straight out */
-            return write_all(out, data, len);
-    }
-    memcpy(out->buf + out->used, data, len);
-    out->used += len;
-    return 0;
-}
-
-/* 1 if a read of fd would return at once (data, EOF or an error), 0 if it
- * would wait.  A regular file is always ready. */
-static int input_ready(int fd)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN, .revents = 0};
-    return poll(&p, 1, 0) > 0;
-}
 
 /* ======================================================================
  * The run
@@ -239,7 +137,7 @@ enum {
 typedef struct dedup_run {
     const dedup_args *args;
     tdbf    *filter;
-    output   out;
+    dedup_output out;
     double   error_target;   /* the filter's configured error */
 
     /* the batch: keys of consecutive lines that share one time */
@@ -320,13 +218,13 @@ static int print_line(dedup_run *run, const char *prefix, const char *line,
     const dedup_args *a = run->args;
     int rc = 0;
     if (prefix != NULL)
-        rc = output_bytes(&run->out, prefix, strlen(prefix));
+        rc = dedup_output_bytes(&run->out, prefix, strlen(prefix));
     if (rc == 0)
-        rc = output_bytes(&run->out, line, len);
+        rc = dedup_output_bytes(&run->out, line, len);
     if (rc == 0)
-        rc = output_bytes(&run->out, &a->terminator, 1);
+        rc = dedup_output_bytes(&run->out, &a->terminator, 1);
     if (rc == 0 && a->line_buffered)
-        rc = output_flush(&run->out);
+        rc = dedup_output_flush(&run->out);
     if (rc == 0)
         run->lines_out++;
     return rc;
@@ -474,7 +372,7 @@ static int save_state(dedup_run *run)
 {
     if (run->args->state_path == NULL)
         return 0;
-    int rc = output_flush(&run->out);
+    int rc = dedup_output_flush(&run->out);
     if (rc != 0)
         return rc;
     dedup_keyspec spec;
@@ -579,15 +477,6 @@ static int grow_input(dedup_run *run)
     return 0;
 }
 
-/* Before a read that would wait, write out what was decided: a line
- * reaches the reader as soon as its fate is known. */
-static int flush_before_waiting(dedup_run *run, int fd)
-{
-    if (run->out.used == 0 || input_ready(fd))
-        return 0;
-    return output_flush(&run->out);
-}
-
 /* Stream one input.  Returns 0, an EXIT_* code, or a STOP_* code (a stop
  * signal drops the unfinished line: the resumed run reads it again). */
 static int read_source(dedup_run *run, int fd)
@@ -599,14 +488,14 @@ static int read_source(dedup_run *run, int fd)
     run->line_no = 0;
 
     for (;;) {
-        if (stop_signal)
+        if (dedup_stop_signal() != 0)
             return STOP_SIGNAL;
         if (end == run->in_size) {
             int rc = grow_input(run);
             if (rc != 0)
                 return rc;
         }
-        int rc = flush_before_waiting(run, fd);
+        int rc = dedup_output_flush_before_wait(&run->out, fd);
         if (rc != 0)
             return rc;
         ssize_t n = read(fd, run->in + end, run->in_size - end);
@@ -752,36 +641,6 @@ static void print_summary(const dedup_run *run)
                   run->lines_clamped == 1 ? "was" : "were");
 }
 
-/* SIGINT, SIGTERM and SIGHUP set stop_signal; SIGPIPE is ignored so that
- * a closed output is an EPIPE the run can stop on cleanly.  old[] gets
- * the previous actions (the stop signals', then SIGPIPE's). */
-static int install_handlers(struct sigaction old[STOP_SIGNAL_COUNT + 1])
-{
-    struct sigaction sa, ignore;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;   /* no SA_RESTART: a blocked read returns EINTR */
-    ignore = sa;
-    ignore.sa_handler = SIG_IGN;
-    stop_signal = 0;
-    stop_count = 0;
-    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++)
-        if (sigaction(stop_signals[i], &sa, &old[i]) != 0)
-            return cli_error("dedup", "cannot install signal handlers: %s",
-                             strerror(errno));
-    if (sigaction(SIGPIPE, &ignore, &old[STOP_SIGNAL_COUNT]) != 0)
-        return cli_error("dedup", "cannot ignore SIGPIPE: %s", strerror(errno));
-    return 0;
-}
-
-static void restore_handlers(const struct sigaction old[STOP_SIGNAL_COUNT + 1])
-{
-    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++)
-        sigaction(stop_signals[i], &old[i], NULL);
-    sigaction(SIGPIPE, &old[STOP_SIGNAL_COUNT], NULL);
-}
-
 /* ======================================================================
  * After a stop
  * ====================================================================== */
@@ -819,13 +678,13 @@ static void report_capacity(const dedup_run *run)
  * output failure the filter holds keys whose lines were lost. */
 static int finish_error(dedup_run *run, int status)
 {
-    if (run->out.error == 0 && output_flush(&run->out) != 0)
-        status = output_status(&run->out);
+    if (run->out.error == 0 && dedup_output_flush(&run->out) != 0)
+        status = dedup_output_status(&run->out);
     if (run->args->state_path == NULL)
         return status;
     char stopped[64];
     snprintf(stopped, sizeof stopped, "stopped by %s with the output blocked",
-             signal_name(stop_signal));
+             dedup_signal_name(dedup_stop_signal()));
     const char *why = run->out.error == EPIPE ? "the output was closed (EPIPE)"
                     : run->out.error == EINTR ? stopped
                     : run->out.error != 0 ? "the output could not be written"
@@ -840,7 +699,7 @@ static int finish_error(dedup_run *run, int status)
  * how to go on.  Returns the exit status. */
 static int finish_stop(dedup_run *run, int status)
 {
-    int saved = output_flush(&run->out);
+    int saved = dedup_output_flush(&run->out);
     if (saved == 0)
         saved = save_state(run);
     if (saved != 0)
@@ -855,11 +714,12 @@ static int finish_stop(dedup_run *run, int status)
             print_resume(run, "stopped at a bad line", 0);
         return CLI_EXIT_DATA;
     }
-    if (stop_signal) {   /* even if the input ended meanwhile */
+    if (dedup_stop_signal() != 0) {   /* even if the input ended meanwhile */
         char why[48];
-        snprintf(why, sizeof why, "stopped by %s", signal_name(stop_signal));
+        snprintf(why, sizeof why, "stopped by %s",
+                 dedup_signal_name(dedup_stop_signal()));
         print_resume(run, why, status == 0);
-        return CLI_EXIT_SIGNAL + stop_signal;
+        return CLI_EXIT_SIGNAL + dedup_stop_signal();
     }
     return CLI_EXIT_OK;
 }
@@ -882,8 +742,8 @@ static int start_run(dedup_run *run, dedup_args *args, int argc, char **argv)
     run->in_size = READ_BUFFER_BYTES;
     run->in = malloc(run->in_size + 1);
     run->key_scratch = malloc(run->in_size + 1);
-    run->out.buf = malloc(WRITE_BUFFER_BYTES);
-    if (run->in == NULL || run->key_scratch == NULL || run->out.buf == NULL)
+    int no_output = dedup_output_init(&run->out);
+    if (run->in == NULL || run->key_scratch == NULL || no_output != 0)
         return cli_error("dedup", "out of memory");
     int status = dedup_check_state_writable(args);
     if (status == 0)
@@ -918,13 +778,11 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
         return CLI_EXIT_USAGE;
 
     dedup_run *run = calloc(1, sizeof *run);
-    struct sigaction old[STOP_SIGNAL_COUNT + 1];
-    memset(old, 0, sizeof old);   /* SIG_DFL, should installing fail midway */
     /* The handlers go in before the filter is opened (planning may take
      * tens of ms): a stop signal from then on is seen by the first read,
      * which stops before taking a line and saves the state as it is. */
     int handlers = run != NULL;
-    int status = run == NULL ? cli_error("dedup", "out of memory") : install_handlers(old);
+    int status = run == NULL ? cli_error("dedup", "out of memory") : dedup_signals_install();
     if (status == 0)
         status = start_run(run, &args, argc, argv);
     if (status == 0) {
@@ -940,12 +798,12 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
             print_stats(run);
     }
     if (handlers)
-        restore_handlers(old);
+        dedup_signals_restore();
     if (run != NULL) {
         tdbf_close(run->filter);
         free(run->in);
         free(run->key_scratch);
-        free(run->out.buf);
+        dedup_output_free(&run->out);
         free(run);
     }
     dedup_args_free(&args);
