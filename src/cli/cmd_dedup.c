@@ -35,13 +35,10 @@
  * line longer than the buffer grows it.  A last line without a newline
  * is printed with one.
  *
- * Output that flows.  The output buffer is written out when it is full,
- * and also whenever the next read would wait (poll(2) with a zero
- * timeout finds no input: a pipe, terminal or socket that has gone
- * quiet).  So `tail -F log | tdbf dedup ... | grep` shows each line as
- * soon as it is decided, while a file or a fast pipe keeps the big
- * buffer and its throughput.  --line-buffered writes after every line.
- * (dedup_output.c)
+ * Output that flows (dedup_output.c).  The output buffer is written out
+ * when it is full and whenever the next read would wait, so a quiet pipe
+ * shows each line as soon as it is decided while a file keeps the big
+ * buffer's throughput.  --line-buffered writes after every line.
  *
  * Time.  With --time-field the time of a line is its timestamp, so a
  * recorded log replays to the same output every time (with --seed).  A
@@ -77,13 +74,14 @@
  * position it covers).  A failed save (a full disk) leaves the previous
  * file in place, the same way.
  *
- * Signals.  The handlers only set a flag; the main loop sees it after
- * the current block (a blocked read returns EINTR), flushes the output,
- * saves and exits 128 + signal.  A blocked write goes on after one signal
- * (its lines are in the filter); a second gives the output up like a
- * failed write (no save) and exits 128 + signal.  SIGPIPE is ignored: a
- * closed output shows up as EPIPE from write(2), and is the same stop
- * without the save.  (dedup_signal.c)
+ * Signals (dedup_signal.c).  The handlers only set a flag; the main loop
+ * sees it after the current block, flushes the output, saves and exits
+ * 128 + signal.  A blocked write goes on after one signal; a second gives
+ * the output up like a failed write (no save).  A closed output (SIGPIPE
+ * is ignored) is the same stop without the save.
+ *
+ * What the run tells on stderr (the progress line, the summary of bad
+ * times, --stats) is in dedup_report.c.
  *
  * Exit status (common/diag.h): 0 done, 1 bad input (a bad time field, a
  * corrupt or mismatched state file) or a capacity stop, 2 bad options, 3
@@ -99,6 +97,7 @@
 #include "dedup_open.h"
 #include "dedup_output.h"
 #include "dedup_parse.h"
+#include "dedup_report.h"
 #include "dedup_resume.h"
 #include "dedup_signal.h"
 #include "dedup_state.h"
@@ -138,7 +137,6 @@ typedef struct dedup_run {
     const dedup_args *args;
     tdbf    *filter;
     dedup_output out;
-    double   error_target;   /* the filter's configured error */
 
     /* the batch: keys of consecutive lines that share one time */
     size_t       batch_limit;       /* keys per batch (see batch_keys) */
@@ -160,12 +158,7 @@ typedef struct dedup_run {
                                 key_scratch + i, so a batch's keys never
                                 overlap */
 
-    /* counters */
-    uint64_t lines_in, lines_out, lines_repeat;
-    uint64_t lines_bad, lines_ahead, lines_clamped;
-    char     first_bad[240]; /* "file:line: why" of the first bad line */
-    double   error_peak;     /* largest tdbf_current_error seen */
-    double   error_at_stop;  /* the estimate that stopped the run, or 0 */
+    dedup_tally tally;       /* counts, error estimates, start time */
 
     /* where we are */
     const char *source;      /* file name for messages */
@@ -181,7 +174,6 @@ typedef struct dedup_run {
     uint64_t wall_offset;    /* wall clock - monotonic clock, at start */
     uint64_t read_wall_ns;   /* wall clock at the latest read */
     uint64_t latest_ns;      /* largest line time taken (the filter's) */
-    uint64_t started;        /* monotonic */
     uint64_t next_checkpoint;
     uint64_t next_progress;
     int      progress;       /* stderr is a terminal and not --quiet */
@@ -207,7 +199,7 @@ static uint64_t wall_minus_monotonic(void)
 
 static dedup_position current_position(const dedup_run *run)
 {
-    dedup_position at = {run->source_index, run->line_no, run->lines_in};
+    dedup_position at = {run->source_index, run->line_no, run->tally.lines_in};
     return at;
 }
 
@@ -226,7 +218,7 @@ static int print_line(dedup_run *run, const char *prefix, const char *line,
     if (rc == 0 && a->line_buffered)
         rc = dedup_output_flush(&run->out);
     if (rc == 0)
-        run->lines_out++;
+        run->tally.lines_out++;
     return rc;
 }
 
@@ -235,14 +227,14 @@ static int print_line(dedup_run *run, const char *prefix, const char *line,
 static int past_capacity(dedup_run *run, uint64_t now)
 {
     double estimate;
-    if (run->error_target <= 0 ||
+    if (run->tally.error_target <= 0 ||
         tdbf_current_error(run->filter, now, &estimate) != TDBF_OK)
         return 0;
-    if (estimate > run->error_peak)
-        run->error_peak = estimate;
-    if (estimate <= CLI_OVERLOAD_FACTOR * run->error_target)
+    if (estimate > run->tally.error_peak)
+        run->tally.error_peak = estimate;
+    if (estimate <= CLI_OVERLOAD_FACTOR * run->tally.error_target)
         return 0;
-    run->error_at_stop = estimate;
+    run->tally.error_at_stop = estimate;
     return 1;
 }
 
@@ -251,7 +243,7 @@ static int stop_before_batch(dedup_run *run)
 {
     uint64_t untaken = run->line_no - (run->batch_first_line - 1);
     run->line_no -= untaken;
-    run->lines_in -= untaken;
+    run->tally.lines_in -= untaken;
     run->batch_n = 0;
     return STOP_CAPACITY;
 }
@@ -273,7 +265,7 @@ static int flush_batch(dedup_run *run)
     }
     for (size_t i = 0; i < run->batch_n && rc == 0; i++) {
         int repeat = run->repeats[i];
-        run->lines_repeat += (uint64_t)repeat;
+        run->tally.lines_repeat += (uint64_t)repeat;
         if (a->count)
             rc = print_line(run, repeat ? "1\t" : "0\t", run->lines[i],
                             run->line_lens[i]);
@@ -293,15 +285,15 @@ static int bad_time(dedup_run *run, const char *line, size_t len, int why)
     dedup_bad_time_message(a, line, len, why, message, sizeof message);
     if (!a->skip_bad && !a->drop_bad) {
         run->line_no--;   /* not taken: a resumed run starts at it */
-        run->lines_in--;
+        run->tally.lines_in--;
         cli_error("dedup", "%s:%llu: %s (--skip-bad passes such lines "
                   "through, --drop-bad drops them)", run->source,
                   (unsigned long long)run->line_no + 1, message);
         return STOP_BAD_LINE;
     }
-    run->lines_ahead += why == BAD_AHEAD;
-    if (run->lines_bad++ == 0)
-        snprintf(run->first_bad, sizeof run->first_bad, "%s:%llu: %s",
+    run->tally.lines_ahead += why == BAD_AHEAD;
+    if (run->tally.lines_bad++ == 0)
+        snprintf(run->tally.first_bad, sizeof run->tally.first_bad, "%s:%llu: %s",
                  run->source, (unsigned long long)run->line_no, message);
     return a->skip_bad ? print_line(run, NULL, line, len) : 0;
 }
@@ -323,7 +315,7 @@ static int line_time(dedup_run *run, const char *line, size_t len,
         return BAD_AHEAD;
     if (*now < run->latest_ns) {
         *now = run->latest_ns;
-        run->lines_clamped++;
+        run->tally.lines_clamped++;
     }
     run->latest_ns = *now;
     return 0;
@@ -333,7 +325,7 @@ static int line_time(dedup_run *run, const char *line, size_t len,
 static int take_line(dedup_run *run, char *line, size_t len, uint64_t now)
 {
     const dedup_args *a = run->args;
-    run->lines_in++;
+    run->tally.lines_in++;
     run->line_no++;
     if (a->time_field != 0) {
         int why = line_time(run, line, len, &now);
@@ -406,12 +398,7 @@ static int between_blocks(dedup_run *run)
         return 0;
     uint64_t now = cli_now_ns();
     if (run->progress && now >= run->next_progress) {
-        char in[32], out[32];
-        double seconds = (double)(now - run->started) / 1e9;
-        cli_progress("dedup", "%s lines in, %s out, %.3g lines/s",
-                     cli_format_count(in, sizeof in, run->lines_in),
-                     cli_format_count(out, sizeof out, run->lines_out),
-                     seconds > 0 ? (double)run->lines_in / seconds : 0.0);
+        dedup_print_progress(&run->tally, now);
         run->next_progress = now + CLI_PROGRESS_PERIOD_NS;
     }
     if (run->next_checkpoint != 0 && now >= run->next_checkpoint) {
@@ -554,101 +541,13 @@ static int read_inputs(dedup_run *run)
 }
 
 /* ======================================================================
- * Statistics
- * ====================================================================== */
-
-static void print_stats(const dedup_run *run)
-{
-    tdbf_stats st;
-    if (tdbf_get_stats(run->filter, &st) != TDBF_OK)
-        return;
-    double seconds = (double)(cli_now_ns() - run->started) / 1e9;
-    char a[32], b[32], c[32], d[32], e[32];
-    cli_table t;
-    cli_table_init(&t, 2, "ll");
-    cli_table_cell(&t, "lines in");
-    cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_in));
-    cli_table_cell(&t, "lines out");
-    cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_out));
-    cli_table_cell(&t, "repeats");
-    cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_repeat));
-    if (run->args->time_field != 0) {
-        cli_table_cell(&t, "bad times refused");
-        cli_table_cell(&t, "%s (%s ahead of the clock)%s",
-                       cli_format_count(a, sizeof a, run->lines_bad),
-                       cli_format_count(b, sizeof b, run->lines_ahead),
-                       run->args->skip_bad ? ", passed through"
-                       : run->args->drop_bad ? ", dropped" : "");
-        cli_table_cell(&t, "times clamped back");
-        cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_clamped));
-    }
-    cli_table_cell(&t, "capacity stop");
-    cli_table_cell(&t, "%s", run->error_at_stop > 0 ? "yes" : "no");
-    cli_table_cell(&t, "time");
-    cli_table_cell(&t, "%s, %s lines/s",
-                   cli_format_duration_ns(e, sizeof e, cli_now_ns() - run->started),
-                   cli_format_count(a, sizeof a, seconds > 0
-                       ? (uint64_t)((double)run->lines_in / seconds) : 0));
-    cli_table_cell(&t, "design");
-    if (st.window_ns != 0)
-        cli_table_cell(&t, "%s, window %s", tdbf_design_name(st.design),
-                       cli_format_duration_ns(b, sizeof b, st.window_ns));
-    else
-        cli_table_cell(&t, "%s, window %s lines", tdbf_design_name(st.design),
-                       cli_format_count(b, sizeof b, st.window_items));
-    tdbf_shape shape;
-    char expiry[320];
-    if (tdbf_get_shape(run->filter, &shape) == TDBF_OK) {
-        cli_table_cell(&t, "slack");
-        cli_table_cell(&t, "%s", cli_format_expiry(expiry, sizeof expiry, &shape, "lines",
-                                                   "dropped", 0));
-    }
-    cli_table_cell(&t, "memory");
-    cli_table_cell(&t, "%s", cli_format_bytes(c, sizeof c, st.memory_bytes));
-    cli_table_cell(&t, "error: configured");
-    cli_table_cell(&t, "%.4g", st.error_configured);
-    cli_table_cell(&t, "error: planned");
-    cli_table_cell(&t, "%.4g", st.error_planned);
-    cli_table_cell(&t, "error: estimated now");
-    cli_table_cell(&t, "%.4g", st.error_estimated);
-    cli_table_cell(&t, "error: peak estimate");
-    cli_table_cell(&t, "%.4g (%.3gx the target; a stop above %gx)",
-                   run->error_peak, run->error_peak / run->error_target,
-                   CLI_OVERLOAD_FACTOR);
-    cli_table_cell(&t, "filter adds (all runs)");
-    cli_table_cell(&t, "%s", cli_format_count(d, sizeof d, st.items));
-    fputs("tdbf dedup: statistics\n", stderr);
-    cli_table_print(&t, stderr, "  ", 0);
-    cli_table_free(&t);
-}
-
-/* What the run refused or adjusted, once, at the end. */
-static void print_summary(const dedup_run *run)
-{
-    const dedup_args *a = run->args;
-    if (run->lines_bad > 0)   /* passed through or dropped */
-        cli_error("dedup", "%s %llu line%s with a bad time (%llu ahead of the "
-                  "clock); the first: %s",
-                  a->skip_bad ? "passed through, unfiltered," : "dropped",
-                  (unsigned long long)run->lines_bad,
-                  run->lines_bad == 1 ? "" : "s",
-                  (unsigned long long)run->lines_ahead, run->first_bad);
-    if (run->lines_clamped > 0)
-        cli_error("dedup", "%llu line%s had a time before an earlier line's and "
-                  "%s taken at the latest time (clamped back)",
-                  (unsigned long long)run->lines_clamped,
-                  run->lines_clamped == 1 ? "" : "s",
-                  run->lines_clamped == 1 ? "was" : "were");
-}
-
-/* ======================================================================
  * After a stop
  * ====================================================================== */
 
 /* What dedup_print_resume needs of the run. */
 static void print_resume(const dedup_run *run, const char *why, int finished)
 {
-    dedup_resume resume = {run->args, run->argc, run->argv, run->lines_in,
+    dedup_resume resume = {run->args, run->argc, run->argv, run->tally.lines_in,
                            run->saved, run->saves};
     dedup_print_resume(&resume, why, finished);
 }
@@ -665,7 +564,7 @@ static void report_capacity(const dedup_run *run)
               "false-positive rate %.3g is above %g x the target %g, so new lines "
               "would be dropped as repeats; use %s",
               run->source, (unsigned long long)run->line_no + 1,
-              run->error_at_stop, CLI_OVERLOAD_FACTOR, run->error_target, fix);
+              run->tally.error_at_stop, CLI_OVERLOAD_FACTOR, run->tally.error_target, fix);
 }
 
 /* ======================================================================
@@ -753,16 +652,16 @@ static int start_run(dedup_run *run, dedup_args *args, int argc, char **argv)
     run->batch_limit = batch_keys(args);   /* a resumed run's window is the state's */
     tdbf_stats st;
     if (tdbf_get_stats(run->filter, &st) == TDBF_OK) {
-        run->error_target = st.error_configured;
+        run->tally.error_target = st.error_configured;
         run->latest_ns = st.now_ns;   /* a resumed filter's clock */
     }
     run->wall_offset = wall_minus_monotonic();
-    run->started = cli_now_ns();
+    run->tally.started = cli_now_ns();
     run->read_wall_ns = arrival_ns(run);
     run->progress = !args->quiet && isatty(STDERR_FILENO);
-    run->next_progress = run->started + CLI_PROGRESS_PERIOD_NS;
+    run->next_progress = run->tally.started + CLI_PROGRESS_PERIOD_NS;
     if (args->checkpoint_ns != 0)
-        run->next_checkpoint = run->started + args->checkpoint_ns;
+        run->next_checkpoint = run->tally.started + args->checkpoint_ns;
     return 0;
 }
 
@@ -793,9 +692,9 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
             status = finish_stop(run, status);
         else
             status = finish_error(run, status);
-        print_summary(run);
+        dedup_print_summary(&args, &run->tally);
         if (args.stats)
-            print_stats(run);
+            dedup_print_stats(&args, run->filter, &run->tally);
     }
     if (handlers)
         dedup_signals_restore();
