@@ -293,8 +293,8 @@ static int bad_time(dedup_run *run, const char *line, size_t len, int why)
     }
     run->tally.lines_ahead += why == BAD_AHEAD;
     if (run->tally.lines_bad++ == 0)
-        snprintf(run->tally.first_bad, sizeof run->tally.first_bad, "%s:%llu: %s",
-                 run->source, (unsigned long long)run->line_no, message);
+        snprintf(run->tally.first_bad, sizeof run->tally.first_bad,
+                 "%s:%llu: %s", run->source, (unsigned long long)run->line_no, message);
     return a->skip_bad ? print_line(run, NULL, line, len) : 0;
 }
 
@@ -564,7 +564,8 @@ static void report_capacity(const dedup_run *run)
               "false-positive rate %.3g is above %g x the target %g, so new lines "
               "would be dropped as repeats; use %s",
               run->source, (unsigned long long)run->line_no + 1,
-              run->tally.error_at_stop, CLI_OVERLOAD_FACTOR, run->tally.error_target, fix);
+              run->tally.error_at_stop, CLI_OVERLOAD_FACTOR,
+              run->tally.error_target, fix);
 }
 
 /* ======================================================================
@@ -681,7 +682,8 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
      * tens of ms): a stop signal from then on is seen by the first read,
      * which stops before taking a line and saves the state as it is. */
     int handlers = run != NULL;
-    int status = run == NULL ? cli_error("dedup", "out of memory") : dedup_signals_install();
+    int status = run == NULL ? cli_error("dedup", "out of memory")
+                             : dedup_signals_install();
     if (status == 0)
         status = start_run(run, &args, argc, argv);
     if (status == 0) {
