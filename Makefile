@@ -398,7 +398,7 @@ FUZZ_FLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-
 FUZZ_UNSIGNED := -fsanitize=unsigned-integer-overflow
 FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/fuzz/%.o)
 FUZZ_CLI_OBJ := $(patsubst %,$(BUILD)/fuzz/src/cli/%.o,dedup_parse dedup_time \
-                  common/diag common/args common/output)
+                  common/diag common/cmdline common/output)
 DEPS        += $(FUZZ_LIB_OBJ:.o=.d) $(FUZZ_CLI_OBJ:.o=.d)
 
 $(BUILD)/fuzz/src/%.o: src/%.c

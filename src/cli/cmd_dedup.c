@@ -35,12 +35,10 @@
  * line longer than the buffer grows it.  A last line without a newline
  * is printed with one.
  *
- * Output that flows.  The output buffer is written out when it is full,
- * and also whenever the next read would wait (poll(2) with a zero
- * timeout finds no input: a pipe, terminal or socket that has gone
- * quiet).  So `tail -F log | tdbf dedup ... | grep` shows each line as
- * soon as it is decided, while a file or a fast pipe keeps the big
- * buffer and its throughput.  --line-buffered writes after every line.
+ * Output that flows (dedup_output.c).  The output buffer is written out
+ * when it is full and whenever the next read would wait, so a quiet pipe
+ * shows each line as soon as it is decided while a file keeps the big
+ * buffer's throughput.  --line-buffered writes after every line.
  *
  * Time.  With --time-field the time of a line is its timestamp, so a
  * recorded log replays to the same output every time (with --seed).  A
@@ -76,12 +74,14 @@
  * position it covers).  A failed save (a full disk) leaves the previous
  * file in place, the same way.
  *
- * Signals.  The handlers only set a flag; the main loop sees it after
- * the current block (a blocked read returns EINTR), flushes the output,
- * saves and exits 128 + signal.  A blocked write goes on after one signal
- * (its lines are in the filter); a second gives the output up like a
- * failed write (no save) and exits 128 + signal.  SIGPIPE is ignored: a closed output
- * shows up as EPIPE from write(2), and is the same stop without the save.
+ * Signals (dedup_signal.c).  The handlers only set a flag; the main loop
+ * sees it after the current block, flushes the output, saves and exits
+ * 128 + signal.  A blocked write goes on after one signal; a second gives
+ * the output up like a failed write (no save).  A closed output (SIGPIPE
+ * is ignored) is the same stop without the save.
+ *
+ * What the run tells on stderr (the progress line, the summary of bad
+ * times, --stats) is in dedup_report.c.
  *
  * Exit status (common/diag.h): 0 done, 1 bad input (a bad time field, a
  * corrupt or mismatched state file) or a capacity stop, 2 bad options, 3
@@ -95,14 +95,15 @@
 #include "cli.h"
 #include "common/measure.h"
 #include "dedup_open.h"
+#include "dedup_output.h"
 #include "dedup_parse.h"
+#include "dedup_report.h"
 #include "dedup_resume.h"
+#include "dedup_signal.h"
 #include "dedup_state.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -111,119 +112,15 @@
 #include <tdbf.h>
 
 #define READ_BUFFER_BYTES  ((size_t)1 << 20)
-#define WRITE_BUFFER_BYTES ((size_t)1 << 20)
 #define BATCH_KEYS         256
 
 
 /* How read_source and flush_batch end a run early without an error. */
 enum {
-    STOP_SIGNAL   = -1,   /* SIGINT, SIGTERM or SIGHUP: stop_signal says */
+    STOP_SIGNAL   = -1,   /* SIGINT, SIGTERM or SIGHUP: dedup_stop_signal */
     STOP_CAPACITY = -2,   /* the filter is past its error bound */
     STOP_BAD_LINE = -3    /* a bad time, without --skip-bad/--drop-bad */
 };
-
-/* Set by the stop-signal handler: the latest signal, and how many came;
- * 0 while running. */
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t stop_count;
-
-static void on_stop_signal(int sig)
-{
-    stop_signal = sig;
-    if (stop_count < 2)
-        stop_count++;
-}
-
-static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
-#define STOP_SIGNAL_COUNT (sizeof stop_signals / sizeof stop_signals[0])
-
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGINT:  return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP:  return "SIGHUP";
-    default:      return "a signal";
-    }
-}
-
-/* ======================================================================
- * Output: a byte buffer flushed with write(2)
- * ====================================================================== */
-
-typedef struct output {
-    char  *buf;
-    size_t used;
-    int    error;     /* errno of the write that failed (reported); 0 */
-} output;
-
-/* The exit status once the output has failed: a closed pipe is the stop
- * SIGPIPE would have been (141), a write given up on a second stop
- * signal that signal's, anything else an I/O error. */
-static int output_status(const output *out)
-{
-    if (out->error == EPIPE)
-        return CLI_EXIT_SIGNAL + SIGPIPE;
-    return out->error == EINTR ? CLI_EXIT_SIGNAL + stop_signal : CLI_EXIT_IO;
-}
-
-/* Write all of data to stdout.  A stop signal does not interrupt it: the
- * lines it holds are in the filter, and a save must not get ahead of
- * them.  But a reader that has stalled would keep the run from ever
- * stopping, so a second stop signal during a blocked write gives the
- * output up (no save follows; the last good one stays).  A closed pipe
- * is not reported: it is how `| head` says it has enough. */
-static int write_all(output *out, const char *data, size_t len)
-{
-    while (len > 0 && out->error == 0) {
-        ssize_t n = write(STDOUT_FILENO, data, len);
-        if (n < 0 && errno == EINTR && stop_count < 2)
-            continue;
-        if (n < 0 && errno == EINTR) {
-            out->error = EINTR;
-            cli_error("dedup", "a second %s while the output was blocked: "
-                      "gave up writing it", signal_name(stop_signal));
-        } else if (n <= 0) {
-            out->error = n < 0 ? errno : EIO;
-            if (out->error != EPIPE)
-                cli_error("dedup", "cannot write the output: %s",
-                          strerror(out->error));
-        } else {
-            data += n;
-            len -= (size_t)n;
-        }
-    }
-    return out->error != 0 ? output_status(out) : 0;
-}
-
-static int output_flush(output *out)
-{
-    int rc = write_all(out, out->buf, out->used);
-    out->used = 0;
-    return rc;
-}
-
-static int output_bytes(output *out, const char *data, size_t len)
-{
-    if (out->used + len > WRITE_BUFFER_BYTES) {
-        int rc = output_flush(out);
-        if (rc != 0)
-            return rc;
-        if (len > WRITE_BUFFER_BYTES)   /* a huge line: straight out */
-            return write_all(out, data, len);
-    }
-    memcpy(out->buf + out->used, data, len);
-    out->used += len;
-    return 0;
-}
-
-/* 1 if a read of fd would return at once (data, EOF or an error), 0 if it
- * would wait.  A regular file is always ready. */
-static int input_ready(int fd)
-{
-    struct pollfd p = {.fd = fd, .events = POLLIN, .revents = 0};
-    return poll(&p, 1, 0) > 0;
-}
 
 /* ======================================================================
  * The run
@@ -239,8 +136,7 @@ enum {
 typedef struct dedup_run {
     const dedup_args *args;
     tdbf    *filter;
-    output   out;
-    double   error_target;   /* the filter's configured error */
+    dedup_output out;
 
     /* the batch: keys of consecutive lines that share one time */
     size_t       batch_limit;       /* keys per batch (see batch_keys) */
@@ -262,12 +158,7 @@ typedef struct dedup_run {
                                 key_scratch + i, so a batch's keys never
                                 overlap */
 
-    /* counters */
-    uint64_t lines_in, lines_out, lines_repeat;
-    uint64_t lines_bad, lines_ahead, lines_clamped;
-    char     first_bad[240]; /* "file:line: why" of the first bad line */
-    double   error_peak;     /* largest tdbf_current_error seen */
-    double   error_at_stop;  /* the estimate that stopped the run, or 0 */
+    dedup_tally tally;       /* counts, error estimates, start time */
 
     /* where we are */
     const char *source;      /* file name for messages */
@@ -283,7 +174,6 @@ typedef struct dedup_run {
     uint64_t wall_offset;    /* wall clock - monotonic clock, at start */
     uint64_t read_wall_ns;   /* wall clock at the latest read */
     uint64_t latest_ns;      /* largest line time taken (the filter's) */
-    uint64_t started;        /* monotonic */
     uint64_t next_checkpoint;
     uint64_t next_progress;
     int      progress;       /* stderr is a terminal and not --quiet */
@@ -309,7 +199,7 @@ static uint64_t wall_minus_monotonic(void)
 
 static dedup_position current_position(const dedup_run *run)
 {
-    dedup_position at = {run->source_index, run->line_no, run->lines_in};
+    dedup_position at = {run->source_index, run->line_no, run->tally.lines_in};
     return at;
 }
 
@@ -320,15 +210,15 @@ static int print_line(dedup_run *run, const char *prefix, const char *line,
     const dedup_args *a = run->args;
     int rc = 0;
     if (prefix != NULL)
-        rc = output_bytes(&run->out, prefix, strlen(prefix));
+        rc = dedup_output_bytes(&run->out, prefix, strlen(prefix));
     if (rc == 0)
-        rc = output_bytes(&run->out, line, len);
+        rc = dedup_output_bytes(&run->out, line, len);
     if (rc == 0)
-        rc = output_bytes(&run->out, &a->terminator, 1);
+        rc = dedup_output_bytes(&run->out, &a->terminator, 1);
     if (rc == 0 && a->line_buffered)
-        rc = output_flush(&run->out);
+        rc = dedup_output_flush(&run->out);
     if (rc == 0)
-        run->lines_out++;
+        run->tally.lines_out++;
     return rc;
 }
 
@@ -337,14 +227,14 @@ static int print_line(dedup_run *run, const char *prefix, const char *line,
 static int past_capacity(dedup_run *run, uint64_t now)
 {
     double estimate;
-    if (run->error_target <= 0 ||
+    if (run->tally.error_target <= 0 ||
         tdbf_current_error(run->filter, now, &estimate) != TDBF_OK)
         return 0;
-    if (estimate > run->error_peak)
-        run->error_peak = estimate;
-    if (estimate <= CLI_OVERLOAD_FACTOR * run->error_target)
+    if (estimate > run->tally.error_peak)
+        run->tally.error_peak = estimate;
+    if (estimate <= CLI_OVERLOAD_FACTOR * run->tally.error_target)
         return 0;
-    run->error_at_stop = estimate;
+    run->tally.error_at_stop = estimate;
     return 1;
 }
 
@@ -353,7 +243,7 @@ static int stop_before_batch(dedup_run *run)
 {
     uint64_t untaken = run->line_no - (run->batch_first_line - 1);
     run->line_no -= untaken;
-    run->lines_in -= untaken;
+    run->tally.lines_in -= untaken;
     run->batch_n = 0;
     return STOP_CAPACITY;
 }
@@ -375,7 +265,7 @@ static int flush_batch(dedup_run *run)
     }
     for (size_t i = 0; i < run->batch_n && rc == 0; i++) {
         int repeat = run->repeats[i];
-        run->lines_repeat += (uint64_t)repeat;
+        run->tally.lines_repeat += (uint64_t)repeat;
         if (a->count)
             rc = print_line(run, repeat ? "1\t" : "0\t", run->lines[i],
                             run->line_lens[i]);
@@ -395,16 +285,16 @@ static int bad_time(dedup_run *run, const char *line, size_t len, int why)
     dedup_bad_time_message(a, line, len, why, message, sizeof message);
     if (!a->skip_bad && !a->drop_bad) {
         run->line_no--;   /* not taken: a resumed run starts at it */
-        run->lines_in--;
+        run->tally.lines_in--;
         cli_error("dedup", "%s:%llu: %s (--skip-bad passes such lines "
                   "through, --drop-bad drops them)", run->source,
                   (unsigned long long)run->line_no + 1, message);
         return STOP_BAD_LINE;
     }
-    run->lines_ahead += why == BAD_AHEAD;
-    if (run->lines_bad++ == 0)
-        snprintf(run->first_bad, sizeof run->first_bad, "%s:%llu: %s",
-                 run->source, (unsigned long long)run->line_no, message);
+    run->tally.lines_ahead += why == BAD_AHEAD;
+    if (run->tally.lines_bad++ == 0)
+        snprintf(run->tally.first_bad, sizeof run->tally.first_bad,
+                 "%s:%llu: %s", run->source, (unsigned long long)run->line_no, message);
     return a->skip_bad ? print_line(run, NULL, line, len) : 0;
 }
 
@@ -425,7 +315,7 @@ static int line_time(dedup_run *run, const char *line, size_t len,
         return BAD_AHEAD;
     if (*now < run->latest_ns) {
         *now = run->latest_ns;
-        run->lines_clamped++;
+        run->tally.lines_clamped++;
     }
     run->latest_ns = *now;
     return 0;
@@ -435,7 +325,7 @@ static int line_time(dedup_run *run, const char *line, size_t len,
 static int take_line(dedup_run *run, char *line, size_t len, uint64_t now)
 {
     const dedup_args *a = run->args;
-    run->lines_in++;
+    run->tally.lines_in++;
     run->line_no++;
     if (a->time_field != 0) {
         int why = line_time(run, line, len, &now);
@@ -474,7 +364,7 @@ static int save_state(dedup_run *run)
 {
     if (run->args->state_path == NULL)
         return 0;
-    int rc = output_flush(&run->out);
+    int rc = dedup_output_flush(&run->out);
     if (rc != 0)
         return rc;
     dedup_keyspec spec;
@@ -508,12 +398,7 @@ static int between_blocks(dedup_run *run)
         return 0;
     uint64_t now = cli_now_ns();
     if (run->progress && now >= run->next_progress) {
-        char in[32], out[32];
-        double seconds = (double)(now - run->started) / 1e9;
-        cli_progress("dedup", "%s lines in, %s out, %.3g lines/s",
-                     cli_format_count(in, sizeof in, run->lines_in),
-                     cli_format_count(out, sizeof out, run->lines_out),
-                     seconds > 0 ? (double)run->lines_in / seconds : 0.0);
+        dedup_print_progress(&run->tally, now);
         run->next_progress = now + CLI_PROGRESS_PERIOD_NS;
     }
     if (run->next_checkpoint != 0 && now >= run->next_checkpoint) {
@@ -579,15 +464,6 @@ static int grow_input(dedup_run *run)
     return 0;
 }
 
-/* Before a read that would wait, write out what was decided: a line
- * reaches the reader as soon as its fate is known. */
-static int flush_before_waiting(dedup_run *run, int fd)
-{
-    if (run->out.used == 0 || input_ready(fd))
-        return 0;
-    return output_flush(&run->out);
-}
-
 /* Stream one input.  Returns 0, an EXIT_* code, or a STOP_* code (a stop
  * signal drops the unfinished line: the resumed run reads it again). */
 static int read_source(dedup_run *run, int fd)
@@ -599,14 +475,14 @@ static int read_source(dedup_run *run, int fd)
     run->line_no = 0;
 
     for (;;) {
-        if (stop_signal)
+        if (dedup_stop_signal() != 0)
             return STOP_SIGNAL;
         if (end == run->in_size) {
             int rc = grow_input(run);
             if (rc != 0)
                 return rc;
         }
-        int rc = flush_before_waiting(run, fd);
+        int rc = dedup_output_flush_before_wait(&run->out, fd);
         if (rc != 0)
             return rc;
         ssize_t n = read(fd, run->in + end, run->in_size - end);
@@ -665,131 +541,13 @@ static int read_inputs(dedup_run *run)
 }
 
 /* ======================================================================
- * Statistics
- * ====================================================================== */
-
-static void print_stats(const dedup_run *run)
-{
-    tdbf_stats st;
-    if (tdbf_get_stats(run->filter, &st) != TDBF_OK)
-        return;
-    double seconds = (double)(cli_now_ns() - run->started) / 1e9;
-    char a[32], b[32], c[32], d[32], e[32];
-    cli_table t;
-    cli_table_init(&t, 2, "ll");
-    cli_table_cell(&t, "lines in");
-    cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_in));
-    cli_table_cell(&t, "lines out");
-    cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_out));
-    cli_table_cell(&t, "repeats");
-    cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_repeat));
-    if (run->args->time_field != 0) {
-        cli_table_cell(&t, "bad times refused");
-        cli_table_cell(&t, "%s (%s ahead of the clock)%s",
-                       cli_format_count(a, sizeof a, run->lines_bad),
-                       cli_format_count(b, sizeof b, run->lines_ahead),
-                       run->args->skip_bad ? ", passed through"
-                       : run->args->drop_bad ? ", dropped" : "");
-        cli_table_cell(&t, "times clamped back");
-        cli_table_cell(&t, "%s", cli_format_count(a, sizeof a, run->lines_clamped));
-    }
-    cli_table_cell(&t, "capacity stop");
-    cli_table_cell(&t, "%s", run->error_at_stop > 0 ? "yes" : "no");
-    cli_table_cell(&t, "time");
-    cli_table_cell(&t, "%s, %s lines/s",
-                   cli_format_duration_ns(e, sizeof e, cli_now_ns() - run->started),
-                   cli_format_count(a, sizeof a, seconds > 0
-                       ? (uint64_t)((double)run->lines_in / seconds) : 0));
-    cli_table_cell(&t, "design");
-    if (st.window_ns != 0)
-        cli_table_cell(&t, "%s, window %s", tdbf_design_name(st.design),
-                       cli_format_duration_ns(b, sizeof b, st.window_ns));
-    else
-        cli_table_cell(&t, "%s, window %s lines", tdbf_design_name(st.design),
-                       cli_format_count(b, sizeof b, st.window_items));
-    tdbf_shape shape;
-    char expiry[320];
-    if (tdbf_get_shape(run->filter, &shape) == TDBF_OK) {
-        cli_table_cell(&t, "slack");
-        cli_table_cell(&t, "%s", cli_format_expiry(expiry, sizeof expiry, &shape, "lines",
-                                                   "dropped", 0));
-    }
-    cli_table_cell(&t, "memory");
-    cli_table_cell(&t, "%s", cli_format_bytes(c, sizeof c, st.memory_bytes));
-    cli_table_cell(&t, "error: configured");
-    cli_table_cell(&t, "%.4g", st.error_configured);
-    cli_table_cell(&t, "error: planned");
-    cli_table_cell(&t, "%.4g", st.error_planned);
-    cli_table_cell(&t, "error: estimated now");
-    cli_table_cell(&t, "%.4g", st.error_estimated);
-    cli_table_cell(&t, "error: peak estimate");
-    cli_table_cell(&t, "%.4g (%.3gx the target; a stop above %gx)",
-                   run->error_peak, run->error_peak / run->error_target,
-                   CLI_OVERLOAD_FACTOR);
-    cli_table_cell(&t, "filter adds (all runs)");
-    cli_table_cell(&t, "%s", cli_format_count(d, sizeof d, st.items));
-    fputs("tdbf dedup: statistics\n", stderr);
-    cli_table_print(&t, stderr, "  ", 0);
-    cli_table_free(&t);
-}
-
-/* What the run refused or adjusted, once, at the end. */
-static void print_summary(const dedup_run *run)
-{
-    const dedup_args *a = run->args;
-    if (run->lines_bad > 0)   /* passed through or dropped */
-        cli_error("dedup", "%s %llu line%s with a bad time (%llu ahead of the "
-                  "clock); the first: %s",
-                  a->skip_bad ? "passed through, unfiltered," : "dropped",
-                  (unsigned long long)run->lines_bad,
-                  run->lines_bad == 1 ? "" : "s",
-                  (unsigned long long)run->lines_ahead, run->first_bad);
-    if (run->lines_clamped > 0)
-        cli_error("dedup", "%llu line%s had a time before an earlier line's and "
-                  "%s taken at the latest time (clamped back)",
-                  (unsigned long long)run->lines_clamped,
-                  run->lines_clamped == 1 ? "" : "s",
-                  run->lines_clamped == 1 ? "was" : "were");
-}
-
-/* SIGINT, SIGTERM and SIGHUP set stop_signal; SIGPIPE is ignored so that
- * a closed output is an EPIPE the run can stop on cleanly.  old[] gets
- * the previous actions (the stop signals', then SIGPIPE's). */
-static int install_handlers(struct sigaction old[STOP_SIGNAL_COUNT + 1])
-{
-    struct sigaction sa, ignore;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0;   /* no SA_RESTART: a blocked read returns EINTR */
-    ignore = sa;
-    ignore.sa_handler = SIG_IGN;
-    stop_signal = 0;
-    stop_count = 0;
-    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++)
-        if (sigaction(stop_signals[i], &sa, &old[i]) != 0)
-            return cli_error("dedup", "cannot install signal handlers: %s",
-                             strerror(errno));
-    if (sigaction(SIGPIPE, &ignore, &old[STOP_SIGNAL_COUNT]) != 0)
-        return cli_error("dedup", "cannot ignore SIGPIPE: %s", strerror(errno));
-    return 0;
-}
-
-static void restore_handlers(const struct sigaction old[STOP_SIGNAL_COUNT + 1])
-{
-    for (size_t i = 0; i < STOP_SIGNAL_COUNT; i++)
-        sigaction(stop_signals[i], &old[i], NULL);
-    sigaction(SIGPIPE, &old[STOP_SIGNAL_COUNT], NULL);
-}
-
-/* ======================================================================
  * After a stop
  * ====================================================================== */
 
 /* What dedup_print_resume needs of the run. */
 static void print_resume(const dedup_run *run, const char *why, int finished)
 {
-    dedup_resume resume = {run->args, run->argc, run->argv, run->lines_in,
+    dedup_resume resume = {run->args, run->argc, run->argv, run->tally.lines_in,
                            run->saved, run->saves};
     dedup_print_resume(&resume, why, finished);
 }
@@ -806,7 +564,8 @@ static void report_capacity(const dedup_run *run)
               "false-positive rate %.3g is above %g x the target %g, so new lines "
               "would be dropped as repeats; use %s",
               run->source, (unsigned long long)run->line_no + 1,
-              run->error_at_stop, CLI_OVERLOAD_FACTOR, run->error_target, fix);
+              run->tally.error_at_stop, CLI_OVERLOAD_FACTOR,
+              run->tally.error_target, fix);
 }
 
 /* ======================================================================
@@ -819,13 +578,13 @@ static void report_capacity(const dedup_run *run)
  * output failure the filter holds keys whose lines were lost. */
 static int finish_error(dedup_run *run, int status)
 {
-    if (run->out.error == 0 && output_flush(&run->out) != 0)
-        status = output_status(&run->out);
+    if (run->out.error == 0 && dedup_output_flush(&run->out) != 0)
+        status = dedup_output_status(&run->out);
     if (run->args->state_path == NULL)
         return status;
     char stopped[64];
     snprintf(stopped, sizeof stopped, "stopped by %s with the output blocked",
-             signal_name(stop_signal));
+             dedup_signal_name(dedup_stop_signal()));
     const char *why = run->out.error == EPIPE ? "the output was closed (EPIPE)"
                     : run->out.error == EINTR ? stopped
                     : run->out.error != 0 ? "the output could not be written"
@@ -840,7 +599,7 @@ static int finish_error(dedup_run *run, int status)
  * how to go on.  Returns the exit status. */
 static int finish_stop(dedup_run *run, int status)
 {
-    int saved = output_flush(&run->out);
+    int saved = dedup_output_flush(&run->out);
     if (saved == 0)
         saved = save_state(run);
     if (saved != 0)
@@ -855,11 +614,12 @@ static int finish_stop(dedup_run *run, int status)
             print_resume(run, "stopped at a bad line", 0);
         return CLI_EXIT_DATA;
     }
-    if (stop_signal) {   /* even if the input ended meanwhile */
+    if (dedup_stop_signal() != 0) {   /* even if the input ended meanwhile */
         char why[48];
-        snprintf(why, sizeof why, "stopped by %s", signal_name(stop_signal));
+        snprintf(why, sizeof why, "stopped by %s",
+                 dedup_signal_name(dedup_stop_signal()));
         print_resume(run, why, status == 0);
-        return CLI_EXIT_SIGNAL + stop_signal;
+        return CLI_EXIT_SIGNAL + dedup_stop_signal();
     }
     return CLI_EXIT_OK;
 }
@@ -882,8 +642,8 @@ static int start_run(dedup_run *run, dedup_args *args, int argc, char **argv)
     run->in_size = READ_BUFFER_BYTES;
     run->in = malloc(run->in_size + 1);
     run->key_scratch = malloc(run->in_size + 1);
-    run->out.buf = malloc(WRITE_BUFFER_BYTES);
-    if (run->in == NULL || run->key_scratch == NULL || run->out.buf == NULL)
+    int no_output = dedup_output_init(&run->out);
+    if (run->in == NULL || run->key_scratch == NULL || no_output != 0)
         return cli_error("dedup", "out of memory");
     int status = dedup_check_state_writable(args);
     if (status == 0)
@@ -893,16 +653,16 @@ static int start_run(dedup_run *run, dedup_args *args, int argc, char **argv)
     run->batch_limit = batch_keys(args);   /* a resumed run's window is the state's */
     tdbf_stats st;
     if (tdbf_get_stats(run->filter, &st) == TDBF_OK) {
-        run->error_target = st.error_configured;
+        run->tally.error_target = st.error_configured;
         run->latest_ns = st.now_ns;   /* a resumed filter's clock */
     }
     run->wall_offset = wall_minus_monotonic();
-    run->started = cli_now_ns();
+    run->tally.started = cli_now_ns();
     run->read_wall_ns = arrival_ns(run);
     run->progress = !args->quiet && isatty(STDERR_FILENO);
-    run->next_progress = run->started + CLI_PROGRESS_PERIOD_NS;
+    run->next_progress = run->tally.started + CLI_PROGRESS_PERIOD_NS;
     if (args->checkpoint_ns != 0)
-        run->next_checkpoint = run->started + args->checkpoint_ns;
+        run->next_checkpoint = run->tally.started + args->checkpoint_ns;
     return 0;
 }
 
@@ -918,13 +678,12 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
         return CLI_EXIT_USAGE;
 
     dedup_run *run = calloc(1, sizeof *run);
-    struct sigaction old[STOP_SIGNAL_COUNT + 1];
-    memset(old, 0, sizeof old);   /* SIG_DFL, should installing fail midway */
     /* The handlers go in before the filter is opened (planning may take
      * tens of ms): a stop signal from then on is seen by the first read,
      * which stops before taking a line and saves the state as it is. */
     int handlers = run != NULL;
-    int status = run == NULL ? cli_error("dedup", "out of memory") : install_handlers(old);
+    int status = run == NULL ? cli_error("dedup", "out of memory")
+                             : dedup_signals_install();
     if (status == 0)
         status = start_run(run, &args, argc, argv);
     if (status == 0) {
@@ -935,17 +694,17 @@ static int run_dedup(const cli_command *self, int argc, char **argv)
             status = finish_stop(run, status);
         else
             status = finish_error(run, status);
-        print_summary(run);
+        dedup_print_summary(&args, &run->tally);
         if (args.stats)
-            print_stats(run);
+            dedup_print_stats(&args, run->filter, &run->tally);
     }
     if (handlers)
-        restore_handlers(old);
+        dedup_signals_restore();
     if (run != NULL) {
         tdbf_close(run->filter);
         free(run->in);
         free(run->key_scratch);
-        free(run->out.buf);
+        dedup_output_free(&run->out);
         free(run);
     }
     dedup_args_free(&args);
