@@ -456,7 +456,7 @@ golden: $(BUILD)/tests/test_golden ## rewrite tests/unit/golden/ (saved filters,
 # builds into build/cross-ARCH/quick/ or full/.  CROSS: one GNU triplet or
 # several.
 CROSS       ?= s390x-linux-gnu aarch64-linux-gnu i686-linux-gnu
-test-cross: ## golden files, codec, API, differential and wide-arithmetic tests on s390x, aarch64, i686 under qemu, small sizes (~6 min; CROSS=triplet for one)
+test-cross: ## golden files, codec, API, differential, wide-arithmetic and option-language tests on s390x, aarch64, i686 under qemu, small sizes (~6 min; CROSS=triplet for one)
 	@sh scripts/test-cross.sh quick $(CROSS)
 
 test-cross-full: ## every unit test at full size on s390x, aarch64, i686 under qemu (aarch64 ~20 min, s390x and i686 longer; not in CI)

@@ -6,8 +6,9 @@
 #
 # Usage: sh scripts/test-cross.sh quick|full [TRIPLET...]
 #   quick  the golden files, the codec tests, the API tests, the
-#          differential test against the exact window and the wide
-#          (64x64->128-bit) arithmetic, on small sizes (TDBF_TEST_SMALL,
+#          differential test against the exact window, the wide
+#          (64x64->128-bit) arithmetic and the option language (its
+#          decimals must round once, also on x87), on small sizes (TDBF_TEST_SMALL,
 #          as the sanitizer build): 1.5 to 4 minutes an architecture,
 #          build included
 #   full   every unit test at its normal sizes (aarch64 about 20 minutes,
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/.." || exit 2
 
 mode=${1:-}
 case "$mode" in
-  quick) tests="test_golden test_codec test_api test_against_exact test_wide"
+  quick) tests="test_golden test_codec test_api test_against_exact test_wide test_params"
          small="-DTDBF_TEST_SMALL=1" ;;
   full)  tests=$(for src in tests/unit/test_*.c; do basename "$src" .c; done)
          small="" ;;

@@ -17,6 +17,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SECOND UINT64_C(1000000000)
@@ -163,6 +164,34 @@ static void test_error_rates(void **state)
     }
 }
 
+/* Every decimal of up to 19 digits at a scale down to 10^-22 reads as the
+ * double strtod (correctly rounded, in the C locale) gives: the parser
+ * rounds once, in integers, so x87's double rounding cannot creep in. */
+static void test_error_rates_round_once(void **state)
+{
+    (void)state;
+    assert_non_null(setlocale(LC_NUMERIC, "C"));
+    uint64_t rng = 11;
+    unsigned checked = 0;
+    for (unsigned i = 0; i < DRV_PICK(400000u, 40000u); i++) {
+        uint64_t mantissa = drv_rand(&rng) >> drv_below(&rng, 64);
+        char text[48];
+        int digits = snprintf(text, sizeof text, "%llu", (unsigned long long)mantissa);
+        if (mantissa == 0 || digits > 19)
+            continue;
+        int scale = -digits - (int)drv_below(&rng, (uint64_t)(23 - digits));
+        snprintf(text, sizeof text, "%llue%d", (unsigned long long)mantissa, scale);
+        double want = strtod(text, NULL), got = 0.0;
+        if (!(want > 0.0 && want < 1.0))
+            continue;
+        assert_int_equal(tdbf_parse_error(text, &got, NULL, 0), TDBF_OK);
+        if (got != want)
+            fail_msg("error '%s' read as %a, the nearest double is %a", text, got, want);
+        checked++;
+    }
+    assert_true(checked > DRV_PICK(300000u, 30000u));
+}
+
 /* A program that set LC_NUMERIC to a locale with a decimal comma still
  * reads "0.01" as 0.01 (strtod would stop at the point).  Skipped where
  * no such locale is installed: the other tests cover the parser. */
@@ -249,7 +278,10 @@ static void test_options(void **state)
     assert_int_equal(set(&cfg, &given, TDBF_OPT_MAX_MEMORY, "64M"), TDBF_OK);
     assert_int_equal(cfg.window_ns, 600 * SECOND);
     assert_int_equal(cfg.window_items, 0);
-    assert_true(cfg.error == 0.001);
+    /* Through a double variable: where FLT_EVAL_METHOD is 2 (x87) the
+     * constant 0.001 itself is a long double, never equal to a double. */
+    const double one_per_mille = 0.001;
+    assert_true(cfg.error == one_per_mille);
     assert_int_equal(cfg.capacity, 5000);
     assert_int_equal(cfg.seed, 42);
     assert_int_equal(cfg.design, TDBF_TLBF_LINE);
@@ -345,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_counts),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_error_rates),
+        cmocka_unit_test(test_error_rates_round_once),
         cmocka_unit_test(test_error_rates_ignore_the_locale),
         cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_windows),

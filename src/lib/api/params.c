@@ -8,11 +8,13 @@
  * same reason.  Nothing here reads the locale: strtod would take "0,01"
  * in a process that set LC_NUMERIC, and "0.01" would stop at the point.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tdbf.h"
+#include "util/wide.h"
 
 /* 2^64 as a double: every count of ns or bytes stays below it. */
 #define U64_LIMIT 18446744073709551616.0
@@ -183,17 +185,77 @@ static long double power_of_ten(unsigned n)
     return p;
 }
 
-/* mantissa * 10^scale as the nearest double where both factors are exact
- * in a double (mantissa <= 2^53, |scale| <= 22: one correctly rounded
- * operation, so "0.01" is the double nearest 0.01); otherwise through a
- * long double, within an ulp. */
+/* Significant bits of x (0 for 0). */
+static unsigned bit_length(uint64_t x)
+{
+    unsigned n = 0;
+    for (; x != 0; x >>= 1)
+        n++;
+    return n;
+}
+
+/* The double nearest n * 2^shift, n > 0, where `sticky` says nonzero bits
+ * were already dropped below n's last (n then has more than 54 bits).
+ * Rounds n to 53 bits in integers, half to even, and scales exactly with
+ * ldexp: no floating-point operation rounds, so the result is the same
+ * on every FPU (x87's extended registers would round twice). */
+static double round_wide(tdbf_u128 n, int sticky, int shift)
+{
+    unsigned bits = n.hi != 0 ? 64 + bit_length(n.hi) : bit_length(n.lo);
+    if (bits <= 53)
+        return ldexp((double)n.lo, shift);
+    unsigned drop = bits - 53;
+    uint64_t keep, rest_top, rest_low;   /* the dropped bits: top one, others != 0 */
+    if (drop < 64) {
+        keep = (n.lo >> drop) | (drop == 0 ? 0 : n.hi << (64 - drop));
+        rest_top = (n.lo >> (drop - 1)) & 1u;
+        rest_low = drop > 1 ? n.lo & ((UINT64_C(1) << (drop - 1)) - 1) : 0;
+    } else {
+        keep = n.hi >> (drop - 64);
+        rest_top = drop == 64 ? n.lo >> 63 : (n.hi >> (drop - 65)) & 1u;
+        rest_low = drop == 64 ? n.lo & (UINT64_MAX >> 1)
+                              : (n.hi & ((UINT64_C(1) << (drop - 65)) - 1)) | n.lo;
+    }
+    int below_half = rest_low != 0 || sticky;
+    if (rest_top && (below_half || (keep & 1u)))
+        keep++;
+    if (keep == UINT64_C(1) << 53) {
+        keep >>= 1;
+        drop++;
+    }
+    return ldexp((double)keep, (int)drop + shift);
+}
+
+static uint64_t power_of_five(unsigned n)   /* n <= 27: below 2^63 */
+{
+    uint64_t p = 1;
+    for (unsigned i = 0; i < n; i++)
+        p *= 5;
+    return p;
+}
+
+/* mantissa * 10^scale as the double nearest it.  10^s = 5^s 2^s, and for
+ * |scale| <= 22, 5^s < 2^52: the product, or the quotient to 56 bits and
+ * more with its remainder, is exact in integers and round_wide rounds it
+ * once, so "0.001" is the double nearest 0.001 on every machine.  Beyond
+ * that (a decimal of more than 22 digits' scale) through a long double,
+ * within an ulp. */
 static double scale_decimal(uint64_t mantissa, int scale)
 {
     if (mantissa == 0)
         return 0.0;
-    if (mantissa <= (UINT64_C(1) << 53) && scale >= -22 && scale <= 22) {
-        double p = (double)power_of_ten((unsigned)(scale < 0 ? -scale : scale));
-        return scale < 0 ? (double)mantissa / p : (double)mantissa * p;
+    if (scale >= 0 && scale <= 22)
+        return round_wide(tdbf_mul_wide(mantissa, power_of_five((unsigned)scale)), 0, scale);
+    if (scale < 0 && scale >= -22) {
+        uint64_t divisor = power_of_five((unsigned)-scale);
+        unsigned want = 56 + bit_length(divisor);
+        unsigned up = want > bit_length(mantissa) ? want - bit_length(mantissa) : 0;
+        tdbf_u128 n;
+        n.hi = up == 0 ? 0 : up >= 64 ? mantissa << (up - 64) : mantissa >> (64 - up);
+        n.lo = up >= 64 ? 0 : mantissa << up;
+        uint64_t rest;
+        tdbf_u128 q = { 0, tdbf_div_wide(n, divisor, &rest) };
+        return round_wide(q, rest != 0, scale - (int)up);
     }
     long double value = (long double)mantissa;
     for (; scale > 22; scale -= 22)
