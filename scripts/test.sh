@@ -27,7 +27,7 @@ stage() {
 make -s -j"$jobs" all
 stage "unit, property and statistical tests"
 make -s -j"$jobs" test
-stage "other architectures under qemu (s390x big-endian, aarch64, i686): golden files, codec, API, differential, wide arithmetic"
+stage "other architectures under qemu (s390x big-endian, aarch64, i686): golden files, codec, API, differential, wide arithmetic, option language"
 make -s test-cross
 stage "install smoke test"
 sh tests/install-smoke.sh
