@@ -101,6 +101,13 @@ static void field_set(uint64_t *w, unsigned pos, unsigned bits, uint64_t v)
     }
 }
 
+/* (a - b) mod m for a power of two m, without wrapping an unsigned type
+ * (the sanitizer builds trap unsigned wrap-around in the library). */
+static unsigned mod_diff(uint64_t a, uint64_t b, unsigned m)
+{
+    return (unsigned)(((a & (m - 1)) + m - (b & (m - 1))) & (m - 1));
+}
+
 /* ---- shape -------------------------------------------------------------- */
 
 static unsigned slot_bits(const sqf_shape *s)
@@ -182,7 +189,7 @@ static unsigned select_zero(const uint64_t h[SQF_HEADER_WORDS], unsigned bits, u
             zeros &= (UINT64_C(1) << left) - 1;
         unsigned n = count_ones(zeros);
         if (k < n) {
-            while (k-- > 0)
+            for (; k > 0; k--)
                 zeros &= zeros - 1;
             return 64 * j + lowest_one(zeros);
         }
@@ -270,7 +277,7 @@ typedef struct sqf_bin {
 
 static unsigned age_of(unsigned tag, unsigned gw, unsigned d)
 {
-    return d + ((gw - tag) & (SQF_TAGS - 1));
+    return d + mod_diff(gw, tag, SQF_TAGS);
 }
 
 /* Ages are decoded against the current generation: d = G - gw mod 32. */
@@ -279,7 +286,7 @@ static void bin_decode(const sqf_shape *s, const uint64_t *w, uint64_t gen, sqf_
     b->gw = (unsigned)field_get(w, 0, SQF_GEN_BITS);
     b->gs = (unsigned)field_get(w, SQF_GEN_BITS, SQF_GEN_BITS);
     b->spill = (unsigned)field_get(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS);
-    unsigned d = (unsigned)((gen - b->gw) & (SQF_GENS - 1));
+    unsigned d = mod_diff(gen, b->gw, SQF_GENS);
     /* The i-th 1 of the header, at position p, is an entry of quotient
      * p - i (the number of 0s before it). */
     uint64_t h[SQF_HEADER_WORDS];
@@ -319,7 +326,7 @@ static void bin_encode(const sqf_shape *s, uint64_t *w, uint64_t gen, const sqf_
     header_store(s, w, h);
     unsigned sp = slots_pos(s), sb = slot_bits(s);
     for (i = 0; i < b->n; i++) {
-        uint64_t tag = (gen - b->age[i]) & (SQF_TAGS - 1);
+        uint64_t tag = mod_diff(gen, b->age[i], SQF_TAGS);
         field_set(w, sp + i * sb, sb, ((uint64_t)b->rem[i] << SQF_TAG_BITS) | tag);
     }
 }
@@ -431,14 +438,14 @@ static void spare_turn(sqf_core *c, uint64_t gen)
 
 static int mark_live(unsigned gs, unsigned spill, uint64_t gen)
 {
-    return spill != 0 && ((gen - gs) & (SQF_GENS - 1)) <= SQF_KEPT;
+    return spill != 0 && mod_diff(gen, gs, SQF_GENS) <= SQF_KEPT;
 }
 
 /* Does the spare have to answer for quotient q of this bin? */
 static int spill_covers(const sqf_shape *s, unsigned gs, unsigned spill, unsigned q,
                         uint64_t gen)
 {
-    return mark_live(gs, spill, gen) && q >= s->quotients - spill;
+    return mark_live(gs, spill, gen) && q + spill >= s->quotients;
 }
 
 /* ---- operations --------------------------------------------------------- */
@@ -449,7 +456,7 @@ static void spill_one(sqf_core *c, sqf_bin *b, uint64_t bin, uint64_t gen)
     const sqf_shape *s = &c->shape;
     unsigned v = bin_victim(b);
     sqf_print p = { bin, b->q[v], b->rem[v] };
-    spare_add(c, &p, gen - b->age[v]);
+    spare_add(c, &p, mod_diff(gen, b->age[v], SQF_TAGS));
     if (!mark_live(b->gs, b->spill, gen))
         b->spill = 0;
     unsigned covers = s->quotients - b->q[v];
@@ -483,7 +490,7 @@ static void header_insert_one(uint64_t h[SQF_HEADER_WORDS], unsigned pos)
 static int add_in_place(sqf_core *c, uint64_t *w, const sqf_print *p, uint64_t gen)
 {
     const sqf_shape *s = &c->shape;
-    if (((gen - field_get(w, 0, SQF_GEN_BITS)) & (SQF_GENS - 1)) != 0)
+    if (mod_diff(gen, field_get(w, 0, SQF_GEN_BITS), SQF_GENS) != 0)
         return -1;
     uint64_t hdr[SQF_HEADER_WORDS];
     header_load(s, w, hdr);
@@ -526,7 +533,7 @@ int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
     }
     sqf_bin b;
     bin_decode(s, w, gen, &b);
-    if (((gen - b.gw) & (SQF_GENS - 1)) != 0)
+    if (mod_diff(gen, b.gw, SQF_GENS) != 0)
         bin_purge(&b);
     int present;
     int i = bin_find(&b, p.q, p.rem);
@@ -553,7 +560,7 @@ int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
     uint64_t gen = generation(c);
     const uint64_t *w = c->bins + p.bin * s->bin_words;
     unsigned gw = (unsigned)field_get(w, 0, SQF_GEN_BITS);
-    unsigned d = (unsigned)((gen - gw) & (SQF_GENS - 1));
+    unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d <= SQF_KEPT) {   /* else every entry of the bin has expired */
         uint64_t hdr[SQF_HEADER_WORDS];
         header_load(s, w, hdr);
