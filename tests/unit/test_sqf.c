@@ -57,7 +57,7 @@ static void box_open(core_box *box, const sqf_shape *s)
     assert_int_equal(tdbf_sqf_shape_check(s), 0);
     box->mem = calloc(1, tdbf_sqf_core_bytes(s));
     assert_non_null(box->mem);
-    tdbf_sqf_core_init(&box->core, s, box->mem);
+    tdbf_sqf_core_init(&box->core, s, box->mem, 1);
 }
 
 static void box_close(core_box *box)

@@ -41,7 +41,11 @@ typedef struct sqf_shape {
 
 typedef struct sqf_core {
     sqf_shape shape;
-    uint64_t  adds;        /* adds so far: the generation is adds / g */
+    uint64_t  gen;         /* the current generation */
+    uint64_t  gen_adds;    /* adds in it so far */
+    uint64_t  turn_every;  /* g: a count window turns after g adds; 0: the
+                              caller turns (tdbf_sqf_core_turn) */
+    uint64_t  adds;        /* adds so far */
     uint64_t  spills;      /* entries moved to the spare */
     uint64_t *bins;        /* bins * bin_words words */
     uint64_t *spare;       /* spare_lines * SQF_TAGS words */
@@ -53,8 +57,12 @@ int tdbf_sqf_shape_check(const sqf_shape *s);
 /* Bytes of the words a core of this shape needs (bins, then spare). */
 uint64_t tdbf_sqf_core_bytes(const sqf_shape *s);
 /* Start an empty core on `mem` (tdbf_sqf_core_bytes of zeroed, 64-byte aligned
- * memory). */
-void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem);
+ * memory), in generation 0; it turns every shape.gen_items adds when
+ * turn_on_count is nonzero (a count window), else only when told. */
+void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem, int turn_on_count);
+/* Move on `steps` generations (a time window's clock): the spare's words
+ * of the generations that expire are cleared. */
+void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps);
 /* Test-and-insert: 1 = was present, 0 = new.  Always records the key in
  * the current generation. */
 int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h);

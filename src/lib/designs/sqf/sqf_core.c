@@ -232,9 +232,12 @@ uint64_t tdbf_sqf_core_bytes(const sqf_shape *s)
     return 8 * (s->bins * s->bin_words + s->spare_lines * SQF_TAGS);
 }
 
-void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem)
+void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem, int turn_on_count)
 {
     c->shape = *s;
+    c->gen = 0;
+    c->gen_adds = 0;
+    c->turn_every = turn_on_count ? s->gen_items : 0;
     c->adds = 0;
     c->spills = 0;
     c->bins = mem;
@@ -260,7 +263,7 @@ static sqf_print fingerprint(const sqf_shape *s, const tdbf_hash128 *h)
 
 static uint64_t generation(const sqf_core *c)
 {
-    return c->adds / c->shape.gen_items;
+    return c->gen;
 }
 
 /* ---- a bin, decoded ------------------------------------------------------
@@ -436,6 +439,15 @@ static void spare_turn(sqf_core *c, uint64_t gen)
         c->spare[i * SQF_TAGS + (gen & (SQF_TAGS - 1))] = 0;
 }
 
+void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps)
+{
+    /* Eight turns clear every word: the rest only move the clock. */
+    for (uint64_t i = 0; i < steps && i < SQF_TAGS; i++)
+        spare_turn(c, c->gen + i + 1);
+    c->gen += steps;
+    c->gen_adds = 0;
+}
+
 static int mark_live(unsigned gs, unsigned spill, uint64_t gen)
 {
     return spill != 0 && mod_diff(gen, gs, SQF_GENS) <= SQF_KEPT;
@@ -469,8 +481,9 @@ static void spill_one(sqf_core *c, sqf_bin *b, uint64_t bin, uint64_t gen)
 static void count_add(sqf_core *c)
 {
     c->adds++;
-    if (c->adds % c->shape.gen_items == 0)
-        spare_turn(c, generation(c));
+    c->gen_adds++;
+    if (c->gen_adds == c->turn_every)
+        tdbf_sqf_core_turn(c, 1);
 }
 
 /* A 1 at header position pos, the bits from pos on moving up by one (the
