@@ -70,6 +70,9 @@ void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps);
  * the current generation. */
 int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h);
 int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h);
+/* 0 when every bin is as the operations write it (a loaded file's), -1
+ * otherwise. */
+int tdbf_sqf_core_check(const sqf_core *c);
 
 /* ---- the model and the planner (model.c) ---- */
 
