@@ -620,7 +620,7 @@ static int bin_canonical(const sqf_shape *s, const uint64_t *w)
         if (h[j] != 0)
             last = 64 * j + highest_one(h[j]);
     }
-    if (n > s->slots || (n > 0 && last >= n + s->quotients))
+    if (n > s->slots || (n > 0 && last + 1 >= n + s->quotients))
         return 0;
     unsigned from = slots_pos(s) + n * slot_bits(s), end = 64 * s->bin_words;
     for (unsigned pos = from; pos < end; pos += 64) {
