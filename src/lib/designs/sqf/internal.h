@@ -29,6 +29,7 @@
 #define SQF_HEADER_BITS 192u   /* Q + C: three words */
 #define SQF_MAX_REM_BITS 32u
 #define SQF_MAX_SPARE_K 16u
+#define SQF_MAX_WINDOW (UINT64_C(1) << 56)   /* bins and lines stay far from 2^64 */
 
 typedef struct sqf_shape {
     uint64_t window;       /* W: the last W adds are answered */
