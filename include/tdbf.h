@@ -197,7 +197,8 @@ typedef struct tdbf_config {
                                    indices (bits or cells) per key
                                  TBF, BTBF: timer cells per key
                                must be 0 for blocked BLOOM, FPDECAY,
-                               STABLE (they take cfg.positions) and EXACT */
+                               STABLE (they take cfg.positions), SQF (one
+                               fingerprint a key, 7 generations) and EXACT */
     unsigned    l;          /* APBF, APBBF, APBF_LINE, TLBF, TLBF_LINE: extra
                                slices or fields, the window spans l
                                generations; set with k, 0 = planner.  Must
@@ -259,8 +260,10 @@ typedef struct tdbf_config {
                                writer at a time.  FPDECAY is always
                                concurrent; other designs: TDBF_ENOTSUP */
     unsigned    unit_bits;  /* APBF_LINE, TLBF_LINE: bits of the unit a key's
-                               fields live in, 512 (one 64-byte cache line)
-                               or 1024 (two); 0 = the planner's choice.
+                               fields live in; SQF: bits of the bin its
+                               fingerprint lives in; 512 (one 64-byte cache
+                               line) or 1024 (two); 0 = the planner's choice
+                               (SQF: the least memory).
                                (block_bits, its deprecated alias, is read
                                when this is 0; both set and different:
                                TDBF_EPARAM) */
