@@ -1,0 +1,815 @@
+/*
+ * sqf_time.c — the sliding quotient filter over a time window: cores
+ * (sqf_core.c) turned by the clock, chained as the rate changes.
+ *
+ * Generations.  span = ceil(T / 7) ns and generation G(t) = floor(t /
+ * span) of the filter's clock (filter.c clamps it: never back).  Every
+ * live core is turned to G (tdbf_sqf_core_turn: the spare's words of the
+ * generations that expire are cleared) by the first add or advance of
+ * a generation; a core answers a key while its age is at most L = 7
+ * generations.  A key added at t and queried at t' with t' - t < T has
+ * G(t') - G(t) < (t' - t) / span + 1 < T / span + 1 <= 8, so its age is
+ * at most 7: no false negative inside the window.  It answers until
+ * G(t') = G(t) + 8, i.e. before G(t) span + 8 span <= t + 8 span: the
+ * expiry bound, slack_ns = 8 span - T (slack.c).
+ *
+ * Cores.  A core planned by tdbf_sqf_plan for a count window of C keys
+ * (g = ceil(C / 7) adds a generation) holds the keys of 8 generations,
+ * 8 g at the end of a generation: that is the model's worst moment
+ * (model.c).  In time it holds whatever the last 8 generations brought,
+ * in any mix: a burst inside one generation loads the bins exactly as a
+ * steady 8 g would.  So a core takes "live adds" (its adds in
+ * generations G - 7 .. G) up to GROW_AT = 8.5 g, whatever their timing,
+ * before a successor is asked for; the half generation over 8 g lets a
+ * steady rate at the plan, with its jitter, stay in one core.
+ *
+ *     links:  [0] active: takes the adds   [1] retired  [2] ...
+ *             newest first; each freed once G - (generation of its
+ *             latest add) > 7: every key in it has expired
+ *
+ * The first core is planned for the capacity hint (cfg.capacity, 1024
+ * when 0), at cfg.error.  New keys go into the newest core only; a
+ * query asks every live core, newest first; an add answers "present" if
+ * any live core holds the key (test-and-set) and records it in the
+ * newest core always (so its age restarts there).  Queries do not turn
+ * the cores: they read a core as turned to G (a copy of its struct with
+ * the generation moved on), so the one thing a query may see that a
+ * turn would have cleared is a spare word of an expired generation (a
+ * false positive, never a negative: nothing is removed).
+ *
+ * When the active core changes.
+ *   - Grow: its live adds reach GROW_AT.  A successor of 4 C opens,
+ *     planned for half the active core's error, so the cores a burst
+ *     fills in turn sum to at most about twice the target (below).  At
+ *     a steady rate of R keys a window the chain ends with the first
+ *     4^i C >= R (8.5 / 7 R at most); the keys of a burst come in at
+ *     the same counts, so a burst and the same keys paced over the
+ *     window build the same chain.
+ *   - Shrink: at the first add of a generation, when the core has seen
+ *     a whole window (its first add 7 generations back) whose adds, in
+ *     all cores, fit a core of C / 4 (and C / 4 >= the hint / 16), a
+ *     successor of C / 4 opens at cfg.error; the old core is read until
+ *     its keys expire.
+ *   - Idle: an active core whose latest add is more than 7 generations
+ *     old holds nothing live; the next add or advance puts a fresh core
+ *     for the hint in its place (or clears it in place when it is one),
+ *     so an idle filter is back at its planned memory, and a bin
+ *     unwritten for 32 generations (whose tags would decode as young,
+ *     sqf_core.c) never meets a query.
+ *
+ * False positives.  One core at its planned rate: the model's worst
+ * case, planned error / 1.08 (model.c): <= cfg.error at the end of a
+ * generation.  A burst: the union of the live cores, each at most its
+ * model at GROW_AT (8.5 g live, about 1.1x its model at 8 g); planned
+ * at error, error / 2, error / 4, ... the sum is below about 2.2 error
+ * (test_sqf_time.c measures the peak of a 1000x burst and of a 10x
+ * jump).  No core is planned below error / 1024: beyond ten halvings a
+ * chain adds its floor each time (a hundred 4x growths would not fit
+ * memory anyway).  The halving stays with a core until a shrink (at
+ * cfg.error) replaces it: about one bit an item per halving, 6 %.
+ *
+ * Bounds.  cfg.max_rings caps the live cores (0: 48, at most 1024) and
+ * cfg.max_memory the bytes.  A successor refused by either (or by a
+ * failed allocation): the active core keeps filling (FP rises, never a
+ * false negative: a core never refuses a key, sqf_core.c) and
+ * stats.cap_hits counts it, trying again g adds later.
+ *
+ * Memory.  At a steady rate one core: the planner's ~16.5 bits per key
+ * of the window at 0.01 (tlbf-line ~22.7).  The chain during growth:
+ * C + 4 C + 16 C + ... <= 4/3 of the last core, for 8 generations.
+ */
+#include <string.h>
+
+#include "designs/sqf/internal.h"
+#include "util/mem.h"
+#include "util/serial.h"
+
+enum {
+    DEFAULT_CAPACITY = 1024,   /* as tlbf-line's */
+    CORE_LIMIT = 1024,         /* most cores cfg.max_rings may allow */
+    GROWTH = 4,                /* a successor's capacity over its predecessor's */
+    SHRINK_BY = 4,
+    MIN_FRACTION = 16,         /* no shrink below the hint / 16 */
+    MAX_HALVINGS = 10          /* no core planned below error / 1024 */
+};
+
+/* Capacities and counts from a file are at most this, so adds count on
+ * without wrapping. */
+#define COUNT_LIMIT (UINT64_C(1) << 60)
+
+typedef struct sqf_link {
+    sqf_core  core;           /* core.gen >= at: ahead after turns on count */
+    uint64_t *mem;
+    uint64_t  capacity;       /* C: keys a window it was planned for */
+    unsigned  halvings;       /* planned for cfg.error / 2^halvings */
+    double    fp;             /* the model's worst-case FP of its shape */
+    uint64_t  born;           /* the generation of its first add */
+    uint64_t  last;           /* the generation of its latest add */
+    uint64_t  at;             /* the clock's generation it was settled to */
+    uint64_t  live;           /* its adds in generations at - 7 .. at */
+    uint64_t  grow_at;        /* live adds that ask for a successor */
+    uint64_t  counts[SQF_TAGS]; /* adds of generation x at x % 8, x in at - 7 .. at */
+    uint64_t  first[SQF_TAGS];  /* the core's generation when generation x's
+                                   first key came (counts[x % 8] > 0) */
+} sqf_link;
+
+typedef struct sqf_time {
+    uint32_t  layout;         /* SQF_LAYOUT_TIME (sqf.c reads it first) */
+    unsigned  bin_words;      /* asked: 0 (planner), 8 or 16 */
+    unsigned  max_cores;
+    unsigned  count;          /* live cores in links[0 .. count-1] */
+    uint64_t  window_ns;      /* T */
+    uint64_t  span_ns;        /* ceil(T / 7): one generation */
+    uint64_t  home_capacity;  /* the hint */
+    uint64_t  max_memory;
+    uint64_t  cap_hits;
+    uint64_t  gen;            /* the generation the cores were turned to */
+    uint64_t  turns;          /* generations moved on (stats.generations) */
+    uint64_t  ruled_next;     /* G + 1 of the last add's rate rules (0: none; not saved) */
+    double    fp_planned;     /* the first core's model FP */
+    sqf_link **links;         /* max_cores slots, newest first */
+} sqf_time;
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+static uint64_t span_of(uint64_t window_ns)
+{
+    return ceil_div(window_ns, SQF_KEPT);
+}
+
+/* 8.5 g: the live adds a core takes before it asks for a successor. */
+static uint64_t grow_at_of(const sqf_shape *s)
+{
+    return SQF_TAGS * s->gen_items + s->gen_items / 2;
+}
+
+static uint64_t link_bytes(const sqf_shape *s)
+{
+    return sizeof(sqf_link) + TDBF_ALIGNED_OVERHEAD + tdbf_sqf_core_bytes(s);
+}
+
+static uint64_t fixed_bytes(unsigned max_cores)
+{
+    return sizeof(sqf_time) + (uint64_t)max_cores * sizeof(sqf_link *);
+}
+
+/* The shape of a core for `capacity` keys a window at cfg.error /
+ * 2^halvings, and its model FP. */
+static int plan_core(uint64_t capacity, double error, unsigned halvings, unsigned bin_words,
+                     sqf_shape *s, double *fp)
+{
+    for (unsigned i = 0; i < halvings; i++)
+        error /= 2.0;
+    if (tdbf_sqf_plan(capacity, error, bin_words, s) != 0)
+        return TDBF_EINFEASIBLE;
+    sqf_model m;
+    tdbf_sqf_model(s, &m);
+    *fp = m.fp;
+    return TDBF_OK;
+}
+
+/* ---- the cores ----------------------------------------------------------- */
+
+static int link_live(const sqf_link *a, uint64_t G)
+{
+    return a->core.adds != 0 && G - a->last <= SQF_KEPT;
+}
+
+/* Adds of generation x if the link still counts it. */
+static uint64_t count_of(const sqf_link *a, uint64_t x)
+{
+    if (x > a->at || a->at - x > SQF_KEPT)
+        return 0;
+    return a->counts[x % SQF_TAGS];
+}
+
+/* Its adds in generations G - 7 .. G (G >= at), without turning. */
+static uint64_t live_adds_at(const sqf_link *a, uint64_t G)
+{
+    uint64_t n = 0;
+    for (uint64_t age = 0; age <= SQF_KEPT && age <= G; age++)
+        n += count_of(a, G - age);
+    return n;
+}
+
+/* The clock at G: the counts of generations that left the window
+ * dropped, and the core turned to G unless it is there or ahead. */
+static void link_turn(sqf_link *a, uint64_t G)
+{
+    if (G <= a->at)
+        return;
+    uint64_t steps = G - a->at;
+    for (uint64_t i = 1; i <= steps && i <= SQF_TAGS; i++)
+        a->counts[(a->at + i) % SQF_TAGS] = 0;
+    a->at = G;
+    if (a->core.gen < G)
+        tdbf_sqf_core_turn(&a->core, G - a->core.gen);
+    a->live = live_adds_at(a, G);
+}
+
+/* The core's generation of the oldest key still in the window (at G =
+ * at): the first of the oldest generation it holds keys of. */
+static int oldest_live(const sqf_link *a, uint64_t *core_gen)
+{
+    for (uint64_t age = a->at < SQF_KEPT ? a->at : SQF_KEPT;; age--) {
+        if (count_of(a, a->at - age) != 0) {
+            *core_gen = a->first[(a->at - age) % SQF_TAGS];
+            return 1;
+        }
+        if (age == 0)
+            return 0;
+    }
+}
+
+/* "Bursts": the core's generation is full (g adds); it turns on count
+ * if every key in the window stays at most 7 of its generations old. */
+static void turn_on_count(sqf_link *a)
+{
+    uint64_t oldest;
+    if (a->core.gen_adds < a->core.shape.gen_items ||
+        (oldest_live(a, &oldest) && a->core.gen + 1 - oldest > SQF_KEPT))
+        return;
+    tdbf_sqf_core_turn(&a->core, 1);
+}
+
+static void link_free(tdbf *f, sqf_link *a)
+{
+    tdbf_mem_free_aligned(f, a->mem, (size_t)tdbf_sqf_core_bytes(&a->core.shape));
+    tdbf_mem_free(f, a, sizeof *a);
+}
+
+/* An empty core of shape s at generation G, on its memory. */
+static void link_start(sqf_link *a, const sqf_shape *s, uint64_t G)
+{
+    tdbf_sqf_core_init(&a->core, s, a->mem, 0);
+    a->core.gen = G;
+    a->at = G;
+    a->born = a->last = G;
+    a->live = 0;
+    a->grow_at = grow_at_of(s);
+    memset(a->counts, 0, sizeof a->counts);
+}
+
+/* A new core for `capacity` keys a window at error / 2^halvings, within
+ * max_memory; TDBF_ETOOBIG, TDBF_EINFEASIBLE or TDBF_ENOMEM otherwise. */
+static int link_open(tdbf *f, const sqf_time *t, uint64_t capacity, unsigned halvings,
+                     uint64_t G, sqf_link **out)
+{
+    sqf_shape s;
+    double fp;
+    int rc = plan_core(capacity, f->error, halvings, t->bin_words, &s, &fp);
+    if (rc != TDBF_OK)
+        return rc;
+    if (!tdbf_fits((double)f->state.memory_bytes + (double)link_bytes(&s), t->max_memory))
+        return TDBF_ETOOBIG;
+    sqf_link *a = tdbf_mem_calloc(f, 1, sizeof *a);
+    if (!a)
+        return TDBF_ENOMEM;
+    a->mem = tdbf_mem_calloc_aligned(f, (size_t)tdbf_sqf_core_bytes(&s));
+    if (!a->mem) {
+        tdbf_mem_free(f, a, sizeof *a);
+        return TDBF_ENOMEM;
+    }
+    link_start(a, &s, G);
+    a->capacity = capacity;
+    a->halvings = halvings;
+    a->fp = fp;
+    *out = a;
+    return TDBF_OK;
+}
+
+/* A new active core in front of the others. */
+static int push_core(tdbf *f, sqf_time *t, uint64_t capacity, unsigned halvings, uint64_t G)
+{
+    if (t->count >= t->max_cores)
+        return TDBF_ETOOBIG;
+    sqf_link *a;
+    int rc = link_open(f, t, capacity, halvings, G, &a);
+    if (rc != TDBF_OK)
+        return rc;
+    memmove(t->links + 1, t->links, t->count * sizeof *t->links);
+    t->links[0] = a;
+    t->count++;
+    return TDBF_OK;
+}
+
+/* The active core holds nothing live: a fresh core for the hint takes
+ * its place (memory back to the plan), or, when it is that core already
+ * or the new one is refused, its memory is cleared in place. */
+static void restart_idle(tdbf *f, sqf_time *t, uint64_t G)
+{
+    sqf_link *a = t->links[0], *fresh;
+    if ((a->capacity != t->home_capacity || a->halvings != 0) &&
+        link_open(f, t, t->home_capacity, 0, G, &fresh) == TDBF_OK) {
+        link_free(f, a);
+        t->links[0] = fresh;
+        return;
+    }
+    memset(a->mem, 0, (size_t)tdbf_sqf_core_bytes(&a->core.shape));
+    link_start(a, &a->core.shape, G);
+}
+
+/* Turn every core to G and free the retired ones that hold nothing live;
+ * an idle active core restarts. */
+static void settle(tdbf *f, sqf_time *t, uint64_t G)
+{
+    if (G == t->gen)
+        return;
+    unsigned kept = 1;
+    for (unsigned i = 1; i < t->count; i++) {
+        sqf_link *a = t->links[i];
+        if (link_live(a, G)) {
+            link_turn(a, G);
+            t->links[kept++] = a;
+        } else {
+            link_free(f, a);
+        }
+    }
+    t->count = kept;
+    if (t->links[0]->core.adds != 0 && !link_live(t->links[0], G))
+        restart_idle(f, t, G);
+    else
+        link_turn(t->links[0], G);
+    uint64_t steps = G - t->gen;
+    t->turns = steps > COUNT_LIMIT - t->turns ? COUNT_LIMIT : t->turns + steps;
+    t->gen = G;
+}
+
+/* All cores' adds of generations G - 7 .. G - 1: the last whole window. */
+static uint64_t window_adds(const sqf_time *t, uint64_t G)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < t->count; i++)
+        for (uint64_t age = 1; age <= SQF_KEPT && age <= G; age++)
+            n += count_of(t->links[i], G - age);
+    return n;
+}
+
+/* The first add of generation G: a slow core replaced by a smaller one
+ * ("When the active core changes"). */
+static void apply_rate_rules(tdbf *f, sqf_time *t, uint64_t G)
+{
+    const sqf_link *a = t->links[0];
+    uint64_t smaller = a->capacity / SHRINK_BY;
+    if (a->core.adds == 0 || G - a->born < SQF_KEPT ||
+        smaller < t->home_capacity / MIN_FRACTION || smaller == 0 ||
+        window_adds(t, G) > smaller)
+        return;
+    push_core(f, t, smaller, 0, G);   /* refused: the core keeps its size */
+}
+
+/* The active core's live adds reached grow_at: a successor GROWTH times
+ * larger at half its error, or, refused, a cap hit and a retry g adds on. */
+static void grow(tdbf *f, sqf_time *t, uint64_t G)
+{
+    sqf_link *a = t->links[0];
+    uint64_t capacity = a->capacity <= COUNT_LIMIT / GROWTH ? a->capacity * GROWTH : COUNT_LIMIT;
+    unsigned halvings = a->halvings < MAX_HALVINGS ? a->halvings + 1 : MAX_HALVINGS;
+    if (push_core(f, t, capacity, halvings, G) != TDBF_OK) {
+        t->cap_hits++;
+        a->grow_at = a->live + a->core.shape.gen_items;
+    }
+}
+
+/* ---- operations ------------------------------------------------------- */
+
+/* Does core a hold the key at generation G?  Read as turned to G. */
+static int link_has(const sqf_link *a, const tdbf_hash128 *h, uint64_t G)
+{
+    if (!link_live(a, G))
+        return 0;
+    if (a->core.gen >= G)
+        return tdbf_sqf_core_contains(&a->core, h);
+    sqf_core turned = a->core;
+    turned.gen = G;
+    return tdbf_sqf_core_contains(&turned, h);
+}
+
+static int time_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    sqf_time *t = f->state.impl;
+    uint64_t G = now_ns / t->span_ns;
+    settle(f, t, G);
+    if (G == UINT64_MAX || t->ruled_next != G + 1) {
+        apply_rate_rules(f, t, G);
+        t->ruled_next = G < UINT64_MAX ? G + 1 : 0;
+    }
+    if (t->links[0]->live >= t->links[0]->grow_at)
+        grow(f, t, G);
+    sqf_link *a = t->links[0];
+    if (a->core.adds == 0)
+        a->born = G;
+    turn_on_count(a);
+    if (a->counts[G % SQF_TAGS] == 0)
+        a->first[G % SQF_TAGS] = a->core.gen;
+    int present = tdbf_sqf_core_add(&a->core, &key->hash);
+    a->counts[G % SQF_TAGS]++;
+    a->live++;
+    a->last = G;
+    for (unsigned i = 1; i < t->count && !present; i++)
+        present = link_has(t->links[i], &key->hash, G);
+    return present;
+}
+
+static int time_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    const sqf_time *t = f->state.impl;
+    uint64_t G = now_ns / t->span_ns;
+    for (unsigned i = 0; i < t->count; i++)
+        if (link_has(t->links[i], &key->hash, G))
+            return 1;
+    return 0;
+}
+
+int tdbf_sqf_time_advance(tdbf *f, uint64_t now_ns)
+{
+    sqf_time *t = f->state.impl;
+    settle(f, t, now_ns / t->span_ns);
+    return TDBF_OK;
+}
+
+/* ---- plan, open, close, stats ------------------------------------------ */
+
+/* The first core open builds for cfg, and the cap on live cores. */
+static int time_size(const tdbf_config *cfg, sqf_shape *s, double *fp, unsigned *max_cores)
+{
+    if (cfg->window_ns == 0 || cfg->window_items != 0)
+        return TDBF_EWINDOW;
+    if (cfg->k != 0 || cfg->l != 0)
+        return TDBF_EPARAM;
+    unsigned bin_words;
+    if (tdbf_sqf_bin_words_of(cfg, &bin_words) != TDBF_OK ||
+        tdbf_config_field(cfg->max_rings, cfg->max_slices, max_cores) != TDBF_OK ||
+        *max_cores > CORE_LIMIT)
+        return TDBF_EPARAM;
+    if (*max_cores == 0)
+        *max_cores = 2 * SQF_TAGS + 32;
+    uint64_t capacity = cfg->capacity ? cfg->capacity : DEFAULT_CAPACITY;
+    return plan_core(capacity, cfg->error, 0, bin_words, s, fp);
+}
+
+static uint64_t planned_bytes(const sqf_shape *s, unsigned max_cores)
+{
+    return sizeof(tdbf) + fixed_bytes(max_cores) + link_bytes(s);
+}
+
+/* At a steady rate within the hint one core is live: the one open makes. */
+int tdbf_sqf_time_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    sqf_shape s;
+    double fp;
+    unsigned max_cores;
+    int rc = time_size(cfg, &s, &fp, &max_cores);
+    if (rc != TDBF_OK)
+        return rc;
+    if (!tdbf_fits((double)planned_bytes(&s, max_cores), cfg->max_memory))
+        return TDBF_ETOOBIG;
+    out->k = 1;
+    out->l = SQF_KEPT;
+    out->window_ns = cfg->window_ns;
+    out->error_planned = fp;
+    out->memory_bytes = planned_bytes(&s, max_cores);
+    return TDBF_OK;
+}
+
+static void time_free(tdbf *f, sqf_time *t)
+{
+    for (unsigned i = 0; i < t->count; i++)
+        link_free(f, t->links[i]);
+    if (t->links)
+        tdbf_mem_free(f, t->links, t->max_cores * sizeof *t->links);
+    tdbf_mem_free(f, t, sizeof *t);
+}
+
+void tdbf_sqf_time_close(tdbf *f)
+{
+    time_free(f, f->state.impl);
+}
+
+/* The chain's struct and its slots, with no core yet; G the clock's. */
+static sqf_time *time_new(tdbf *f, unsigned max_cores)
+{
+    sqf_time *t = tdbf_mem_calloc(f, 1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->layout = SQF_LAYOUT_TIME;
+    t->max_cores = max_cores;
+    t->links = tdbf_mem_calloc(f, max_cores, sizeof *t->links);
+    if (!t->links) {
+        tdbf_mem_free(f, t, sizeof *t);
+        return NULL;
+    }
+    return t;
+}
+
+/* What open and load set in the shell once the chain stands. */
+static void time_install(tdbf *f, sqf_time *t)
+{
+    f->state.impl = t;
+    f->state.error_planned = t->fp_planned;
+    f->state.add = time_add;
+    f->state.contains = time_contains;
+}
+
+int tdbf_sqf_time_open(tdbf *f, const tdbf_config *cfg)
+{
+    sqf_shape s;
+    double fp;
+    unsigned max_cores;
+    int rc = time_size(cfg, &s, &fp, &max_cores);
+    if (rc != TDBF_OK)
+        return rc;
+    if (!tdbf_fits((double)planned_bytes(&s, max_cores), cfg->max_memory))
+        return TDBF_ETOOBIG;
+    sqf_time *t = time_new(f, max_cores);
+    if (!t)
+        return TDBF_ENOMEM;
+    (void)tdbf_sqf_bin_words_of(cfg, &t->bin_words);
+    t->window_ns = cfg->window_ns;
+    t->span_ns = span_of(cfg->window_ns);
+    t->home_capacity = cfg->capacity ? cfg->capacity : DEFAULT_CAPACITY;
+    t->max_memory = cfg->max_memory;
+    t->fp_planned = fp;
+    t->gen = atomic_load_explicit(&f->now_ns, memory_order_relaxed) / t->span_ns;
+    rc = push_core(f, t, t->home_capacity, 0, t->gen);
+    if (rc != TDBF_OK) {
+        time_free(f, t);
+        return rc;
+    }
+    time_install(f, t);
+    return TDBF_OK;
+}
+
+/* Every live core's adds in generations G - 7 .. G. */
+static uint64_t keys_at(const sqf_time *t, uint64_t G)
+{
+    uint64_t keys = 0;
+    for (unsigned i = 0; i < t->count; i++)
+        if (link_live(t->links[i], G))
+            keys += live_adds_at(t->links[i], G);
+    return keys;
+}
+
+void tdbf_sqf_time_shape(const tdbf *f, tdbf_shape *out)
+{
+    const sqf_time *t = f->state.impl;
+    out->k = 1;
+    out->l = SQF_KEPT;
+    out->window_ns = t->window_ns;
+    out->error_planned = t->fp_planned;
+}
+
+/* Slices are bins, all cores' together; a generation is the active
+ * core's g; the estimate sums the live cores' model FPs, each scaled by
+ * its live adds over the 8 g of its worst moment (an entry's share of
+ * the bins' FP). */
+void tdbf_sqf_time_stats(const tdbf *f, tdbf_stats *st)
+{
+    const sqf_time *t = f->state.impl;
+    uint64_t G = atomic_load_explicit(&f->now_ns, memory_order_relaxed) / t->span_ns;
+    uint64_t bins = 0;
+    double estimated = 0.0;
+    for (unsigned i = 0; i < t->count; i++) {
+        const sqf_link *a = t->links[i];
+        bins += a->core.shape.bins;
+        if (link_live(a, G))
+            estimated += a->fp * (double)live_adds_at(a, G) /
+                         (double)(SQF_TAGS * a->core.shape.gen_items);
+    }
+    const sqf_link *active = t->links[0];
+    st->slices = (unsigned)(bins > UINT32_MAX ? UINT32_MAX : bins);
+    st->slice_bits = 64u * active->core.shape.bin_words;
+    st->generation_size = active->core.shape.gen_items;
+    st->generation_fill = link_live(active, G) ? count_of(active, G) : 0;
+    st->generations = t->turns;
+    st->error_estimated = estimated < 1.0 ? estimated : 1.0;
+    st->keys = keys_at(t, G);
+    st->cap_hits = t->cap_hits;
+    if (st->keys)
+        st->bits_per_item = 8.0 * (double)f->state.memory_bytes / (double)st->keys;
+}
+
+/* ---- serialization (codec.c) ----------------------------------------------
+ * Payload (after sqf.c's u32 layout, SQF_LAYOUT_TIME): u32 bin words
+ * asked (0, 8, 16), u32 max cores, u32 cores (live), u32 0; u64 T, u64
+ * capacity hint, u64 max_memory, u64 cap hits, u64 generation turned to,
+ * u64 turns; then per core, newest first: u64 capacity, u32 halvings,
+ * u32 0, u64 born, u64 last, u64 grow_at, for the generations of ages 0
+ * .. 7 from the one turned to: u64 adds, u64 the core's generation at
+ * the first of them (0 when none); and the core's fields as a count
+ * window's (sqf.c);
+ * then each core's words in the same order.  All records come before any
+ * words, so the memory is checked before allocating. */
+
+enum { TIME_FIELDS_BYTES = 4 * 4 + 6 * 8,
+       RECORD_BYTES = 8 + 4 + 4 + 3 * 8 + SQF_TAGS * 16 + SQF_CORE_FIELDS_BYTES };
+
+uint64_t tdbf_sqf_time_payload_size(const tdbf *f)
+{
+    const sqf_time *t = f->state.impl;
+    uint64_t bytes = 4 + TIME_FIELDS_BYTES + (uint64_t)t->count * RECORD_BYTES;
+    for (unsigned i = 0; i < t->count; i++)
+        bytes += tdbf_sqf_core_bytes(&t->links[i]->core.shape);
+    return bytes;
+}
+
+void tdbf_sqf_time_save(const tdbf *f, tdbf_out *out)
+{
+    const sqf_time *t = f->state.impl;
+    const uint32_t header[5] = {SQF_LAYOUT_TIME, t->bin_words, t->max_cores, t->count, 0};
+    const uint64_t fields[6] = {t->window_ns, t->home_capacity, t->max_memory,
+                                t->cap_hits, t->gen, t->turns};
+    for (unsigned i = 0; i < 5; i++)
+        tdbf_out_u32(out, header[i]);
+    for (unsigned i = 0; i < 6; i++)
+        tdbf_out_u64(out, fields[i]);
+    for (unsigned i = 0; i < t->count; i++) {
+        const sqf_link *a = t->links[i];
+        tdbf_out_u64(out, a->capacity);
+        tdbf_out_u32(out, a->halvings);
+        tdbf_out_u32(out, 0);
+        tdbf_out_u64(out, a->born);
+        tdbf_out_u64(out, a->last);
+        tdbf_out_u64(out, a->grow_at);
+        for (uint64_t age = 0; age < SQF_TAGS; age++) {
+            uint64_t n = age <= a->at ? count_of(a, a->at - age) : 0;
+            tdbf_out_u64(out, n);
+            tdbf_out_u64(out, n ? a->first[(a->at - age) % SQF_TAGS] : 0);
+        }
+        tdbf_sqf_save_core_fields(out, &a->core);
+    }
+    for (unsigned i = 0; i < t->count; i++)
+        tdbf_out_words(out, t->links[i]->mem, tdbf_sqf_core_bytes(&t->links[i]->core.shape) / 8);
+}
+
+/* The chain's own fields, checked against each other and the clock. */
+static int load_fields(tdbf_in *in, sqf_time *h, uint64_t now_ns)
+{
+    uint32_t header[4];
+    uint64_t fields[6];
+    for (unsigned i = 0; i < 4; i++)
+        tdbf_in_u32(in, &header[i]);
+    for (unsigned i = 0; i < 6; i++)
+        tdbf_in_u64(in, &fields[i]);
+    if (in->rc != TDBF_OK)
+        return in->rc;
+    h->layout = SQF_LAYOUT_TIME;
+    h->bin_words = header[0];
+    h->max_cores = header[1];
+    h->count = header[2];
+    h->window_ns = fields[0];
+    h->home_capacity = fields[1];
+    h->max_memory = fields[2];
+    h->cap_hits = fields[3];
+    h->gen = fields[4];
+    h->turns = fields[5];
+    if ((h->bin_words != 0 && h->bin_words != 8 && h->bin_words != 16) ||
+        h->max_cores < 1 || h->max_cores > CORE_LIMIT || h->count < 1 ||
+        h->count > h->max_cores || header[3] != 0 || h->window_ns == 0 ||
+        h->home_capacity < 1 || h->home_capacity > COUNT_LIMIT || h->max_memory == 0 ||
+        h->cap_hits > COUNT_LIMIT || h->turns > COUNT_LIMIT)
+        return TDBF_ECORRUPT;
+    h->span_ns = span_of(h->window_ns);
+    if (h->gen > now_ns / h->span_ns)
+        return TDBF_ECORRUPT;
+    return TDBF_OK;
+}
+
+/* One core's record: its fields within range, its generation the
+ * chain's, its latest add no later, its counts what a live core keeps. */
+static int load_record(tdbf_in *in, const sqf_time *h, sqf_link *a, sqf_saved_core *sc)
+{
+    uint32_t halvings, zero;
+    tdbf_in_u64(in, &a->capacity);
+    tdbf_in_u32(in, &halvings);
+    tdbf_in_u32(in, &zero);
+    tdbf_in_u64(in, &a->born);
+    tdbf_in_u64(in, &a->last);
+    tdbf_in_u64(in, &a->grow_at);
+    uint64_t counts[SQF_TAGS], firsts[SQF_TAGS];
+    for (unsigned age = 0; age < SQF_TAGS; age++) {
+        tdbf_in_u64(in, &counts[age]);
+        tdbf_in_u64(in, &firsts[age]);
+    }
+    if (tdbf_sqf_read_core_fields(in, sc) != TDBF_OK)
+        return in->rc;
+    a->halvings = halvings;
+    if (halvings > MAX_HALVINGS || zero != 0 || a->capacity < 1 || a->capacity > COUNT_LIMIT ||
+        a->grow_at > COUNT_LIMIT || sc->gen < h->gen || a->last > h->gen ||
+        a->born > a->last || sc->adds > COUNT_LIMIT)
+        return TDBF_ECORRUPT;
+    a->at = h->gen;
+    for (uint64_t age = 0; age < SQF_TAGS; age++) {
+        if (counts[age] > COUNT_LIMIT || firsts[age] > sc->gen ||
+            (counts[age] == 0 && firsts[age] != 0) || (age > a->at && counts[age] != 0))
+            return TDBF_ECORRUPT;
+        if (age <= a->at) {
+            a->counts[(a->at - age) % SQF_TAGS] = counts[age];
+            a->first[(a->at - age) % SQF_TAGS] = firsts[age];
+        }
+    }
+    return tdbf_sqf_check_core_fields(sc, 0);
+}
+
+/* The records into fresh links (t->count of them, freed with the chain
+ * on failure); *bytes gets what their cores will take. */
+static int load_records(tdbf *f, tdbf_in *in, sqf_time *t, unsigned count,
+                        sqf_saved_core *saved, double *bytes)
+{
+    for (unsigned i = 0; i < count; i++) {
+        sqf_link *a = tdbf_mem_calloc(f, 1, sizeof *a);
+        if (!a)
+            return TDBF_ENOMEM;
+        t->links[t->count++] = a;
+        int rc = load_record(in, t, a, &saved[i]);
+        if (rc != TDBF_OK)
+            return rc;
+        *bytes += (double)(link_bytes(&saved[i].shape) - sizeof *a);
+    }
+    return TDBF_OK;
+}
+
+/* Each core's words into fresh memory, checked bin by bin. */
+static int load_cores(tdbf *f, tdbf_in *in, sqf_time *t, const sqf_saved_core *saved)
+{
+    for (unsigned i = 0; i < t->count; i++) {
+        sqf_link *a = t->links[i];
+        const sqf_shape *s = &saved[i].shape;
+        a->mem = tdbf_mem_calloc_aligned(f, (size_t)tdbf_sqf_core_bytes(s));
+        if (!a->mem)
+            return TDBF_ENOMEM;
+        tdbf_sqf_core_init(&a->core, s, a->mem, 0);
+        int rc = tdbf_in_words(in, a->mem, tdbf_sqf_core_bytes(s) / 8);
+        if (rc != TDBF_OK)
+            return rc;
+        if (tdbf_sqf_core_check(&a->core) != 0)
+            return TDBF_ECORRUPT;
+        tdbf_sqf_restore_core(&a->core, &saved[i]);
+        sqf_model m;
+        tdbf_sqf_model(s, &m);
+        a->fp = m.fp;
+        a->live = live_adds_at(a, a->at);
+    }
+    return TDBF_OK;
+}
+
+/* Frees the links whose cores were not allocated yet, then the chain. */
+static void load_failed(tdbf *f, sqf_time *t)
+{
+    unsigned held = 0;
+    for (unsigned i = 0; i < t->count; i++) {
+        if (t->links[i]->mem)
+            t->links[held++] = t->links[i];
+        else
+            tdbf_mem_free(f, t->links[i], sizeof *t->links[i]);
+    }
+    t->count = held;
+    time_free(f, t);
+}
+
+int tdbf_sqf_time_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    sqf_time h;
+    memset(&h, 0, sizeof h);
+    int rc = load_fields(in, &h, atomic_load_explicit(&f->now_ns, memory_order_relaxed));
+    if (rc != TDBF_OK)
+        return rc;
+    double bytes = (double)f->state.memory_bytes + (double)fixed_bytes(h.max_cores) +
+                   (double)h.count * sizeof(sqf_link);
+    if (!tdbf_fits(bytes, max_memory))
+        return TDBF_ETOOBIG;
+    sqf_saved_core *saved = tdbf_mem_calloc(f, h.count, sizeof *saved);
+    sqf_time *t = saved ? time_new(f, h.max_cores) : NULL;
+    if (!t) {
+        tdbf_mem_free(f, saved, h.count * sizeof *saved);
+        return TDBF_ENOMEM;
+    }
+    sqf_link **links = t->links;
+    *t = h;
+    t->links = links;
+    t->count = 0;              /* links held so far */
+    uint64_t words = 0;
+    rc = load_records(f, in, t, h.count, saved, &bytes);
+    for (unsigned i = 0; rc == TDBF_OK && i < h.count; i++)
+        words += tdbf_sqf_core_bytes(&saved[i].shape);
+    if (rc == TDBF_OK && in->remaining != words)
+        rc = TDBF_ECORRUPT;
+    if (rc == TDBF_OK && !tdbf_fits(bytes, max_memory))
+        rc = TDBF_ETOOBIG;
+    if (rc == TDBF_OK)
+        rc = load_cores(f, in, t, saved);
+    sqf_shape home;
+    if (rc == TDBF_OK &&
+        plan_core(t->home_capacity, f->error, 0, t->bin_words, &home, &t->fp_planned) != TDBF_OK)
+        rc = TDBF_ECORRUPT;
+    tdbf_mem_free(f, saved, h.count * sizeof *saved);
+    if (rc != TDBF_OK) {
+        load_failed(f, t);
+        return rc;
+    }
+    time_install(f, t);
+    return TDBF_OK;
+}
