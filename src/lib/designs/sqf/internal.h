@@ -136,6 +136,7 @@ int      tdbf_sqf_time_open(tdbf *f, const tdbf_config *cfg);
 void     tdbf_sqf_time_close(tdbf *f);
 int      tdbf_sqf_time_advance(tdbf *f, uint64_t now_ns);
 void     tdbf_sqf_time_stats(const tdbf *f, tdbf_stats *st);
+double   tdbf_sqf_time_current_error(const tdbf *f, uint64_t now_ns);
 void     tdbf_sqf_time_shape(const tdbf *f, tdbf_shape *out);
 uint64_t tdbf_sqf_time_payload_size(const tdbf *f);
 void     tdbf_sqf_time_save(const tdbf *f, tdbf_out *out);

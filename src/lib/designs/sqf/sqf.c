@@ -344,6 +344,16 @@ static int sqf_open_count(tdbf *f, const tdbf_config *cfg)
     return rc;
 }
 
+/* A count window's core is at its model's worst case at the end of every
+ * generation; a chain sums its cores' (sqf_time.c). */
+static double sqf_current_error(const tdbf *f, uint64_t now_ns)
+{
+    if (is_chain(f))
+        return tdbf_sqf_time_current_error(f, now_ns);
+    const sqf *q = f->state.impl;
+    return q->fp_planned;
+}
+
 /* Nothing expires by time in a count window; a chain retires its cores. */
 static int sqf_advance(tdbf *f, uint64_t now_ns)
 {
@@ -362,4 +372,5 @@ const tdbf_ops tdbf_sqf_ops = {
     .payload_size = sqf_payload_size,
     .save = sqf_save,
     .load = sqf_load,
+    .current_error = sqf_current_error,
 };

@@ -63,7 +63,7 @@
  * model at GROW_AT (8.5 g live, about 1.1x its model at 8 g); planned
  * at error, error / 2, error / 4, ... the sum is below about 2.2 error
  * (test_sqf_time.c measures the peak of a 1000x burst and of a 10x
- * jump).  No core is planned below error / 1024: beyond ten halvings a
+ * jump).  No core is planned below error / 1024: beyond ten depth a
  * chain adds its floor each time (a hundred 4x growths would not fit
  * memory anyway).  The halving stays with a core until a shrink (at
  * cfg.error) replaces it: about one bit an item per halving, 6 %.
@@ -90,8 +90,13 @@ enum {
     GROWTH = 4,                /* a successor's capacity over its predecessor's */
     SHRINK_BY = 4,
     MIN_FRACTION = 16,         /* no shrink below the hint / 16 */
-    MAX_HALVINGS = 10          /* no core planned below error / 1024 */
+    MAX_DEPTH = 10,            /* no core planned below error / 1024 */
+    BURST_GENERATIONS = 7      /* a core's generations a burst fills */
 };
+
+/* The first core takes HOME_SHARE of cfg.error; the successors of a
+ * burst share the rest, half each in turn ("False positives"). */
+#define HOME_SHARE 0.8
 
 /* Capacities and counts from a file are at most this, so adds count on
  * without wrapping. */
@@ -101,13 +106,16 @@ typedef struct sqf_link {
     sqf_core  core;           /* core.gen >= at: ahead after turns on count */
     uint64_t *mem;
     uint64_t  capacity;       /* C: keys a window it was planned for */
-    unsigned  halvings;       /* planned for cfg.error / 2^halvings */
+    unsigned  depth;          /* 0: planned for HOME_SHARE cfg.error; i: the
+                                 i-th successor of a growth (core_error) */
     double    fp;             /* the model's worst-case FP of its shape */
     uint64_t  born;           /* the generation of its first add */
     uint64_t  last;           /* the generation of its latest add */
     uint64_t  at;             /* the clock's generation it was settled to */
     uint64_t  live;           /* its adds in generations at - 7 .. at */
     uint64_t  grow_at;        /* live adds that ask for a successor */
+    uint64_t  retry_at;       /* after a refused successor: core.adds before
+                                 a burst asks again (not saved) */
     uint64_t  counts[SQF_TAGS]; /* adds of generation x at x % 8, x in at - 7 .. at */
     uint64_t  first[SQF_TAGS];  /* the core's generation when generation x's
                                    first key came (counts[x % 8] > 0) */
@@ -156,13 +164,25 @@ static uint64_t fixed_bytes(unsigned max_cores)
     return sizeof(sqf_time) + (uint64_t)max_cores * sizeof(sqf_link *);
 }
 
-/* The shape of a core for `capacity` keys a window at cfg.error /
- * 2^halvings, and its model FP. */
-static int plan_core(uint64_t capacity, double error, unsigned halvings, unsigned bin_words,
+/* The error a core of this depth is planned for: HOME_SHARE of cfg.error
+ * for the first, (1 - HOME_SHARE) / 2^depth of it for a successor, so
+ * that a chain's sum to at most cfg.error. */
+static double core_error(double error, unsigned depth)
+{
+    if (depth == 0)
+        return error * HOME_SHARE;
+    error *= 1.0 - HOME_SHARE;
+    for (unsigned i = 0; i < depth; i++)
+        error /= 2.0;
+    return error;
+}
+
+/* The shape of a core for `capacity` keys a window at depth's error, and
+ * its model FP. */
+static int plan_core(uint64_t capacity, double error, unsigned depth, unsigned bin_words,
                      sqf_shape *s, double *fp)
 {
-    for (unsigned i = 0; i < halvings; i++)
-        error /= 2.0;
+    error = core_error(error, depth);
     if (tdbf_sqf_plan(capacity, error, bin_words, s) != 0)
         return TDBF_EINFEASIBLE;
     sqf_model m;
@@ -210,13 +230,14 @@ static void link_turn(sqf_link *a, uint64_t G)
     a->live = live_adds_at(a, G);
 }
 
-/* The core's generation of the oldest key still in the window (at G =
- * at): the first of the oldest generation it holds keys of. */
-static int oldest_live(const sqf_link *a, uint64_t *core_gen)
+/* The oldest generation (of the clock) it holds keys of, still in the
+ * window at G = at, and the core's generation when its first came. */
+static int oldest_live(const sqf_link *a, uint64_t *clock_gen, uint64_t *core_gen)
 {
     for (uint64_t age = a->at < SQF_KEPT ? a->at : SQF_KEPT;; age--) {
         if (count_of(a, a->at - age) != 0) {
-            *core_gen = a->first[(a->at - age) % SQF_TAGS];
+            *clock_gen = a->at - age;
+            *core_gen = a->first[*clock_gen % SQF_TAGS];
             return 1;
         }
         if (age == 0)
@@ -224,15 +245,24 @@ static int oldest_live(const sqf_link *a, uint64_t *core_gen)
     }
 }
 
-/* "Bursts": the core's generation is full (g adds); it turns on count
- * if every key in the window stays at most 7 of its generations old. */
-static void turn_on_count(sqf_link *a)
+/* "Bursts": the core's generation is full (g adds).  It turns on count
+ * while the window's keys then span at most BURST_GENERATIONS of its
+ * generations.  1 when it cannot and the successor is due: the core ran
+ * ahead of the clock by 2 or more (a burst filled it), or its generation
+ * took half a g more (its spills would crowd one spare word); 0
+ * otherwise (a steady core overfills a little, up to grow_at). */
+static int turn_on_count(sqf_link *a)
 {
-    uint64_t oldest;
-    if (a->core.gen_adds < a->core.shape.gen_items ||
-        (oldest_live(a, &oldest) && a->core.gen + 1 - oldest > SQF_KEPT))
-        return;
-    tdbf_sqf_core_turn(&a->core, 1);
+    uint64_t clock_gen, core_gen, g = a->core.shape.gen_items;
+    if (a->core.gen_adds < g)
+        return 0;
+    if (!oldest_live(a, &clock_gen, &core_gen) ||
+        a->core.gen + 1 - core_gen < BURST_GENERATIONS) {
+        tdbf_sqf_core_turn(&a->core, 1);
+        return 0;
+    }
+    return a->core.gen_adds >= g + g / 4 ||
+           a->core.gen - core_gen >= a->at - clock_gen + 2;
 }
 
 static void link_free(tdbf *f, sqf_link *a)
@@ -253,14 +283,14 @@ static void link_start(sqf_link *a, const sqf_shape *s, uint64_t G)
     memset(a->counts, 0, sizeof a->counts);
 }
 
-/* A new core for `capacity` keys a window at error / 2^halvings, within
+/* A new core for `capacity` keys a window at error / 2^depth, within
  * max_memory; TDBF_ETOOBIG, TDBF_EINFEASIBLE or TDBF_ENOMEM otherwise. */
-static int link_open(tdbf *f, const sqf_time *t, uint64_t capacity, unsigned halvings,
+static int link_open(tdbf *f, const sqf_time *t, uint64_t capacity, unsigned depth,
                      uint64_t G, sqf_link **out)
 {
     sqf_shape s;
     double fp;
-    int rc = plan_core(capacity, f->error, halvings, t->bin_words, &s, &fp);
+    int rc = plan_core(capacity, f->error, depth, t->bin_words, &s, &fp);
     if (rc != TDBF_OK)
         return rc;
     if (!tdbf_fits((double)f->state.memory_bytes + (double)link_bytes(&s), t->max_memory))
@@ -275,19 +305,19 @@ static int link_open(tdbf *f, const sqf_time *t, uint64_t capacity, unsigned hal
     }
     link_start(a, &s, G);
     a->capacity = capacity;
-    a->halvings = halvings;
+    a->depth = depth;
     a->fp = fp;
     *out = a;
     return TDBF_OK;
 }
 
 /* A new active core in front of the others. */
-static int push_core(tdbf *f, sqf_time *t, uint64_t capacity, unsigned halvings, uint64_t G)
+static int push_core(tdbf *f, sqf_time *t, uint64_t capacity, unsigned depth, uint64_t G)
 {
     if (t->count >= t->max_cores)
         return TDBF_ETOOBIG;
     sqf_link *a;
-    int rc = link_open(f, t, capacity, halvings, G, &a);
+    int rc = link_open(f, t, capacity, depth, G, &a);
     if (rc != TDBF_OK)
         return rc;
     memmove(t->links + 1, t->links, t->count * sizeof *t->links);
@@ -302,7 +332,7 @@ static int push_core(tdbf *f, sqf_time *t, uint64_t capacity, unsigned halvings,
 static void restart_idle(tdbf *f, sqf_time *t, uint64_t G)
 {
     sqf_link *a = t->links[0], *fresh;
-    if ((a->capacity != t->home_capacity || a->halvings != 0) &&
+    if ((a->capacity != t->home_capacity || a->depth != 0) &&
         link_open(f, t, t->home_capacity, 0, G, &fresh) == TDBF_OK) {
         link_free(f, a);
         t->links[0] = fresh;
@@ -367,10 +397,11 @@ static void grow(tdbf *f, sqf_time *t, uint64_t G)
 {
     sqf_link *a = t->links[0];
     uint64_t capacity = a->capacity <= COUNT_LIMIT / GROWTH ? a->capacity * GROWTH : COUNT_LIMIT;
-    unsigned halvings = a->halvings < MAX_HALVINGS ? a->halvings + 1 : MAX_HALVINGS;
-    if (push_core(f, t, capacity, halvings, G) != TDBF_OK) {
+    unsigned depth = a->depth < MAX_DEPTH ? a->depth + 1 : MAX_DEPTH;
+    if (push_core(f, t, capacity, depth, G) != TDBF_OK) {
         t->cap_hits++;
         a->grow_at = a->live + a->core.shape.gen_items;
+        a->retry_at = a->core.adds + a->core.shape.gen_items;
     }
 }
 
@@ -397,12 +428,13 @@ static int time_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
         apply_rate_rules(f, t, G);
         t->ruled_next = G < UINT64_MAX ? G + 1 : 0;
     }
-    if (t->links[0]->live >= t->links[0]->grow_at)
+    sqf_link *active = t->links[0];
+    if ((turn_on_count(active) && active->core.adds >= active->retry_at) ||
+        active->live >= active->grow_at)
         grow(f, t, G);
     sqf_link *a = t->links[0];
     if (a->core.adds == 0)
         a->born = G;
-    turn_on_count(a);
     if (a->counts[G % SQF_TAGS] == 0)
         a->first[G % SQF_TAGS] = a->core.gen;
     int present = tdbf_sqf_core_add(&a->core, &key->hash);
@@ -562,30 +594,43 @@ void tdbf_sqf_time_shape(const tdbf *f, tdbf_shape *out)
     out->error_planned = t->fp_planned;
 }
 
+/* The FP of a query at G: the live cores' model FPs summed, each scaled
+ * by its live adds over the 8 g of its worst moment (each entry's share
+ * of the bins' matches; a burst's overfill counts in full). */
+static double chain_error(const sqf_time *t, uint64_t G)
+{
+    double estimated = 0.0;
+    for (unsigned i = 0; i < t->count; i++) {
+        const sqf_link *a = t->links[i];
+        if (link_live(a, G))
+            estimated += a->fp * (double)live_adds_at(a, G) /
+                         (double)(SQF_TAGS * a->core.shape.gen_items);
+    }
+    return estimated < 1.0 ? estimated : 1.0;
+}
+
+double tdbf_sqf_time_current_error(const tdbf *f, uint64_t now_ns)
+{
+    const sqf_time *t = f->state.impl;
+    return chain_error(t, now_ns / t->span_ns);
+}
+
 /* Slices are bins, all cores' together; a generation is the active
- * core's g; the estimate sums the live cores' model FPs, each scaled by
- * its live adds over the 8 g of its worst moment (an entry's share of
- * the bins' FP). */
+ * core's g. */
 void tdbf_sqf_time_stats(const tdbf *f, tdbf_stats *st)
 {
     const sqf_time *t = f->state.impl;
     uint64_t G = atomic_load_explicit(&f->now_ns, memory_order_relaxed) / t->span_ns;
     uint64_t bins = 0;
-    double estimated = 0.0;
-    for (unsigned i = 0; i < t->count; i++) {
-        const sqf_link *a = t->links[i];
-        bins += a->core.shape.bins;
-        if (link_live(a, G))
-            estimated += a->fp * (double)live_adds_at(a, G) /
-                         (double)(SQF_TAGS * a->core.shape.gen_items);
-    }
+    for (unsigned i = 0; i < t->count; i++)
+        bins += t->links[i]->core.shape.bins;
     const sqf_link *active = t->links[0];
     st->slices = (unsigned)(bins > UINT32_MAX ? UINT32_MAX : bins);
     st->slice_bits = 64u * active->core.shape.bin_words;
     st->generation_size = active->core.shape.gen_items;
     st->generation_fill = link_live(active, G) ? count_of(active, G) : 0;
     st->generations = t->turns;
-    st->error_estimated = estimated < 1.0 ? estimated : 1.0;
+    st->error_estimated = chain_error(t, G);
     st->keys = keys_at(t, G);
     st->cap_hits = t->cap_hits;
     if (st->keys)
@@ -596,7 +641,7 @@ void tdbf_sqf_time_stats(const tdbf *f, tdbf_stats *st)
  * Payload (after sqf.c's u32 layout, SQF_LAYOUT_TIME): u32 bin words
  * asked (0, 8, 16), u32 max cores, u32 cores (live), u32 0; u64 T, u64
  * capacity hint, u64 max_memory, u64 cap hits, u64 generation turned to,
- * u64 turns; then per core, newest first: u64 capacity, u32 halvings,
+ * u64 turns; then per core, newest first: u64 capacity, u32 depth,
  * u32 0, u64 born, u64 last, u64 grow_at, for the generations of ages 0
  * .. 7 from the one turned to: u64 adds, u64 the core's generation at
  * the first of them (0 when none); and the core's fields as a count
@@ -629,7 +674,7 @@ void tdbf_sqf_time_save(const tdbf *f, tdbf_out *out)
     for (unsigned i = 0; i < t->count; i++) {
         const sqf_link *a = t->links[i];
         tdbf_out_u64(out, a->capacity);
-        tdbf_out_u32(out, a->halvings);
+        tdbf_out_u32(out, a->depth);
         tdbf_out_u32(out, 0);
         tdbf_out_u64(out, a->born);
         tdbf_out_u64(out, a->last);
@@ -682,9 +727,9 @@ static int load_fields(tdbf_in *in, sqf_time *h, uint64_t now_ns)
  * chain's, its latest add no later, its counts what a live core keeps. */
 static int load_record(tdbf_in *in, const sqf_time *h, sqf_link *a, sqf_saved_core *sc)
 {
-    uint32_t halvings, zero;
+    uint32_t depth, zero;
     tdbf_in_u64(in, &a->capacity);
-    tdbf_in_u32(in, &halvings);
+    tdbf_in_u32(in, &depth);
     tdbf_in_u32(in, &zero);
     tdbf_in_u64(in, &a->born);
     tdbf_in_u64(in, &a->last);
@@ -696,8 +741,8 @@ static int load_record(tdbf_in *in, const sqf_time *h, sqf_link *a, sqf_saved_co
     }
     if (tdbf_sqf_read_core_fields(in, sc) != TDBF_OK)
         return in->rc;
-    a->halvings = halvings;
-    if (halvings > MAX_HALVINGS || zero != 0 || a->capacity < 1 || a->capacity > COUNT_LIMIT ||
+    a->depth = depth;
+    if (depth > MAX_DEPTH || zero != 0 || a->capacity < 1 || a->capacity > COUNT_LIMIT ||
         a->grow_at > COUNT_LIMIT || sc->gen < h->gen || a->last > h->gen ||
         a->born > a->last || sc->adds > COUNT_LIMIT)
         return TDBF_ECORRUPT;
