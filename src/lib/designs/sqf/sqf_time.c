@@ -373,6 +373,8 @@ static void settle(tdbf *f, sqf_time *t, uint64_t G)
 {
     if (G == t->gen)
         return;
+    /* generations count from the first add (the clock starts anywhere) */
+    int counting = t->turns != 0 || t->count > 1 || t->links[0]->core.adds != 0;
     unsigned kept = 1;
     for (unsigned i = 1; i < t->count; i++) {
         sqf_link *a = t->links[i];
@@ -389,7 +391,8 @@ static void settle(tdbf *f, sqf_time *t, uint64_t G)
     else
         link_turn(t->links[0], G);
     uint64_t steps = G - t->gen;
-    t->turns = steps > COUNT_LIMIT - t->turns ? COUNT_LIMIT : t->turns + steps;
+    if (counting)
+        t->turns = steps > COUNT_LIMIT - t->turns ? COUNT_LIMIT : t->turns + steps;
     t->gen = G;
 }
 
@@ -641,7 +644,8 @@ double tdbf_sqf_time_current_error(const tdbf *f, uint64_t now_ns)
 }
 
 /* Slices are bins, all cores' together; a generation is the active
- * core's g. */
+ * core's g, its fill the adds in the core's generation (turned on count
+ * in a burst: at most about g). */
 void tdbf_sqf_time_stats(const tdbf *f, tdbf_stats *st)
 {
     const sqf_time *t = f->state.impl;
@@ -653,7 +657,7 @@ void tdbf_sqf_time_stats(const tdbf *f, tdbf_stats *st)
     st->slices = (unsigned)(bins > UINT32_MAX ? UINT32_MAX : bins);
     st->slice_bits = 64u * active->core.shape.bin_words;
     st->generation_size = active->core.shape.gen_items;
-    st->generation_fill = link_live(active, G) ? count_of(active, G) : 0;
+    st->generation_fill = link_live(active, G) ? active->core.gen_adds : 0;
     st->generations = t->turns;
     st->error_estimated = chain_error(t, G);
     st->keys = keys_at(t, G);
