@@ -14,8 +14,8 @@
  *     jump and a 1000x burst, at most the essay's bound (1.5x, where
  *     `tdbf dedup` stops);
  *   - memory at a steady rate at most 0.85x tlbf-line's, a burst of the
- *     same keys at most 1.3x their paced cost, an idle filter back at its
- *     plan;
+ *     same keys at most 1.3x their paced cost, back at the plan when the
+ *     rate falls back to the hint and when the filter is idle;
  *   - keys past the expiry bound (8 spans) at the FP rate, queries
  *     read-only, the cap on cores and on memory degrading without false
  *     negatives, configuration errors and forged files refused.
@@ -397,6 +397,28 @@ static void test_memory(void **state)
     assert_true((double)burst <= 1.3 * (double)paced);
 }
 
+/* 10x the hint's rate for two windows grows the chain; back at the hint
+ * for four windows, it shrinks a quarter at a time to the planned core. */
+static void test_memory_follows_the_rate(void **state)
+{
+    (void)state;
+    const uint64_t T = 10 * SEC, C = 2000;
+    tdbf_config cfg = sqf_config(0.01, T, C, 53);
+    stream s;
+    tdbf *f = drv_open(&cfg);
+    stream_init(&s, f, T, SEC, 30 * C, 54);
+    stream_phase(&s, 20 * C, T / C / 10, 0);
+    tdbf_stats fast = stats_of(f);
+    stream_phase(&s, 4 * C, T / C, 0);
+    tdbf_stats slow = stats_of(f);
+    print_message("10x: %llu bytes; back at the hint: %llu (planned %llu)\n",
+                  (unsigned long long)fast.memory_bytes, (unsigned long long)slow.memory_bytes,
+                  (unsigned long long)planned_bytes(&cfg));
+    assert_true(fast.memory_bytes > 4 * planned_bytes(&cfg));
+    CHECK_U64_EQ(slow.memory_bytes, planned_bytes(&cfg));
+    stream_end(&s);
+}
+
 /* ---- bounds, plan, errors ------------------------------------------------------ */
 
 static void test_core_cap(void **state)
@@ -577,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_expired_keys_at_fp_rate),
         cmocka_unit_test(test_queries_do_not_mutate),
         cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_memory_follows_the_rate),
         cmocka_unit_test(test_core_cap),
         cmocka_unit_test(test_plan_matches_open),
         cmocka_unit_test(test_config_errors),
