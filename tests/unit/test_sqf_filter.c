@@ -212,7 +212,7 @@ static void test_forged_files(void **state)
         const char *what;
         int rc;
     } edits[] = {
-        {0, 4, 2, "unknown layout 2", TDBF_EVERSION},
+        {0, 4, 3, "unknown layout 3", TDBF_EVERSION},
         {4, 4, 12, "bins of 12 words", TDBF_ECORRUPT},
         {8, 4, 0, "no quotients", TDBF_ECORRUPT},
         {12, 4, 200, "slots past the bin", TDBF_ECORRUPT},

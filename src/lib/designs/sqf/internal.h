@@ -95,9 +95,11 @@ typedef struct sqf_model {
 void tdbf_sqf_model(const sqf_shape *s, sqf_model *out);
 /* The shape of least memory whose modelled worst-case FP is at most
  * error / TDBF_SQF_PLAN_MARGIN, for a count window of `window` adds;
- * bin_words 8 or 16 fixes the bin size, 0 lets the planner choose.
- * 0, or -1 when no shape meets the error. */
-int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out);
+ * bin_words 8 or 16 fixes the bin size, 0 lets the planner choose.  *fp
+ * gets the shape's model FP.  TDBF_OK, TDBF_EINFEASIBLE when no shape
+ * meets the error, or TDBF_ETOOBIG for a window past SQF_MAX_WINDOW. */
+int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out,
+                  double *fp);
 
 /* ---- the design: a count window's one core, a time window's chain ----
  * (sqf.c: ops, the count window, the shared saved-core record;

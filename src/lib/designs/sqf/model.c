@@ -472,11 +472,12 @@ static uint64_t in_proportion(uint64_t count, uint64_t gen)
     return n ? n : 1;
 }
 
-int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out)
+int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out,
+                  double *fp)
 {
     static _Thread_local TDBF_MEMO(plan_record, 8) memo;
-    if (window == 0 || window > SQF_MAX_WINDOW)
-        return -1;
+    if (window > SQF_MAX_WINDOW)
+        return TDBF_ETOOBIG;
     plan_question pq;
     memset(&pq, 0, sizeof pq);
     pq.error = error;
@@ -486,12 +487,15 @@ int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *
         rec = TDBF_MEMO_TAKE(&memo, &pq);
         rec->rc = plan_search(&pq, &rec->shape);
     }
-    if (rec->rc != 0)
-        return rec->rc;
+    if (rec->rc != 0 || window == 0)
+        return TDBF_EINFEASIBLE;
     *out = rec->shape;
     out->window = window;
     out->gen_items = window / SQF_KEPT + (window % SQF_KEPT != 0);
     out->bins = in_proportion(rec->shape.bins, out->gen_items);
     out->spare_lines = in_proportion(rec->shape.spare_lines, out->gen_items);
-    return 0;
+    sqf_model m;
+    tdbf_sqf_model(out, &m);
+    *fp = m.fp;
+    return TDBF_OK;
 }

@@ -50,12 +50,7 @@ static int sqf_size(const tdbf_config *cfg, sqf_shape *shape, double *fp)
     int rc = tdbf_sqf_bin_words_of(cfg, &bin_words);
     if (rc != TDBF_OK)
         return rc;
-    if (tdbf_sqf_plan(cfg->window_items, cfg->error, bin_words, shape) != 0)
-        return TDBF_EINFEASIBLE;
-    sqf_model m;
-    tdbf_sqf_model(shape, &m);
-    *fp = m.fp;
-    return TDBF_OK;
+    return tdbf_sqf_plan(cfg->window_items, cfg->error, bin_words, shape, fp);
 }
 
 static uint64_t memory_of(const sqf_shape *s)

@@ -215,13 +215,7 @@ static double core_error(double error, unsigned depth)
 static int plan_core(uint64_t capacity, double error, unsigned depth, unsigned bin_words,
                      sqf_shape *s, double *fp)
 {
-    error = core_error(error, depth);
-    if (tdbf_sqf_plan(capacity, error, bin_words, s) != 0)
-        return TDBF_EINFEASIBLE;
-    sqf_model m;
-    tdbf_sqf_model(s, &m);
-    *fp = m.fp;
-    return TDBF_OK;
+    return tdbf_sqf_plan(capacity, core_error(error, depth), bin_words, s, fp);
 }
 
 /* ---- the cores ----------------------------------------------------------- */
