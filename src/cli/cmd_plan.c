@@ -217,7 +217,7 @@ static int time_only(tdbf_design design)
 static int count_only(tdbf_design design)
 {
     return design == TDBF_APBF || design == TDBF_APBBF || design == TDBF_APBF_LINE ||
-           design == TDBF_FPDECAY || design == TDBF_STABLE || design == TDBF_SQF;
+           design == TDBF_FPDECAY || design == TDBF_STABLE;
 }
 
 /* One window, of one kind: --last N, --time T, or --window N|T -- a count

@@ -503,6 +503,13 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     int rc = tdbf_plan_tlbf_line(&cfg, &ring);
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
+    tdbf_config sqf_cfg = cfg;   /* the least-memory time design, beside it */
+    sqf_cfg.design = TDBF_SQF;
+    sqf_cfg.unit_bits = 0;
+    sqf_cfg.max_memory = UINT64_MAX;
+    tdbf_shape sqf;
+    int have_sqf = tdbf_plan_shape(&sqf_cfg, &sqf) == TDBF_OK;
+    double sqf_bits = have_sqf ? 8.0 * (double)sqf.memory_bytes / (double)cfg.capacity : 0.0;
     uint64_t span_ns = req->window_ns / ring.l + (req->window_ns % ring.l != 0);
     uint64_t slack_ns = span_ns > UINT64_MAX / (ring.k + ring.l) ? UINT64_MAX
                                                                  : span_ns * (ring.k + ring.l);
@@ -527,6 +534,16 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
         cli_json_double(&j, "bits_per_item", ring.bits_per_item);
         cli_json_double(&j, "fp", ring.fp);
         cli_json_double(&j, "target_error", req->error);
+        if (have_sqf) {
+            cli_json_object_begin(&j, "least_memory");
+            cli_json_string(&j, "design", "sqf");
+            cli_json_u64(&j, "bytes", sqf.memory_bytes);
+            cli_json_double(&j, "bits_per_item", sqf_bits);
+            cli_json_double(&j, "fp", sqf.error_planned);
+            cli_json_object_end(&j);
+        } else {
+            cli_json_string(&j, "least_memory", NULL);
+        }
         cli_json_object_end(&j);
         fputc('\n', stdout);
         return CLI_EXIT_OK;
@@ -540,6 +557,10 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "ring", "k", "l", "b", "unit",
            "W", "g", "memory", "bits/item", "fp");
     print_line_row("at capacity", &ring);
+    if (have_sqf)
+        printf("  %-14s %3u %3u %2s %5s %3s %12s %10s %9.2f %10.4g\n", "sqf", sqf.k, sqf.l, "",
+               "", "", "", cli_format_bytes(memory, sizeof memory, sqf.memory_bytes), sqf_bits,
+               sqf.error_planned);
     printf("\n  generation        %s (window / l)\n"
            "  memory            %s at the planned rate, one ring (%.2f bits/item)\n"
            "  fn in window      0 (a key may answer for up to (k+l) generations: %s)\n\n"
@@ -550,7 +571,9 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
            "times: the capacity's worth of keys at once takes the planned ring).\n"
            "All live rings share --error: this ring is planned under it, a burst's\n"
            "rings for what the live ones leave, so a query's FP stays within it.\n"
-           "fp: the ring's model at its planned load, just before a shift.\n",
+           "fp: the ring's model at its planned load, just before a shift.\n"
+           "tlbf-line is the fastest time design; sqf (--design sqf: cores of\n"
+           "fingerprints with age tags) takes the least memory.\n",
            span, memory, ring.bits_per_item, slack);
     plan_print_bound(req);
     return CLI_EXIT_OK;

@@ -101,8 +101,7 @@ def test_default_plan_shows_sqf_as_least_memory():
 
 
 def test_plan_sqf_refusals():
-    for args in (["--design", "sqf", "--window", "10m"],
-                 ["--design", "sqf", "--last", "1000", "--block-bits", "64"],
+    for args in (["--design", "sqf", "--last", "1000", "--block-bits", "64"],
                  ["--design", "sqf", "--last", "1000", "--k", "1", "--l", "7"],
                  ["--design", "sqf", "--last", "1000", "--capacity", "10"]):
         proc = run(["plan"] + args, expect=2)
@@ -111,6 +110,21 @@ def test_plan_sqf_refusals():
     proc = run(["plan", "--design", "sqf", "--last", "1000", "--block-bits", "64"], expect=2)
     check(b"sqf" in proc.stderr, "--block-bits message %r" % proc.stderr)
     check(b"sqf" in run(["plan", "--help"]).stdout, "plan --help does not name sqf")
+
+
+def test_plan_sqf_time_window():
+    # a time window: the first core at the capacity, beside tlbf-line's
+    plan = json.loads(run(["plan", "--design", "sqf", "--window", "1m", "--capacity", "1M",
+                           "--error", "0.001", "--json"]).stdout)
+    check(plan["design"] == "sqf" and plan["window_ns"] == 60 * 10**9, "time plan %r" % plan)
+    check(plan["capacity"] == 10**6 and plan["fp"] <= 0.001, "time plan %r" % plan)
+    check(plan["generation_ns"] == -(-60 * 10**9 // 7), "generation %r" % plan)
+    line = json.loads(run(["plan", "--design", "tlbf-line", "--window", "1m", "--capacity",
+                           "1M", "--error", "0.001", "--json"]).stdout)
+    check(plan["bits_per_item"] < line["bits_per_item"],
+          "sqf %.2f bits/item, tlbf-line %.2f" % (plan["bits_per_item"], line["bits_per_item"]))
+    text = run(["plan", "--design", "sqf", "--window", "1m"]).stdout.decode()
+    check("tlbf-line" in text and "generation" in text, text)
 
 
 # ---- dedup --------------------------------------------------------------
