@@ -145,6 +145,17 @@ static PyObject *plan_sqf(const tdbf_config *cfg, const tdbf_shape *built)
         bin_bits = tdbf_plan_shape(&small, &shape) == TDBF_OK &&
                    shape.memory_bytes == built->memory_bytes ? 512 : 1024;
     }
+    if (cfg->window_ns != 0) {   /* its first core, at the capacity */
+        uint64_t keys = cfg->capacity ? cfg->capacity : 1024;
+        uint64_t span = cfg->window_ns / built->l + (cfg->window_ns % built->l != 0);
+        return Py_BuildValue("{s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d}", "k", built->k, "l",
+                             built->l, "unit_bits", bin_bits,
+                             "capacity", (unsigned long long)keys,
+                             "generation_ns", (unsigned long long)span,
+                             "bytes", (unsigned long long)built->memory_bytes,
+                             "bits_per_item", 8.0 * (double)built->memory_bytes / (double)keys,
+                             "fp", built->error_planned);
+    }
     return Py_BuildValue("{s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d}", "k", built->k, "l", built->l,
                          "unit_bits", bin_bits,
                          "g", (unsigned long long)(built->window_items / built->l),
@@ -155,8 +166,9 @@ static PyObject *plan_sqf(const tdbf_config *cfg, const tdbf_shape *built)
                          "fp", built->error_planned);
 }
 
-/* apbf-line's "least_memory": the sqf of the same window and error, the
- * count design of least memory (None when none meets the error). */
+/* apbf-line's and tlbf-line's "least_memory": the sqf of the same
+ * window, error (and capacity), the design of least memory (None when
+ * none meets the error). */
 static PyObject *least_memory_sqf(const tdbf_config *cfg)
 {
     tdbf_config sqf = *cfg;
@@ -187,8 +199,9 @@ static PyObject *plan_line(const tdbf_config *cfg, int *rc)
         return merged(dict, least_memory_sqf(cfg));
     uint64_t capacity = cfg->capacity ? cfg->capacity : 1024;
     uint64_t span = cfg->window_ns / p.l + (cfg->window_ns % p.l != 0);
-    return merged(dict, Py_BuildValue("{s:K,s:K}", "capacity", (unsigned long long)capacity,
+    dict = merged(dict, Py_BuildValue("{s:K,s:K}", "capacity", (unsigned long long)capacity,
                                       "generation_ns", (unsigned long long)span));
+    return dict ? merged(dict, least_memory_sqf(cfg)) : NULL;
 }
 
 /* tlbf: the (k, l) its open plans (tdbf_plan_shape), and the slices of

@@ -184,6 +184,18 @@ def test_plan_sqf_is_the_least_memory_count_design():
     assert line["least_memory"]["bits_per_item"] < line["bits_per_item"]
 
 
+def test_plan_sqf_over_a_time_window():
+    sqf = tdbf.plan("1m", 0.001, "sqf", capacity=10**6)
+    assert (sqf["design"], sqf["k"], sqf["l"], sqf["capacity"]) == ("sqf", 1, 7, 10**6)
+    assert sqf["generation_ns"] == -(-60 * 10**9 // 7) and 0 < sqf["fp"] <= 0.001
+    st = tdbf.Filter("1m", 0.001, design="sqf", capacity=10**6, seed=36).stats()
+    assert sqf["bytes"] == st["memory_bytes"]
+    assert sqf["bits_per_item"] == pytest.approx(8 * sqf["bytes"] / 10**6)
+    ring = tdbf.plan("1m", 0.001, "tlbf-line", capacity=10**6)
+    assert ring["least_memory"]["design"] == "sqf"
+    assert ring["least_memory"]["bytes"] == sqf["bytes"] < ring["bytes"]
+
+
 def test_help_reads_like_the_header():
     text = pydoc.render_doc(tdbf.Filter, renderer=pydoc.plaintext)
     for phrase in ["no false negatives", "Test and insert", "window", "now_ns",
