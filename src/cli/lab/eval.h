@@ -26,6 +26,7 @@ typedef struct eval_request {
     const char *csv_path;
     const char *markdown_path;  /* --markdown FILE, NULL if not asked */
     int         quick;      /* --quick: seconds, for CI */
+    int         large;      /* --large: also the largest sizes (sqf-model) */
     uint64_t    seed;       /* --seed, default 1 */
 } eval_request;
 
@@ -92,6 +93,14 @@ int eval_has_key(const struct tdbf *f, uint64_t id, uint64_t now_ns);
 int eval_probe_fp(const struct tdbf *f, uint64_t probes, uint64_t *next_probe,
                   uint64_t now_ns, double *fp);
 
+/* Add (hits NULL) or ask (the yes answers counted into *hits) keys
+ * lab_key16(stream, 0 .. n - 1), EVAL_BATCH at a time.  Two streams of
+ * different parity never share a key: the first 8 bytes of a key are a
+ * bijection of stream + 2 id, whose parity is the stream's.  Returns
+ * TDBF_OK or the first negative code of the batch calls. */
+#define EVAL_BATCH 64
+int eval_keys16(struct tdbf *f, uint64_t stream, uint64_t n, uint64_t *hits);
+
 /* ---- the experiments -------------------------------------------------- */
 
 typedef struct eval_experiment {
@@ -117,5 +126,6 @@ extern const eval_experiment eval_fpdecay_survival;
 extern const eval_experiment eval_stable;
 extern const eval_experiment eval_line_model;     /* eval_line.c */
 extern const eval_experiment eval_burst;          /* eval_burst.c */
+extern const eval_experiment eval_sqf_model;      /* eval_sqf.c */
 
 #endif /* TDBF_CLI_EVAL_H */

@@ -32,7 +32,8 @@
 
 #include <tdbf_model.h>
 
-/* Keys and probes: 16-byte keys of two streams per filter. */
+/* Keys and probes: 16-byte keys of two streams per filter, one even and
+ * one odd, so that they never meet (eval_keys16). */
 #define LINE_KEY_STREAM   UINT64_C(0x11e0)
 #define LINE_PROBE_STREAM UINT64_C(0x9be5)
 /* Hits the probes of one point aim at (~ +-4.4 % at 95 %), and bounds. */
@@ -40,7 +41,6 @@
 #define LINE_MIN_PROBES   200000.0
 #define LINE_MAX_PROBES   20000000.0
 #define LINE_TOLERANCE    0.10
-#define LINE_BATCH        64
 /* measure_filter's own failure, beside the library's negative codes. */
 #define LINE_NOT_AT_SHIFT 1
 
@@ -84,33 +84,6 @@ static tdbf_config line_config(const line_point *p, uint64_t seed)
     return cfg;
 }
 
-/* Add (or ask, counting the yes answers into *hits when hits is not NULL)
- * keys 0 .. n - 1 of `stream`, LINE_BATCH at a time. */
-static int line_keys(tdbf *f, uint64_t stream, uint64_t n, uint64_t *hits)
-{
-    unsigned char keys[LINE_BATCH][LAB_KEY16_BYTES];
-    const void *ptrs[LINE_BATCH];
-    size_t lens[LINE_BATCH];
-    uint8_t answers[LINE_BATCH];
-    for (uint64_t done = 0; done < n;) {
-        size_t batch = n - done < LINE_BATCH ? (size_t)(n - done) : LINE_BATCH;
-        for (size_t i = 0; i < batch; i++) {
-            lab_key16(stream, done + i, keys[i]);
-            ptrs[i] = keys[i];
-            lens[i] = LAB_KEY16_BYTES;
-        }
-        int rc = hits ? tdbf_contains_batch(f, batch, ptrs, lens, 0, answers)
-                      : tdbf_add_batch(f, batch, ptrs, lens, 0, NULL);
-        if (rc != TDBF_OK)
-            return rc;
-        if (hits)
-            for (size_t i = 0; i < batch; i++)
-                *hits += answers[i];
-        done += batch;
-    }
-    return TDBF_OK;
-}
-
 /* One filter of the point: built, filled to just before a shift, probed. */
 static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
 {
@@ -122,8 +95,8 @@ static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
     tdbf_stats st;
     rc = tdbf_get_stats(f, &st);
     if (rc == TDBF_OK)
-        rc = line_keys(f, LINE_KEY_STREAM ^ seed, 2 * (uint64_t)(st.k + st.l) * st.generation_size,
-                       NULL);
+        rc = eval_keys16(f, LINE_KEY_STREAM ^ seed,
+                         2 * (uint64_t)(st.k + st.l) * st.generation_size, NULL);
     if (rc == TDBF_OK)
         rc = tdbf_get_stats(f, &st);
     if (rc == TDBF_OK && st.generation_fill != st.generation_size) {
@@ -132,7 +105,7 @@ static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
     }
     if (rc == TDBF_OK) {
         p->predicted += st.error_planned / p->filters;
-        rc = line_keys(f, LINE_PROBE_STREAM ^ seed, probes, &p->hits);
+        rc = eval_keys16(f, LINE_PROBE_STREAM ^ seed, probes, &p->hits);
         p->probes += probes;
     }
     tdbf_close(f);

@@ -145,3 +145,28 @@ int eval_probe_fp(const tdbf *f, uint64_t probes, uint64_t *next_probe,
     *fp = probes ? (double)yes / (double)probes : 0.0;
     return TDBF_OK;
 }
+
+int eval_keys16(tdbf *f, uint64_t stream, uint64_t n, uint64_t *hits)
+{
+    unsigned char keys[EVAL_BATCH][LAB_KEY16_BYTES];
+    const void *ptrs[EVAL_BATCH];
+    size_t lens[EVAL_BATCH];
+    uint8_t answers[EVAL_BATCH];
+    for (uint64_t done = 0; done < n;) {
+        size_t batch = n - done < EVAL_BATCH ? (size_t)(n - done) : EVAL_BATCH;
+        for (size_t i = 0; i < batch; i++) {
+            lab_key16(stream, done + i, keys[i]);
+            ptrs[i] = keys[i];
+            lens[i] = LAB_KEY16_BYTES;
+        }
+        int rc = hits ? tdbf_contains_batch(f, batch, ptrs, lens, 0, answers)
+                      : tdbf_add_batch(f, batch, ptrs, lens, 0, NULL);
+        if (rc != TDBF_OK)
+            return rc;
+        if (hits)
+            for (size_t i = 0; i < batch; i++)
+                *hits += answers[i];
+        done += batch;
+    }
+    return TDBF_OK;
+}
