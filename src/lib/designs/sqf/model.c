@@ -207,9 +207,13 @@ static unsigned sim_add(const sqf_shape *s, bin_sim *b, uint64_t *state)
         double meet = tdbf_draw_uniform(state) * ldexp(1.0, (int)s->rem_bits);
         if (meet < b->per_q[q]) {
             unsigned which = (unsigned)meet, i = 0;
-            for (;; i++)
-                if (b->q[i] == q && which-- == 0)
+            for (;; i++) {
+                if (b->q[i] != q)
+                    continue;
+                if (which == 0)
                     break;
+                which--;
+            }
             sim_remove(b, i);
             sim_append(b, q);
             return 0;
