@@ -431,8 +431,9 @@ def test_eval_line_model_quick():
 
 def test_eval_sqf_model_quick():
     # windows 10^4, 10^5 x errors 0.1 .. 10^-4 x 64- and 128-byte bins
-    path = tmp("eval_sqf-model.csv")
-    proc = run(["eval", "sqf-model", "--quick", "--csv", path], expect=None)
+    path, md = tmp("eval_sqf-model.csv"), tmp("eval_sqf-model.md")
+    proc = run(["eval", "sqf-model", "--quick", "--csv", path, "--markdown", md],
+               expect=None)
     out = proc.stdout.decode()
     check("QUICK RUN" in out, "sqf-model --quick does not say it is quick")
     check(proc.returncode == 0 and
@@ -459,6 +460,11 @@ def test_eval_sqf_model_quick():
         check(0 < r["bits_per_item"] < r["apbf_bits_per_item"],
               "%s: %r bits/item, APBF %r" % (what, r["bits_per_item"],
                                              r["apbf_bits_per_item"]))
+    with open(md) as f:
+        lines = [line for line in f.read().splitlines() if line.startswith("|")]
+    check(len(lines) == 18 and lines[0].startswith("| window | error | bin"),
+          "sqf-model --markdown: %d table lines: %r" % (len(lines), lines[:2]))
+    run(["eval", "table2", "--large"], expect=2)
     for w in (10**4, 10**5):
         for e in (0.1, 0.01, 0.001, 0.0001):
             bins = [r for r in records if r["window"] == w and r["error"] == e]

@@ -26,7 +26,7 @@ static const cli_option eval_options[] = {
     [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s; compare: window 10^4; line-model: windows 10^4, 10^5; sqf-model: windows 10^4, 10^5, errors to 10^-4; burst: a file of 2*10^5 keys, 2000 keys per window, fewer probes)"},
     [OPT_LIST]  = {"list", NULL, "list the experiments and exit"},
     [OPT_SEED]  = {"seed", "N", "seed of the tbf streams, of fig6/tlbf-slices hashes (default 1)"},
-    [OPT_MARKDOWN] = {"markdown", "FILE", "also write the table as Markdown to FILE (burst)"},
+    [OPT_MARKDOWN] = {"markdown", "FILE", "also write the table as Markdown to FILE (burst, sqf-model)"},
     [OPT_LARGE] = {"large", NULL, "also the largest sizes (sqf-model: window 10^8, ~2 GB)"},
     {NULL, NULL, NULL}
 };
@@ -60,6 +60,7 @@ static const eval_experiment *const experiments[] = {
  * --markdown. */
 static const eval_experiment *const with_markdown[] = {
     &eval_burst,
+    &eval_sqf_model,
 };
 
 static int writes_markdown(const eval_experiment *e)
@@ -150,7 +151,12 @@ static int run_eval(const cli_command *self, int argc, char **argv)
         return cli_usage_error(self->name, "unknown experiment '%s' (tdbf eval "
                                "--list)", req.experiment);
     if (req.markdown_path != NULL && !writes_markdown(experiments[which]))
-        return cli_usage_error(self->name, "%s prints no Markdown table (--markdown: burst)",
+        return cli_usage_error(self->name, "%s prints no Markdown table (--markdown: burst, "
+                               "sqf-model)",
+                               req.experiment);
+
+    if (req.large && experiments[which] != &eval_sqf_model)
+        return cli_usage_error(self->name, "%s has no larger sizes (--large: sqf-model)",
                                req.experiment);
 
     eval_csv csv;

@@ -269,41 +269,48 @@ typedef struct sqf_grid {
 static const double sqf_errors[] = {0.1, 0.01, 0.001, 0.0001, 0.00001};
 static const unsigned sqf_bins[] = {512, 1024};
 
-static void choose_grid(const char *cmd, const eval_request *req, sqf_grid *g)
+/* The windows and errors of the run; a CLI_EXIT_* code. */
+static int choose_grid(const char *cmd, const eval_request *req, sqf_grid *g)
 {
     static const uint64_t windows[] = {10000, 100000, 1000000, 10000000};
     memset(g, 0, sizeof *g);
+    if (req->large && req->quick)
+        return cli_usage_error(cmd, "--large and --quick: one or the other");
     g->n_windows = req->quick ? 2 : 4;
     memcpy(g->windows, windows, g->n_windows * sizeof windows[0]);
     g->n_errors = req->quick ? 4 : 5;
-    if (req->large && !req->quick) {
+    if (req->large) {
         if (large_fits())
             g->windows[g->n_windows++] = SQF_LARGE_WINDOW;
         else
             fprintf(stderr, "%s %s: --large: not enough memory for a window of 10^8; "
                     "skipped\n", cli_program(), cmd);
     }
+    return CLI_EXIT_OK;
 }
 
 static void print_legend(const eval_request *req)
 {
     printf("sqf: the model's worst-case FP (tdbf_get_shape's error_planned) against the\n"
-           "filters the planner builds (%d windows of distinct 16-byte keys, stopped one add\n"
-           "before a generation's last; probed with never-added keys)%s.\n"
-           "bin: * the one tdbf_open picks by default; bits/item: 8 memory_bytes / window.\n"
+           "filters the planner builds: %d windows of distinct 16-byte keys, stopped one\n"
+           "add before a generation's last, probed with never-added keys.\n",
+           SQF_FILL_WINDOWS);
+    if (req->quick)
+        printf("-- QUICK RUN (--quick): windows 10^4, 10^5, errors to 10^-4, fewer probes.\n");
+    printf("bin: * the one tdbf_open picks by default; bits/item: 8 memory_bytes / window.\n"
            "agrees: the 95 %% interval meets +-%.0f %% of the model.  target: the whole\n"
            "interval within the error (yes), or how far its top (~: the rate is within)\n"
            "or the rate (NO) is over.  APBF: the least-memory APBF plan; line: apbf-line\n"
            "(its planner's unit); x APBF, x line: sqf's bits per item over theirs.\n\n",
-           SQF_FILL_WINDOWS,
-           req->quick ? " -- QUICK RUN (--quick): windows 10^4, 10^5, fewer probes" : "",
            100.0 * SQF_TOLERANCE);
 }
 
 static int run_sqf_model(const char *cmd, const eval_request *req, eval_csv *csv)
 {
     sqf_grid grid;
-    choose_grid(cmd, req, &grid);
+    int status = choose_grid(cmd, req, &grid);
+    if (status != CLI_EXIT_OK)
+        return status;
     size_t steps = grid.n_windows * grid.n_errors * 2, step = 0;
     int progress = isatty(STDERR_FILENO);
 
@@ -348,8 +355,9 @@ static int run_sqf_model(const char *cmd, const eval_request *req, eval_csv *csv
     }
     lab_progress_end(progress);
     print_legend(req);
-    if (lab_print_table(&t, cmd, 1) != 0)
-        return CLI_EXIT_DATA;
+    status = eval_print_table(&t, cmd, req);
+    if (status != CLI_EXIT_OK)
+        return status;
     printf("\n%zu points, %u outside the band, %u measured over the error.\n", steps, disagree,
            over);
     return disagree || over ? CLI_EXIT_DATA : CLI_EXIT_OK;
