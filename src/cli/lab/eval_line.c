@@ -41,8 +41,6 @@
 #define LINE_MIN_PROBES   200000.0
 #define LINE_MAX_PROBES   20000000.0
 #define LINE_TOLERANCE    0.10
-/* measure_filter's own failure, beside the library's negative codes. */
-#define LINE_NOT_AT_SHIFT 1
 
 typedef struct line_point {
     uint64_t       window;
@@ -84,31 +82,25 @@ static tdbf_config line_config(const line_point *p, uint64_t seed)
     return cfg;
 }
 
+/* 2(k + l) generations, ending on a generation's last add: the shift
+ * comes with the next. */
+static eval_worst line_worst(const tdbf_stats *st)
+{
+    eval_worst w = {2 * (uint64_t)(st->k + st->l) * st->generation_size, st->generation_size};
+    return w;
+}
+
 /* One filter of the point: built, filled to just before a shift, probed. */
 static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
 {
     tdbf_config cfg = line_config(p, seed);
-    tdbf *f;
-    int rc = tdbf_open(&f, &cfg);
-    if (rc != TDBF_OK)
-        return rc;
     tdbf_stats st;
-    rc = tdbf_get_stats(f, &st);
-    if (rc == TDBF_OK)
-        rc = eval_keys16(f, LINE_KEY_STREAM ^ seed,
-                         2 * (uint64_t)(st.k + st.l) * st.generation_size, NULL);
-    if (rc == TDBF_OK)
-        rc = tdbf_get_stats(f, &st);
-    if (rc == TDBF_OK && st.generation_fill != st.generation_size) {
-        tdbf_close(f);                  /* the fill did not end a generation */
-        return LINE_NOT_AT_SHIFT;
-    }
+    int rc = eval_probe_worst(&cfg, line_worst, LINE_KEY_STREAM ^ seed,
+                              LINE_PROBE_STREAM ^ seed, probes, &st, &p->hits);
     if (rc == TDBF_OK) {
         p->predicted += st.error_planned / p->filters;
-        rc = eval_keys16(f, LINE_PROBE_STREAM ^ seed, probes, &p->hits);
         p->probes += probes;
     }
-    tdbf_close(f);
     return rc;
 }
 
@@ -206,15 +198,8 @@ static int run_line_model(const char *cmd, const eval_request *req, eval_csv *cs
                 lab_progress(progress, cmd, ++step, steps, "window %llu, error %g, %u-byte units",
                              (unsigned long long)p.window, p.error, p.unit_bits / 8);
                 int rc = measure_point(&p, req);
-                if (rc != TDBF_OK) {
-                    lab_progress_end(progress);
-                    cli_table_free(&t);
-                    if (rc == LINE_NOT_AT_SHIFT)
-                        return cli_error(cmd, "apbf-line window %llu: the fill did not end "
-                                         "on a generation's last add",
-                                         (unsigned long long)p.window);
-                    return cli_lib_error(cmd, "apbf-line", rc);
-                }
+                if (rc != TDBF_OK)
+                    return eval_point_failed(cmd, progress, &t, "apbf-line", p.window, rc);
                 double low, high;
                 int ok = agrees(&p, &low, &high);
                 disagree += !ok;

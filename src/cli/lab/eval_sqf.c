@@ -51,8 +51,6 @@
 #define SQF_FILL_WINDOWS 4
 /* The largest window, --large, and the memory it wants (~2 GB at 10^-3). */
 #define SQF_LARGE_WINDOW UINT64_C(100000000)
-/* measure_filter's own failure, beside the library's negative codes. */
-#define SQF_NOT_AT_WORST 1
 
 typedef struct sqf_point {
     uint64_t window;
@@ -95,40 +93,28 @@ static tdbf_config sqf_config(uint64_t window, double error, unsigned bin_bits, 
     return cfg;
 }
 
-/* The adds that end one before a generation's last, after at least
- * SQF_FILL_WINDOWS windows. */
-static uint64_t adds_to_worst(uint64_t window, uint64_t generation)
+/* At least SQF_FILL_WINDOWS windows, ending one add before a generation's
+ * last (that add turns the generation). */
+static eval_worst sqf_worst(const tdbf_stats *st)
 {
-    uint64_t generations = (SQF_FILL_WINDOWS * window + generation - 1) / generation + 1;
-    return generations * generation - 1;
+    uint64_t g = st->generation_size;
+    uint64_t generations = (SQF_FILL_WINDOWS * st->window_items + g - 1) / g + 1;
+    eval_worst w = {generations * g - 1, g - 1};
+    return w;
 }
 
 /* One filter of the point: opened, filled to the worst moment, probed. */
 static int measure_filter(sqf_point *p, uint64_t seed, uint64_t probes)
 {
     tdbf_config cfg = sqf_config(p->window, p->error, p->bin_bits, seed);
-    tdbf *f;
-    int rc = tdbf_open(&f, &cfg);
-    if (rc != TDBF_OK)
-        return rc;
     tdbf_stats st;
-    rc = tdbf_get_stats(f, &st);
-    if (rc == TDBF_OK)
-        rc = eval_keys16(f, SQF_KEY_STREAM ^ seed, adds_to_worst(p->window, st.generation_size),
-                         NULL);
-    if (rc == TDBF_OK)
-        rc = tdbf_get_stats(f, &st);
-    if (rc == TDBF_OK && st.generation_fill + 1 != st.generation_size) {
-        tdbf_close(f);
-        return SQF_NOT_AT_WORST;
-    }
+    int rc = eval_probe_worst(&cfg, sqf_worst, SQF_KEY_STREAM ^ seed, SQF_PROBE_STREAM ^ seed,
+                              probes, &st, &p->hits);
     if (rc == TDBF_OK) {
         p->model += st.error_planned / p->filters;
         p->bits = 8.0 * (double)st.memory_bytes / (double)p->window;
-        rc = eval_keys16(f, SQF_PROBE_STREAM ^ seed, probes, &p->hits);
         p->probes += probes;
     }
-    tdbf_close(f);
     return rc;
 }
 
@@ -333,15 +319,8 @@ static int run_sqf_model(const char *cmd, const eval_request *req, eval_csv *csv
                 lab_progress(progress, cmd, ++step, steps, "window %llu, error %g, %u-byte bins",
                              (unsigned long long)p.window, p.error, p.bin_bits / 8);
                 int rc = measure_point(&p, req);
-                if (rc != TDBF_OK) {
-                    lab_progress_end(progress);
-                    cli_table_free(&t);
-                    if (rc == SQF_NOT_AT_WORST)
-                        return cli_error(cmd, "sqf window %llu: the fill did not stop one add "
-                                         "before a generation's last",
-                                         (unsigned long long)p.window);
-                    return cli_lib_error(cmd, "sqf", rc);
-                }
+                if (rc != TDBF_OK)
+                    return eval_point_failed(cmd, progress, &t, "sqf", p.window, rc);
                 double low, high;
                 char target[32];
                 lab_wilson95(p.hits, p.probes, &low, &high);
