@@ -223,7 +223,7 @@ const cli_command cli_cmd_eval = {
         "          measured/model, whether the 95 % interval is within the error,\n"
         "          bits per item beside the least-memory APBF and apbf-line (exit\n"
         "          1 if a point's interval misses +-10 % of the model or the rate\n"
-        "          is over the error); about 10 minutes; --quick: seconds.\n"
+        "          is over the error); about 15 minutes; --quick: seconds.\n"
         "  compare  every windowed design at one setting: window 10^6 keys\n"
         "          (60 s on a simulated clock for tlbf, clock), errors 0.01\n"
         "          and 0.001: bits/element, FP on fresh keys, FN against the\n"
