@@ -519,7 +519,7 @@ def test_eval_list_and_usage():
     for name in ("table2", "table3", "tbf", "fig6", "tlbf-slices", "table4",
                  "compare", "apbf-posterior", "tlbf-bits", "tlbf-fp",
                  "tlbf-faults", "clock-rotating", "fpdecay-survival", "stable",
-                 "line-model", "burst"):
+                 "line-model", "sqf-model", "burst"):
         check(name in out, "eval --list lacks %s" % name)
     run(["eval"], expect=2)
     run(["eval", "nosuch"], expect=2)
