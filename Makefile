@@ -381,6 +381,7 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV, burst.md)
 	$(CLI) eval apbf-posterior --quick --csv $(RESULTS)/apbf_posterior_quick.csv
 	$(CLI) eval table4 --csv $(RESULTS)/table4.csv
 	$(CLI) eval line-model --csv $(RESULTS)/line_model.csv
+	$(CLI) eval sqf-model --csv $(RESULTS)/sqf_model.csv --markdown $(RESULTS)/sqf_model.md
 	$(CLI) eval compare --csv $(RESULTS)/compare.csv
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) scripts/plot_results.py $(RESULTS)
 	@# last: it fails (exit 1) when tlbf-line, the default, misses its target

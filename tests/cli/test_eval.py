@@ -11,7 +11,8 @@ count (25 for Table 2, 16 for Table 3, 2 streams x 4 bits-per-item points
 for tbf, 4 (k, l) pairs x 100 samples for fig6, 4 filters x 90 s for
 tlbf-slices --quick, 4 for Table 4, 2 streams x 2 errors x 13 designs for
 compare --quick, 2 streams x 4 bits-per-item points for apbf-posterior,
-5 designs x 4 arrival patterns x 2 errors for burst --quick).
+5 designs x 4 arrival patterns x 2 errors for burst --quick, 2 windows x
+4 errors x 2 bin sizes for sqf-model --quick).
 """
 
 import csv
@@ -428,6 +429,53 @@ def test_eval_line_model_quick():
                   "the least memory" % (w, e))
 
 
+def test_eval_sqf_model_quick():
+    # windows 10^4, 10^5 x errors 0.1 .. 10^-4 x 64- and 128-byte bins
+    path, md = tmp("eval_sqf-model.csv"), tmp("eval_sqf-model.md")
+    proc = run(["eval", "sqf-model", "--quick", "--csv", path, "--markdown", md],
+               expect=None)
+    out = proc.stdout.decode()
+    check("QUICK RUN" in out, "sqf-model --quick does not say it is quick")
+    check(proc.returncode == 0 and
+          "16 points, 0 outside the band, 0 measured over the error" in out,
+          "sqf-model: exit %d: %s" % (proc.returncode, out[-200:]))
+    header = [line for line in out.splitlines() if line.strip().startswith("window")]
+    check(len(header) == 1 and header[0].split() == [
+        "window", "error", "bin", "bits/item", "model", "measured", "95", "%",
+        "interval", "meas/model", "agrees", "target", "APBF", "line", "x", "APBF",
+        "x", "line"], "sqf-model: table header %r" % header)
+    records = read_csv(path, 16, 17)
+    for r in records:
+        what = "sqf-model w %d error %g bin %d" % (r["window"], r["error"], r["bin_bytes"])
+        check(r["agrees"] == 1 and r["low95"] <= r["measured"] <= r["high95"],
+              "%s: interval %r" % (what, r))
+        # within +-10 % of the model with its interval, and within the error
+        check(r["high95"] >= 0.9 * r["model"] and r["low95"] <= 1.1 * r["model"],
+              "%s: measured %r model %r" % (what, r["measured"], r["model"]))
+        check(0 < r["model"] < r["error"], "%s: model %r" % (what, r["model"]))
+        check(r["within_target"] >= 0, "%s: measured %r over the error" % (what, r["measured"]))
+        check(r["probes"] * r["error"] >= 400, "%s: %d probes" % (what, r["probes"]))
+        check(abs(r["measured_over_model"] - r["measured"] / r["model"]) < 1e-3, what)
+        # the least-memory count design: below the APBF at every point
+        check(0 < r["bits_per_item"] < r["apbf_bits_per_item"],
+              "%s: %r bits/item, APBF %r" % (what, r["bits_per_item"],
+                                             r["apbf_bits_per_item"]))
+    with open(md) as f:
+        lines = [line for line in f.read().splitlines() if line.startswith("|")]
+    check(len(lines) == 18 and lines[0].startswith("| window | error | bin"),
+          "sqf-model --markdown: %d table lines: %r" % (len(lines), lines[:2]))
+    run(["eval", "table2", "--large"], expect=2)
+    for w in (10**4, 10**5):
+        for e in (0.1, 0.01, 0.001, 0.0001):
+            bins = [r for r in records if r["window"] == w and r["error"] == e]
+            check(len(bins) == 2 and sum(r["planners_bin"] for r in bins) == 1,
+                  "sqf-model w %d error %g: the planner's bin marked %r" % (w, e, bins))
+            chosen = [r for r in bins if r["planners_bin"]][0]
+            check(chosen["bits_per_item"] == min(r["bits_per_item"] for r in bins),
+                  "sqf-model w %d error %g: the planner's bin is not the least memory"
+                  % (w, e))
+
+
 def test_eval_burst_quick():
     """Every time-window design x 4 arrival patterns x 2 errors: the table's
     structure, its Markdown twin, and tlbf-line (the default) within its
@@ -471,7 +519,7 @@ def test_eval_list_and_usage():
     for name in ("table2", "table3", "tbf", "fig6", "tlbf-slices", "table4",
                  "compare", "apbf-posterior", "tlbf-bits", "tlbf-fp",
                  "tlbf-faults", "clock-rotating", "fpdecay-survival", "stable",
-                 "line-model", "burst"):
+                 "line-model", "sqf-model", "burst"):
         check(name in out, "eval --list lacks %s" % name)
     run(["eval"], expect=2)
     run(["eval", "nosuch"], expect=2)

@@ -17,15 +17,17 @@ enum {
     OPT_QUICK,
     OPT_LIST,
     OPT_SEED,
-    OPT_MARKDOWN
+    OPT_MARKDOWN,
+    OPT_LARGE
 };
 
 static const cli_option eval_options[] = {
     [OPT_CSV]   = {"csv", "FILE", "also write the rows as CSV to FILE ('-' = stdout)"},
-    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s; compare: window 10^4; line-model: windows 10^4, 10^5; burst: a file of 2*10^5 keys, 2000 keys per window, fewer probes)"},
+    [OPT_QUICK] = {"quick", NULL, "smaller runs (tbf: seconds instead of minutes; fig6, tlbf-slices: fewer probes, 90 s; compare: window 10^4; line-model: windows 10^4, 10^5; sqf-model: windows 10^4, 10^5, errors to 10^-4; burst: a file of 2*10^5 keys, 2000 keys per window, fewer probes)"},
     [OPT_LIST]  = {"list", NULL, "list the experiments and exit"},
     [OPT_SEED]  = {"seed", "N", "seed of the tbf streams, of fig6/tlbf-slices hashes (default 1)"},
-    [OPT_MARKDOWN] = {"markdown", "FILE", "also write the table as Markdown to FILE (burst)"},
+    [OPT_MARKDOWN] = {"markdown", "FILE", "also write the table as Markdown to FILE (burst, sqf-model)"},
+    [OPT_LARGE] = {"large", NULL, "also the largest sizes (sqf-model: window 10^8, ~2 GB)"},
     {NULL, NULL, NULL}
 };
 
@@ -47,6 +49,7 @@ static const eval_experiment *const experiments[] = {
     &eval_fpdecay_survival,
     &eval_stable,
     &eval_line_model,
+    &eval_sqf_model,
     &eval_burst,
     &eval_compare,
 };
@@ -57,6 +60,7 @@ static const eval_experiment *const experiments[] = {
  * --markdown. */
 static const eval_experiment *const with_markdown[] = {
     &eval_burst,
+    &eval_sqf_model,
 };
 
 static int writes_markdown(const eval_experiment *e)
@@ -106,6 +110,9 @@ static int parse_args(const cli_command *self, int argc, char **argv,
         case OPT_QUICK:
             req->quick = 1;
             break;
+        case OPT_LARGE:
+            req->large = 1;
+            break;
         case OPT_LIST:
             *list = 1;
             break;
@@ -144,7 +151,12 @@ static int run_eval(const cli_command *self, int argc, char **argv)
         return cli_usage_error(self->name, "unknown experiment '%s' (tdbf eval "
                                "--list)", req.experiment);
     if (req.markdown_path != NULL && !writes_markdown(experiments[which]))
-        return cli_usage_error(self->name, "%s prints no Markdown table (--markdown: burst)",
+        return cli_usage_error(self->name, "%s prints no Markdown table (--markdown: burst, "
+                               "sqf-model)",
+                               req.experiment);
+
+    if (req.large && experiments[which] != &eval_sqf_model)
+        return cli_usage_error(self->name, "%s has no larger sizes (--large: sqf-model)",
                                req.experiment);
 
     eval_csv csv;
@@ -159,7 +171,7 @@ static int run_eval(const cli_command *self, int argc, char **argv)
 const cli_command cli_cmd_eval = {
     .name = "eval",
     .summary = "recompute the papers' tables and experiments (APBF, APBBF, TLBF, TBF, clock, rotating, fpdecay, stable)",
-    .usage = "EXPERIMENT [--csv FILE] [--markdown FILE] [--quick] [--seed N]\n--list",
+    .usage = "EXPERIMENT [--csv FILE] [--markdown FILE] [--quick] [--large] [--seed N]\n--list",
     .details =
         "Experiments (tdbf eval --list):\n"
         "  table2  APBF, paper 004 Table 2: the paper's 25 (k, l) pairs through\n"
@@ -204,6 +216,14 @@ const cli_command cli_cmd_eval = {
         "          bits per item over the least-memory APBF's (exit 1 if a\n"
         "          point's 95 % interval misses +-10 % of the prediction);\n"
         "          about 3 minutes; --quick: windows 10^4 and 10^5, a second.\n"
+        "  sqf-model  sqf's planner: the model's worst-case FP (error_planned)\n"
+        "          beside the FP measured on the filters it builds, stopped one\n"
+        "          add before a generation's last, windows 10^4 .. 10^7 (--large:\n"
+        "          also 10^8, ~2 GB), errors 0.1 .. 10^-5, 64- and 128-byte bins:\n"
+        "          measured/model, whether the 95 % interval is within the error,\n"
+        "          bits per item beside the least-memory APBF and apbf-line (exit\n"
+        "          1 if a point's interval misses +-10 % of the model or the rate\n"
+        "          is over the error); about 15 minutes; --quick: seconds.\n"
         "  compare  every windowed design at one setting: window 10^6 keys\n"
         "          (60 s on a simulated clock for tlbf, clock), errors 0.01\n"
         "          and 0.001: bits/element, FP on fresh keys, FN against the\n"

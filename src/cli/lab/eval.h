@@ -20,12 +20,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <tdbf.h>
+
 /* What the user asked for. */
 typedef struct eval_request {
     const char *experiment;
     const char *csv_path;
     const char *markdown_path;  /* --markdown FILE, NULL if not asked */
     int         quick;      /* --quick: seconds, for CI */
+    int         large;      /* --large: also the largest sizes (sqf-model) */
     uint64_t    seed;       /* --seed, default 1 */
 } eval_request;
 
@@ -92,6 +95,41 @@ int eval_has_key(const struct tdbf *f, uint64_t id, uint64_t now_ns);
 int eval_probe_fp(const struct tdbf *f, uint64_t probes, uint64_t *next_probe,
                   uint64_t now_ns, double *fp);
 
+/* Add (hits NULL) or ask (the yes answers counted into *hits) keys
+ * lab_key16(stream, 0 .. n - 1), EVAL_BATCH at a time.  Two streams of
+ * different parity never share a key: the first 8 bytes of a key are a
+ * bijection of stream + 2 id, whose parity is the stream's.  Returns
+ * TDBF_OK or the first negative code of the batch calls. */
+#define EVAL_BATCH 64
+int eval_keys16(struct tdbf *f, uint64_t stream, uint64_t n, uint64_t *hits);
+
+/* A measured experiment's own failure, beside the library's negative
+ * codes: the fill did not stop where the experiment measures (the end of
+ * a generation). */
+#define EVAL_NOT_AT_WORST 1
+
+/* Where a design is at its worst: after `adds` keys from empty, with
+ * generation_fill then `fill`. */
+typedef struct eval_worst {
+    uint64_t adds;
+    uint64_t fill;
+} eval_worst;
+typedef eval_worst (*eval_worst_fn)(const tdbf_stats *st);
+
+/* Open a filter of `cfg`, add keys of key_stream (eval_keys16) up to its
+ * worst moment (worst_at of its fresh stats), then ask `probes` keys of
+ * probe_stream, counting the yes answers into *hits; *st gets the stats
+ * at the worst moment.  Returns TDBF_OK, EVAL_NOT_AT_WORST when the fill
+ * did not stop there, or a negative code. */
+int eval_probe_worst(const tdbf_config *cfg, eval_worst_fn worst_at, uint64_t key_stream,
+                     uint64_t probe_stream, uint64_t probes, tdbf_stats *st, uint64_t *hits);
+
+/* A point of a measured experiment failed with `rc` (a negative library
+ * code, or EVAL_NOT_AT_WORST): erase the progress line, free the table,
+ * report it for `design` at `window`.  Returns the exit code. */
+int eval_point_failed(const char *cmd, int progress, cli_table *t, const char *design,
+                      uint64_t window, int rc);
+
 /* ---- the experiments -------------------------------------------------- */
 
 typedef struct eval_experiment {
@@ -117,5 +155,6 @@ extern const eval_experiment eval_fpdecay_survival;
 extern const eval_experiment eval_stable;
 extern const eval_experiment eval_line_model;     /* eval_line.c */
 extern const eval_experiment eval_burst;          /* eval_burst.c */
+extern const eval_experiment eval_sqf_model;      /* eval_sqf.c */
 
 #endif /* TDBF_CLI_EVAL_H */

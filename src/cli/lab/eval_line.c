@@ -32,7 +32,8 @@
 
 #include <tdbf_model.h>
 
-/* Keys and probes: 16-byte keys of two streams per filter. */
+/* Keys and probes: 16-byte keys of two streams per filter, one even and
+ * one odd, so that they never meet (eval_keys16). */
 #define LINE_KEY_STREAM   UINT64_C(0x11e0)
 #define LINE_PROBE_STREAM UINT64_C(0x9be5)
 /* Hits the probes of one point aim at (~ +-4.4 % at 95 %), and bounds. */
@@ -40,9 +41,6 @@
 #define LINE_MIN_PROBES   200000.0
 #define LINE_MAX_PROBES   20000000.0
 #define LINE_TOLERANCE    0.10
-#define LINE_BATCH        64
-/* measure_filter's own failure, beside the library's negative codes. */
-#define LINE_NOT_AT_SHIFT 1
 
 typedef struct line_point {
     uint64_t       window;
@@ -84,58 +82,25 @@ static tdbf_config line_config(const line_point *p, uint64_t seed)
     return cfg;
 }
 
-/* Add (or ask, counting the yes answers into *hits when hits is not NULL)
- * keys 0 .. n - 1 of `stream`, LINE_BATCH at a time. */
-static int line_keys(tdbf *f, uint64_t stream, uint64_t n, uint64_t *hits)
+/* 2(k + l) generations, ending on a generation's last add: the shift
+ * comes with the next. */
+static eval_worst line_worst(const tdbf_stats *st)
 {
-    unsigned char keys[LINE_BATCH][LAB_KEY16_BYTES];
-    const void *ptrs[LINE_BATCH];
-    size_t lens[LINE_BATCH];
-    uint8_t answers[LINE_BATCH];
-    for (uint64_t done = 0; done < n;) {
-        size_t batch = n - done < LINE_BATCH ? (size_t)(n - done) : LINE_BATCH;
-        for (size_t i = 0; i < batch; i++) {
-            lab_key16(stream, done + i, keys[i]);
-            ptrs[i] = keys[i];
-            lens[i] = LAB_KEY16_BYTES;
-        }
-        int rc = hits ? tdbf_contains_batch(f, batch, ptrs, lens, 0, answers)
-                      : tdbf_add_batch(f, batch, ptrs, lens, 0, NULL);
-        if (rc != TDBF_OK)
-            return rc;
-        if (hits)
-            for (size_t i = 0; i < batch; i++)
-                *hits += answers[i];
-        done += batch;
-    }
-    return TDBF_OK;
+    eval_worst w = {2 * (uint64_t)(st->k + st->l) * st->generation_size, st->generation_size};
+    return w;
 }
 
 /* One filter of the point: built, filled to just before a shift, probed. */
 static int measure_filter(line_point *p, uint64_t seed, uint64_t probes)
 {
     tdbf_config cfg = line_config(p, seed);
-    tdbf *f;
-    int rc = tdbf_open(&f, &cfg);
-    if (rc != TDBF_OK)
-        return rc;
     tdbf_stats st;
-    rc = tdbf_get_stats(f, &st);
-    if (rc == TDBF_OK)
-        rc = line_keys(f, LINE_KEY_STREAM ^ seed, 2 * (uint64_t)(st.k + st.l) * st.generation_size,
-                       NULL);
-    if (rc == TDBF_OK)
-        rc = tdbf_get_stats(f, &st);
-    if (rc == TDBF_OK && st.generation_fill != st.generation_size) {
-        tdbf_close(f);                  /* the fill did not end a generation */
-        return LINE_NOT_AT_SHIFT;
-    }
+    int rc = eval_probe_worst(&cfg, line_worst, LINE_KEY_STREAM ^ seed,
+                              LINE_PROBE_STREAM ^ seed, probes, &st, &p->hits);
     if (rc == TDBF_OK) {
         p->predicted += st.error_planned / p->filters;
-        rc = line_keys(f, LINE_PROBE_STREAM ^ seed, probes, &p->hits);
         p->probes += probes;
     }
-    tdbf_close(f);
     return rc;
 }
 
@@ -233,15 +198,8 @@ static int run_line_model(const char *cmd, const eval_request *req, eval_csv *cs
                 lab_progress(progress, cmd, ++step, steps, "window %llu, error %g, %u-byte units",
                              (unsigned long long)p.window, p.error, p.unit_bits / 8);
                 int rc = measure_point(&p, req);
-                if (rc != TDBF_OK) {
-                    lab_progress_end(progress);
-                    cli_table_free(&t);
-                    if (rc == LINE_NOT_AT_SHIFT)
-                        return cli_error(cmd, "apbf-line window %llu: the fill did not end "
-                                         "on a generation's last add",
-                                         (unsigned long long)p.window);
-                    return cli_lib_error(cmd, "apbf-line", rc);
-                }
+                if (rc != TDBF_OK)
+                    return eval_point_failed(cmd, progress, &t, "apbf-line", p.window, rc);
                 double low, high;
                 int ok = agrees(&p, &low, &high);
                 disagree += !ok;

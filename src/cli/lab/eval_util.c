@@ -145,3 +145,62 @@ int eval_probe_fp(const tdbf *f, uint64_t probes, uint64_t *next_probe,
     *fp = probes ? (double)yes / (double)probes : 0.0;
     return TDBF_OK;
 }
+
+int eval_keys16(tdbf *f, uint64_t stream, uint64_t n, uint64_t *hits)
+{
+    unsigned char keys[EVAL_BATCH][LAB_KEY16_BYTES];
+    const void *ptrs[EVAL_BATCH];
+    size_t lens[EVAL_BATCH];
+    uint8_t answers[EVAL_BATCH];
+    for (uint64_t done = 0; done < n;) {
+        size_t batch = n - done < EVAL_BATCH ? (size_t)(n - done) : EVAL_BATCH;
+        for (size_t i = 0; i < batch; i++) {
+            lab_key16(stream, done + i, keys[i]);
+            ptrs[i] = keys[i];
+            lens[i] = LAB_KEY16_BYTES;
+        }
+        int rc = hits ? tdbf_contains_batch(f, batch, ptrs, lens, 0, answers)
+                      : tdbf_add_batch(f, batch, ptrs, lens, 0, NULL);
+        if (rc != TDBF_OK)
+            return rc;
+        if (hits)
+            for (size_t i = 0; i < batch; i++)
+                *hits += answers[i];
+        done += batch;
+    }
+    return TDBF_OK;
+}
+
+int eval_point_failed(const char *cmd, int progress, cli_table *t, const char *design,
+                      uint64_t window, int rc)
+{
+    lab_progress_end(progress);
+    cli_table_free(t);
+    if (rc == EVAL_NOT_AT_WORST)
+        return cli_error(cmd, "%s window %llu: the fill did not stop at the end of a "
+                         "generation", design, (unsigned long long)window);
+    return cli_lib_error(cmd, design, rc);
+}
+
+int eval_probe_worst(const tdbf_config *cfg, eval_worst_fn worst_at, uint64_t key_stream,
+                     uint64_t probe_stream, uint64_t probes, tdbf_stats *st, uint64_t *hits)
+{
+    tdbf *f;
+    int rc = tdbf_open(&f, cfg);
+    if (rc != TDBF_OK)
+        return rc;
+    eval_worst worst = {0, 0};
+    rc = tdbf_get_stats(f, st);
+    if (rc == TDBF_OK) {
+        worst = worst_at(st);
+        rc = eval_keys16(f, key_stream, worst.adds, NULL);
+    }
+    if (rc == TDBF_OK)
+        rc = tdbf_get_stats(f, st);
+    if (rc == TDBF_OK && st->generation_fill != worst.fill)
+        rc = EVAL_NOT_AT_WORST;
+    if (rc == TDBF_OK)
+        rc = eval_keys16(f, probe_stream, probes, hits);
+    tdbf_close(f);
+    return rc;
+}

@@ -80,7 +80,12 @@ int tdbf_sqf_core_check(const sqf_core *c);
 
 /* The planner sizes a filter for a modelled worst-case FP of error /
  * TDBF_SQF_PLAN_MARGIN, so that the filters, not only the model, meet
- * the error at the worst moment (the end of a generation). */
+ * the error at the worst moment (the end of a generation).  The least
+ * tried that does with the 95 % interval of 4000 false positives at every
+ * point of tdbf eval sqf-model (windows 10^4 .. 10^7, errors 0.1 ..
+ * 10^-5, both bin sizes): at 1.08 the highest interval top is 0.987 of
+ * the error; at 1.07 a small filter (window 10^5, 10^-5, measured 1.10x
+ * its model) reached 1.005 of it.  Each 1 % of margin is ~0.2 % of bits. */
 #define TDBF_SQF_PLAN_MARGIN 1.08
 
 typedef struct sqf_model {
