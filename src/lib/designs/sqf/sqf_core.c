@@ -73,33 +73,10 @@
  * (gs >= the spill's generation >= Gx), q_x is in the range, and its
  * spare word still holds its bits: the query answers present.
  */
-#include <string.h>
-
+#include "designs/sqf/bin.h"
 #include "designs/sqf/internal.h"
+#include "util/bits.h"
 #include "util/wide.h"
-
-/* ---- bit fields inside a bin ------------------------------------------ */
-
-static uint64_t field_get(const uint64_t *w, unsigned pos, unsigned bits)
-{
-    unsigned word = pos >> 6, shift = pos & 63;
-    uint64_t v = w[word] >> shift;
-    if (shift + bits > 64)
-        v |= w[word + 1] << (64 - shift);
-    return bits == 64 ? v : v & ((UINT64_C(1) << bits) - 1);
-}
-
-static void field_set(uint64_t *w, unsigned pos, unsigned bits, uint64_t v)
-{
-    unsigned word = pos >> 6, shift = pos & 63;
-    uint64_t mask = bits == 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
-    v &= mask;
-    w[word] = (w[word] & ~(mask << shift)) | (v << shift);
-    if (shift + bits > 64) {
-        unsigned low = 64 - shift;
-        w[word + 1] = (w[word + 1] & ~(mask >> low)) | (v >> low);
-    }
-}
 
 /* (a - b) mod m for a power of two m, without wrapping an unsigned type
  * (the sanitizer builds trap unsigned wrap-around in the library). */
@@ -110,101 +87,10 @@ static unsigned mod_diff(uint64_t a, uint64_t b, unsigned m)
 
 /* ---- shape -------------------------------------------------------------- */
 
-static unsigned slot_bits(const sqf_shape *s)
+static sqf_geom geom_of(const sqf_shape *s)
 {
-    return s->rem_bits + SQF_TAG_BITS;
-}
-
-static unsigned header_pos(void)
-{
-    return SQF_STATE_BITS;
-}
-
-static unsigned slots_pos(const sqf_shape *s)
-{
-    return SQF_STATE_BITS + s->quotients + s->slots;
-}
-
-/* The header, Q + C <= SQF_HEADER_WORDS * 64 bits, as words of its own
- * (bit j of the header is bit j mod 64 of word j / 64). */
-#define SQF_HEADER_WORDS 3u
-
-static unsigned header_bits(const sqf_shape *s)
-{
-    return s->quotients + s->slots;
-}
-
-static void header_load(const sqf_shape *s, const uint64_t *w, uint64_t h[SQF_HEADER_WORDS])
-{
-    unsigned bits = header_bits(s);
-    for (unsigned j = 0; j < SQF_HEADER_WORDS; j++) {
-        unsigned at = 64 * j;
-        h[j] = at < bits ? field_get(w, header_pos() + at, bits - at < 64 ? bits - at : 64) : 0;
-    }
-}
-
-static void header_store(const sqf_shape *s, uint64_t *w, const uint64_t h[SQF_HEADER_WORDS])
-{
-    unsigned bits = header_bits(s);
-    for (unsigned j = 0; j < SQF_HEADER_WORDS && 64 * j < bits; j++) {
-        unsigned at = 64 * j;
-        field_set(w, header_pos() + at, bits - at < 64 ? bits - at : 64, h[j]);
-    }
-}
-
-static unsigned count_ones(uint64_t x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_popcountll(x);
-#else
-    unsigned n = 0;
-    for (; x != 0; x &= x - 1)
-        n++;
-    return n;
-#endif
-}
-
-static unsigned lowest_one(uint64_t x)   /* x != 0 */
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(x);
-#else
-    unsigned n = 0;
-    while (!(x & 1)) {
-        x >>= 1;
-        n++;
-    }
-    return n;
-#endif
-}
-
-/* The position of the k-th (from 0) 0 bit of the header's first `bits`
- * bits; `bits` when there are not so many. */
-static unsigned select_zero(const uint64_t h[SQF_HEADER_WORDS], unsigned bits, unsigned k)
-{
-    for (unsigned j = 0; j < SQF_HEADER_WORDS && 64 * j < bits; j++) {
-        uint64_t zeros = ~h[j];
-        unsigned left = bits - 64 * j;
-        if (left < 64)
-            zeros &= (UINT64_C(1) << left) - 1;
-        unsigned n = count_ones(zeros);
-        if (k < n) {
-            for (; k > 0; k--)
-                zeros &= zeros - 1;
-            return 64 * j + lowest_one(zeros);
-        }
-        k -= n;
-    }
-    return bits;
-}
-
-/* Slots [*first, *end) hold quotient q's entries. */
-static void quotient_run(const sqf_shape *s, const uint64_t h[SQF_HEADER_WORDS], unsigned q,
-                         unsigned *first, unsigned *end)
-{
-    unsigned bits = header_bits(s);
-    *first = q == 0 ? 0 : select_zero(h, bits, q - 1) + 1 - q;
-    *end = select_zero(h, bits, q) - q;
+    sqf_geom g = { s->bin_words, s->quotients, s->slots, s->rem_bits };
+    return g;
 }
 
 int tdbf_sqf_shape_check(const sqf_shape *s)
@@ -217,13 +103,14 @@ int tdbf_sqf_shape_check(const sqf_shape *s)
         return -1;
     if (s->slots == 0 || s->slots > SQF_MAX_SLOTS)
         return -1;
-    if (header_bits(s) > 64 * SQF_HEADER_WORDS)
+    if (s->quotients + s->slots > 64 * SQF_HEADER_WORDS)
         return -1;
     if (s->rem_bits == 0 || s->rem_bits > 32)
         return -1;
     if (s->spare_lines == 0 || s->spare_k == 0 || s->spare_k > 16)
         return -1;
-    uint64_t used = (uint64_t)slots_pos(s) + (uint64_t)s->slots * slot_bits(s);
+    sqf_geom g = geom_of(s);
+    uint64_t used = (uint64_t)geom_slots_pos(g) + (uint64_t)s->slots * geom_slot_bits(g);
     return used <= 64u * s->bin_words ? 0 : -1;
 }
 
@@ -252,142 +139,18 @@ typedef struct sqf_print {
     uint32_t rem;
 } sqf_print;
 
-static sqf_print fingerprint(const sqf_shape *s, const tdbf_hash128 *h)
+static TDBF_ALWAYS_INLINE sqf_print fingerprint(const sqf_shape *s, const tdbf_hash128 *h)
 {
     sqf_print p;
     p.bin = tdbf_reduce(h->lo, s->bins);
     p.q = (unsigned)tdbf_reduce(h->hi, s->quotients);
-    p.rem = (uint32_t)((h->hi >> 1) & ((UINT64_C(1) << s->rem_bits) - 1));
+    p.rem = (uint32_t)((h->hi >> 1) & low_mask(s->rem_bits));
     return p;
 }
 
-static uint64_t generation(const sqf_core *c)
+static TDBF_ALWAYS_INLINE uint64_t *bin_of(const sqf_core *c, uint64_t bin)
 {
-    return c->gen;
-}
-
-/* ---- a bin, decoded ------------------------------------------------------
- * Adds decode the whole bin into arrays, change them and encode it back:
- * simple and obviously in order; queries read in place. */
-
-typedef struct sqf_bin {
-    unsigned n;                          /* entries */
-    unsigned gw, gs, spill;              /* the state fields */
-    uint8_t  q[SQF_MAX_SLOTS + 1];       /* one spare place for an insert */
-    uint32_t rem[SQF_MAX_SLOTS + 1];
-    uint8_t  age[SQF_MAX_SLOTS + 1];     /* generations, decoded */
-} sqf_bin;
-
-static unsigned age_of(unsigned tag, unsigned gw, unsigned d)
-{
-    return d + mod_diff(gw, tag, SQF_TAGS);
-}
-
-/* Ages are decoded against the current generation: d = G - gw mod 32. */
-static void bin_decode(const sqf_shape *s, const uint64_t *w, uint64_t gen, sqf_bin *b)
-{
-    b->gw = (unsigned)field_get(w, 0, SQF_GEN_BITS);
-    b->gs = (unsigned)field_get(w, SQF_GEN_BITS, SQF_GEN_BITS);
-    b->spill = (unsigned)field_get(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS);
-    unsigned d = mod_diff(gen, b->gw, SQF_GENS);
-    /* The i-th 1 of the header, at position p, is an entry of quotient
-     * p - i (the number of 0s before it). */
-    uint64_t h[SQF_HEADER_WORDS];
-    header_load(s, w, h);
-    unsigned n = 0;
-    for (unsigned j = 0; j < SQF_HEADER_WORDS; j++) {
-        for (uint64_t ones = h[j]; ones != 0 && n < s->slots; ones &= ones - 1) {
-            unsigned q = 64 * j + lowest_one(ones) - n;
-            if (q >= s->quotients)
-                break;
-            b->q[n++] = (uint8_t)q;
-        }
-    }
-    unsigned sp = slots_pos(s), sb = slot_bits(s);
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t v = field_get(w, sp + i * sb, sb);
-        b->rem[i] = (uint32_t)(v >> SQF_TAG_BITS);
-        unsigned age = age_of((unsigned)(v & (SQF_TAGS - 1)), b->gw, d);
-        b->age[i] = (uint8_t)(age > 255 ? 255 : age);
-    }
-    b->n = n;
-}
-
-/* Writes the bin as of generation `gen`: tags are gen - age mod 8. */
-static void bin_encode(const sqf_shape *s, uint64_t *w, uint64_t gen, const sqf_bin *b)
-{
-    memset(w, 0, 8u * s->bin_words);
-    field_set(w, 0, SQF_GEN_BITS, gen);
-    field_set(w, SQF_GEN_BITS, SQF_GEN_BITS, b->gs);
-    field_set(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS, b->spill);
-    uint64_t h[SQF_HEADER_WORDS] = { 0 };
-    unsigned i;
-    for (i = 0; i < b->n; i++) {
-        unsigned p = b->q[i] + i;   /* after q 0s and i 1s */
-        h[p >> 6] |= UINT64_C(1) << (p & 63);
-    }
-    header_store(s, w, h);
-    unsigned sp = slots_pos(s), sb = slot_bits(s);
-    for (i = 0; i < b->n; i++) {
-        uint64_t tag = mod_diff(gen, b->age[i], SQF_TAGS);
-        field_set(w, sp + i * sb, sb, ((uint64_t)b->rem[i] << SQF_TAG_BITS) | tag);
-    }
-}
-
-static void bin_remove(sqf_bin *b, unsigned i)
-{
-    memmove(&b->q[i], &b->q[i + 1], b->n - i - 1);
-    memmove(&b->rem[i], &b->rem[i + 1], (b->n - i - 1) * sizeof b->rem[0]);
-    memmove(&b->age[i], &b->age[i + 1], b->n - i - 1);
-    b->n--;
-}
-
-/* Inserts at the end of quotient q's run, keeping header order. */
-static void bin_insert(sqf_bin *b, unsigned q, uint32_t rem, unsigned age)
-{
-    unsigned i = 0;
-    while (i < b->n && b->q[i] <= q)
-        i++;
-    memmove(&b->q[i + 1], &b->q[i], b->n - i);
-    memmove(&b->rem[i + 1], &b->rem[i], (b->n - i) * sizeof b->rem[0]);
-    memmove(&b->age[i + 1], &b->age[i], b->n - i);
-    b->q[i] = (uint8_t)q;
-    b->rem[i] = rem;
-    b->age[i] = (uint8_t)age;
-    b->n++;
-}
-
-/* The expiry rule: entries older than L go. */
-static void bin_purge(sqf_bin *b)
-{
-    unsigned kept = 0;
-    for (unsigned i = 0; i < b->n; i++) {
-        if (b->age[i] > SQF_KEPT)
-            continue;
-        b->q[kept] = b->q[i];
-        b->rem[kept] = b->rem[i];
-        b->age[kept] = b->age[i];
-        kept++;
-    }
-    b->n = kept;
-}
-
-static int bin_find(const sqf_bin *b, unsigned q, uint32_t rem)
-{
-    for (unsigned i = 0; i < b->n; i++)
-        if (b->q[i] == q && b->rem[i] == rem && b->age[i] <= SQF_KEPT)
-            return (int)i;
-    return -1;
-}
-
-/* The entry to spill: the largest q, the oldest on ties. */
-static unsigned bin_victim(const sqf_bin *b)
-{
-    unsigned v = 0;
-    for (unsigned i = 1; i < b->n; i++)
-        if (b->q[i] > b->q[v] || (b->q[i] == b->q[v] && b->age[i] > b->age[v]))
-            v = i;
-    return v;
+    return c->bins + bin * c->shape.bin_words;
 }
 
 /* ---- the spare ------------------------------------------------------------ */
@@ -448,34 +211,145 @@ void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps)
     c->gen_adds = 0;
 }
 
+
+/* ---- a bin's state and entries --------------------------------------------- */
+
+static TDBF_ALWAYS_INLINE unsigned state_last_write(const uint64_t *w)
+{
+    return (unsigned)(w[0] & (SQF_GENS - 1));
+}
+
+static TDBF_ALWAYS_INLINE unsigned state_last_spill(const uint64_t *w)
+{
+    return (unsigned)(w[0] >> SQF_GEN_BITS) & (SQF_GENS - 1);
+}
+
+static TDBF_ALWAYS_INLINE unsigned state_spill_range(const uint64_t *w)
+{
+    return (unsigned)(w[0] >> (2 * SQF_GEN_BITS)) & SQF_MAX_QUOTIENTS;
+}
+
+/* An entry's age in generations: d since the bin's last write gw, plus
+ * its tag's distance below gw (the essay's decoding rule). */
+static TDBF_ALWAYS_INLINE unsigned age_of(uint64_t slot, unsigned gw, unsigned d)
+{
+    return d + mod_diff(gw, slot, SQF_TAGS);
+}
+
+/* The expiry rule, in place: the entries older than L leave; d > 0
+ * generations since the bin's last write gw. */
+static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, unsigned d)
+{
+    uint64_t h[SQF_HEADER_WORDS];
+    header_load(g, w, h);
+    unsigned n = header_entries(g, h);
+    if (n == 0)
+        return;
+    if (d > SQF_KEPT) {   /* all expired: an empty header and no slots */
+        range_clear(w, SQF_HEADER_POS, slot_pos(g, n));
+        return;
+    }
+    uint64_t expired[SQF_MAX_SLOTS / 64] = { 0 };
+    uint64_t lanes = slot_lanes(g);
+    unsigned per_window = 64 / geom_slot_bits(g);
+    for (unsigned i = 0; i < n; i += per_window) {
+        uint64_t found = expired_in_window(field_window(w, g.words, slot_pos(g, i)), lanes, gw, d);
+        if (n - i < per_window)
+            found &= low_mask((n - i) * geom_slot_bits(g));
+        for (; found != 0; found &= found - 1) {
+            unsigned e = i + lowest_one(found) / geom_slot_bits(g);
+            expired[e >> 6] |= UINT64_C(1) << (e & 63);
+        }
+    }
+    /* Highest first: removing entry e moves nothing below it, so the
+     * header read before the purge still places every lower entry. */
+    for (unsigned j = SQF_MAX_SLOTS / 64; j > 0; j--) {
+        for (uint64_t left = expired[j - 1]; left != 0; left &= ~(UINT64_C(1) << highest_one(left))) {
+            unsigned e = 64 * (j - 1) + highest_one(left);
+            entry_remove(g, w, e, header_one(g, h, e), n--);
+        }
+    }
+}
+
+/* The first live entry of slots [first, end) holding `rem`, or -1. */
+static TDBF_ALWAYS_INLINE int run_find(sqf_geom g, const uint64_t *w, unsigned first, unsigned end,
+                                       uint32_t rem, unsigned gw, unsigned d)
+{
+    for (unsigned i = first; i < end; i++) {
+        uint64_t slot = slot_get(g, w, i);
+        if ((uint32_t)(slot >> SQF_TAG_BITS) == rem && age_of(slot, gw, d) <= SQF_KEPT)
+            return (int)i;
+    }
+    return -1;
+}
+
 static int mark_live(unsigned gs, unsigned spill, uint64_t gen)
 {
     return spill != 0 && mod_diff(gen, gs, SQF_GENS) <= SQF_KEPT;
 }
 
 /* Does the spare have to answer for quotient q of this bin? */
-static int spill_covers(const sqf_shape *s, unsigned gs, unsigned spill, unsigned q,
-                        uint64_t gen)
+static int spill_covers(const sqf_shape *s, const uint64_t *w, unsigned q, uint64_t gen)
 {
-    return mark_live(gs, spill, gen) && q + spill >= s->quotients;
+    unsigned spill = state_spill_range(w);
+    return mark_live(state_last_spill(w), spill, gen) && q + spill >= s->quotients;
 }
 
 /* ---- operations --------------------------------------------------------- */
 
-/* The overflow rule: bin b holds C + 1 entries; one goes to the spare. */
-static void spill_one(sqf_core *c, sqf_bin *b, uint64_t bin, uint64_t gen)
+/* The entry to spill from a full bin that `p` joins: the largest q, the
+ * oldest on ties (the first stored of those, the newcomer being last of
+ * its run); `p` itself when its q is above every stored one.  Every entry
+ * is live (the bin was purged in this generation), its age (gen - tag)
+ * mod 8.  Returns its slot's index, or -1 for `p`. */
+static TDBF_ALWAYS_INLINE int overflow_victim(sqf_geom g, const uint64_t *w,
+                                              const uint64_t h[SQF_HEADER_WORDS], unsigned q,
+                                              uint64_t gen, unsigned *victim_q)
 {
-    const sqf_shape *s = &c->shape;
-    unsigned v = bin_victim(b);
-    sqf_print p = { bin, b->q[v], b->rem[v] };
-    spare_add(c, &p, mod_diff(gen, b->age[v], SQF_TAGS));
-    if (!mark_live(b->gs, b->spill, gen))
-        b->spill = 0;
-    unsigned covers = s->quotients - b->q[v];
-    if (covers > b->spill)
-        b->spill = covers;
-    b->gs = (unsigned)(gen & (SQF_GENS - 1));
-    bin_remove(b, v);
+    unsigned n = g.slots;
+    unsigned top_q = header_one(g, h, n - 1) - (n - 1);
+    if (q > top_q)
+        return -1;
+    *victim_q = top_q;
+    unsigned first, end, victim = n - 1, oldest = 0;
+    quotient_run(g, h, top_q, &first, &end);
+    for (unsigned i = end; i > first; i--) {   /* from the last: ties go to the first */
+        unsigned age = mod_diff(gen, slot_get(g, w, i - 1), SQF_TAGS);
+        if (age >= oldest) {
+            oldest = age;
+            victim = i - 1;
+        }
+    }
+    return (int)victim;
+}
+
+/* The overflow rule: the bin holds C entries and `p` (tagged gen) joins;
+ * one of them moves to the spare and the spill mark covers its q. */
+static TDBF_ALWAYS_INLINE void bin_overflow(sqf_core *c, sqf_geom g, uint64_t *w, const sqf_print *p,
+                                            uint64_t gen)
+{
+    uint64_t h[SQF_HEADER_WORDS];
+    header_load(g, w, h);
+    sqf_print victim = *p;
+    uint64_t victim_gen = gen;
+    int v = overflow_victim(g, w, h, p->q, gen, &victim.q);
+    if (v >= 0) {
+        uint64_t slot = slot_get(g, w, (unsigned)v);
+        victim.rem = (uint32_t)(slot >> SQF_TAG_BITS);
+        victim_gen = slot;   /* its tag: its generation modulo 8 */
+        entry_remove(g, w, (unsigned)v, victim.q + (unsigned)v, g.slots);
+        unsigned first, end;
+        header_load(g, w, h);
+        quotient_run(g, h, p->q, &first, &end);
+        entry_insert(g, w, p->q, end, ((uint64_t)p->rem << SQF_TAG_BITS) | (gen & (SQF_TAGS - 1)),
+                     g.slots - 1);
+    }
+    spare_add(c, &victim, victim_gen);
+    unsigned spill = mark_live(state_last_spill(w), state_spill_range(w), gen) ? state_spill_range(w) : 0;
+    if (g.quotients - victim.q > spill)
+        spill = g.quotients - victim.q;
+    field_set(w, SQF_GEN_BITS, SQF_GEN_BITS + SQF_SAFE_BITS,
+              (gen & (SQF_GENS - 1)) | (uint64_t)spill << SQF_GEN_BITS);
 }
 
 static void count_add(sqf_core *c)
@@ -486,107 +360,67 @@ static void count_add(sqf_core *c)
         tdbf_sqf_core_turn(c, 1);
 }
 
-/* A 1 at header position pos, the bits from pos on moving up by one (the
- * header's last bit is a spare 0 while the bin has room). */
-static void header_insert_one(uint64_t h[SQF_HEADER_WORDS], unsigned pos)
+/* Test-and-set on one bin: purge at the generation's first write, then
+ * refresh the key's entry or insert it (spilling one when full). */
+static TDBF_ALWAYS_INLINE int add_in_bin(sqf_core *c, sqf_geom g, const sqf_print *p)
 {
-    unsigned at = pos >> 6, bit = pos & 63;
-    for (unsigned j = SQF_HEADER_WORDS - 1; j > at; j--)
-        h[j] = (h[j] << 1) | (h[j - 1] >> 63);
-    uint64_t low = bit == 0 ? 0 : h[at] & (~UINT64_C(0) >> (64 - bit));
-    h[at] = low | ((h[at] & ~low) << 1) | (UINT64_C(1) << bit);
-}
-
-/* The common add, in place: the bin was already written in this
- * generation (nothing to purge), and the key is found or there is room.
- * Returns 1 or 0 as tdbf_sqf_core_add, or -1 for the general path. */
-static int add_in_place(sqf_core *c, uint64_t *w, const sqf_print *p, uint64_t gen)
-{
-    const sqf_shape *s = &c->shape;
-    if (mod_diff(gen, field_get(w, 0, SQF_GEN_BITS), SQF_GENS) != 0)
-        return -1;
-    uint64_t hdr[SQF_HEADER_WORDS];
-    header_load(s, w, hdr);
-    unsigned first, end, sb = slot_bits(s), sp = slots_pos(s);
+    uint64_t gen = c->gen, *w = bin_of(c, p->bin);
+    unsigned gw = state_last_write(w);
+    unsigned d = mod_diff(gen, gw, SQF_GENS);
+    if (d != 0) {
+        bin_purge(g, w, gw, d);
+        gw = (unsigned)(gen & (SQF_GENS - 1));
+        w[0] = (w[0] & ~low_mask(SQF_GEN_BITS)) | gw;
+    }
+    uint64_t h[SQF_HEADER_WORDS];
+    header_load(g, w, h);
+    unsigned first, end;
+    quotient_run(g, h, p->q, &first, &end);
     uint64_t tag = gen & (SQF_TAGS - 1);
-    quotient_run(s, hdr, p->q, &first, &end);
-    for (unsigned i = first; i < end; i++) {   /* all live: written this generation */
-        uint64_t v = field_get(w, sp + i * sb, sb);
-        if ((uint32_t)(v >> SQF_TAG_BITS) == p->rem) {
-            field_set(w, sp + i * sb, SQF_TAG_BITS, tag);   /* refresh */
-            return 1;
-        }
+    int found = run_find(g, w, first, end, p->rem, gw, 0);
+    if (found >= 0) {   /* refresh */
+        field_set(w, slot_pos(g, (unsigned)found), SQF_TAG_BITS, tag);
+        return 1;
     }
-    unsigned n = 0;
-    for (unsigned j = 0; j < SQF_HEADER_WORDS; j++)
-        n += count_ones(hdr[j]);
-    if (n >= s->slots)
-        return -1;
-    unsigned gs = (unsigned)field_get(w, SQF_GEN_BITS, SQF_GEN_BITS);
-    unsigned spill = (unsigned)field_get(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS);
-    int present = spill_covers(s, gs, spill, p->q, gen) && spare_contains(c, p);
-    for (unsigned i = n; i > end; i--)
-        field_set(w, sp + i * sb, sb, field_get(w, sp + (i - 1) * sb, sb));
-    field_set(w, sp + end * sb, sb, ((uint64_t)p->rem << SQF_TAG_BITS) | tag);
-    header_insert_one(hdr, end + p->q);   /* before quotient q's 0 */
-    header_store(s, w, hdr);
-    return present;
-}
-
-int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
-{
-    const sqf_shape *s = &c->shape;
-    sqf_print p = fingerprint(s, h);
-    uint64_t gen = generation(c);
-    uint64_t *w = c->bins + p.bin * s->bin_words;
-    int fast = add_in_place(c, w, &p, gen);
-    if (fast >= 0) {
-        count_add(c);
-        return fast;
-    }
-    sqf_bin b;
-    bin_decode(s, w, gen, &b);
-    if (mod_diff(gen, b.gw, SQF_GENS) != 0)
-        bin_purge(&b);
-    int present;
-    int i = bin_find(&b, p.q, p.rem);
-    if (i >= 0) {
-        b.age[i] = 0;   /* refresh */
-        present = 1;
-    } else {
-        present = spill_covers(s, b.gs, b.spill, p.q, gen) &&
-                  spare_contains(c, &p);
-        bin_insert(&b, p.q, p.rem, 0);
-        if (b.n > s->slots)
-            spill_one(c, &b, p.bin, gen);
-    }
-    bin_encode(s, w, gen, &b);
-    count_add(c);
+    /* A new entry even when the spare says present: otherwise that false
+     * positive could later turn into a false negative. */
+    int present = spill_covers(&c->shape, w, p->q, gen) && spare_contains(c, p);
+    unsigned n = header_entries(g, h);
+    if (n < g.slots)
+        entry_insert(g, w, p->q, end, ((uint64_t)p->rem << SQF_TAG_BITS) | tag, n);
+    else
+        bin_overflow(c, g, w, p, gen);
     return present;
 }
 
 /* A query reads the bin in place: the quotient's run, then its slots. */
-int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
+static TDBF_ALWAYS_INLINE int contains_in_bin(const sqf_core *c, sqf_geom g, const sqf_print *p)
 {
-    const sqf_shape *s = &c->shape;
-    sqf_print p = fingerprint(s, h);
-    uint64_t gen = generation(c);
-    const uint64_t *w = c->bins + p.bin * s->bin_words;
-    unsigned gw = (unsigned)field_get(w, 0, SQF_GEN_BITS);
+    uint64_t gen = c->gen;
+    const uint64_t *w = bin_of(c, p->bin);
+    unsigned gw = state_last_write(w);
     unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d <= SQF_KEPT) {   /* else every entry of the bin has expired */
-        uint64_t hdr[SQF_HEADER_WORDS];
-        header_load(s, w, hdr);
-        unsigned first, end, sb = slot_bits(s), sp = slots_pos(s);
-        quotient_run(s, hdr, p.q, &first, &end);
-        for (unsigned i = first; i < end; i++) {
-            uint64_t v = field_get(w, sp + i * sb, sb);
-            if ((uint32_t)(v >> SQF_TAG_BITS) == p.rem &&
-                age_of((unsigned)(v & (SQF_TAGS - 1)), gw, d) <= SQF_KEPT)
-                return 1;
-        }
+        uint64_t h[SQF_HEADER_WORDS];
+        header_load(g, w, h);
+        unsigned first, end;
+        quotient_run(g, h, p->q, &first, &end);
+        if (run_find(g, w, first, end, p->rem, gw, d) >= 0)
+            return 1;
     }
-    unsigned gs = (unsigned)field_get(w, SQF_GEN_BITS, SQF_GEN_BITS);
-    unsigned spill = (unsigned)field_get(w, 2 * SQF_GEN_BITS, SQF_SAFE_BITS);
-    return spill_covers(s, gs, spill, p.q, gen) && spare_contains(c, &p);
+    return spill_covers(&c->shape, w, p->q, gen) && spare_contains(c, p);
+}
+
+int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
+{
+    sqf_print p = fingerprint(&c->shape, h);
+    int present = add_in_bin(c, geom_of(&c->shape), &p);
+    count_add(c);
+    return present;
+}
+
+int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
+{
+    sqf_print p = fingerprint(&c->shape, h);
+    return contains_in_bin(c, geom_of(&c->shape), &p);
 }
