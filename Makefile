@@ -320,8 +320,8 @@ $(BUILD)/san/tests/lab/%: tests/lab/%.c $(LAB_TEST_LAB) src/cli/lab/*.h $(TEST_C
 	$(SAN_CC) $(BASEFLAGS) $(PRIVATE_INC) $(SAN_FLAGS) -DTDBF_TEST_SANITIZER=1 -Itests/unit -Isrc/cli/lab -o $@ $< $(LAB_TEST_LAB) $(TEST_COMMON) $(BUILD)/san/libtdbf.a $(TEST_LIBS)
 
 .PHONY: tsan
-tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads ## run the lock-free FPDECAY and concurrent apbf-line tests under ThreadSanitizer
-	@TSAN_OPTIONS=halt_on_error=1:exitcode=66 sh tests/run-unit.sh $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads
+tsan: $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads $(BUILD)/tsan/tests/test_sqf_readers ## run the lock-free FPDECAY, concurrent apbf-line and sqf readers' tests under ThreadSanitizer
+	@TSAN_OPTIONS=halt_on_error=1:exitcode=66 sh tests/run-unit.sh $(BUILD)/tsan/tests/test_fpdecay $(BUILD)/tsan/tests/test_line_threads $(BUILD)/tsan/tests/test_sqf_readers
 
 demo: $(LAB) ## run the demo (Zipf stream: APBF and TLBF vs exact windows)
 	$(LAB) demo

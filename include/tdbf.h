@@ -136,11 +136,14 @@ typedef enum {
     TDBF_BLOOM = 9,    /* classic Bloom filter: no window; capacity = window_items */
     TDBF_EXACT = 10,   /* exact sliding-window set (ground truth, big) */
     TDBF_APBF_LINE = 11, /* line-local APBF: one 128- or 64-byte unit per key, count window */
-    TDBF_TLBF_LINE = 12  /* line-local APBF rings over a time window */
+    TDBF_TLBF_LINE = 12, /* line-local APBF rings over a time window */
+    TDBF_SQF = 13        /* sliding quotient filter: fingerprints with age
+                            tags, one 64- or 128-byte bin per key; the
+                            least memory of the count designs */
 } tdbf_design;
 
 /* Number of design identifiers (for iteration: 0 .. TDBF_DESIGN_COUNT-1). */
-#define TDBF_DESIGN_COUNT 13
+#define TDBF_DESIGN_COUNT 14
 
 /* Lower-case name of a design ("apbf"), or NULL if out of range. */
 TDBF_API const char *tdbf_design_name(tdbf_design design);

@@ -68,6 +68,8 @@ static const exact_case cases[] = {
     {"apbbf-64", TDBF_APBBF, BY_COUNT, 64, NEVER_FORGETS},
     {"apbf-line", TDBF_APBF_LINE, BY_COUNT, 0, NEVER_FORGETS},
     {"apbf-line-512", TDBF_APBF_LINE, BY_COUNT, 512, NEVER_FORGETS},
+    {"sqf", TDBF_SQF, BY_COUNT, 0, NEVER_FORGETS},
+    {"sqf-512", TDBF_SQF, BY_COUNT, 512, NEVER_FORGETS},
     {"tbf", TDBF_TBF, BY_COUNT, 0, NEVER_FORGETS},
     {"btbf", TDBF_BTBF, BY_COUNT, 0, NEVER_FORGETS},
     {"rotating", TDBF_ROTATING, BY_COUNT, 0, NEVER_FORGETS},

@@ -85,6 +85,8 @@ static const golden_case cases[] = {
     {"apbf-line-512-count", TDBF_APBF_LINE, 300, 0, 512, 0,   700, 0,      0x601d0013},
     {"tlbf-line-time",      TDBF_TLBF_LINE, 0, 100 * MS, 512, 200, 600, MS, 0x601d0014},
     {"tlbf-line-burst",     TDBF_TLBF_LINE, 0, 50 * MS, 512, 100, 400, 0,  0x601d0015},
+    {"sqf-count",           TDBF_SQF,       300, 0, 0,   0,   700, 0,      0x601d0016},
+    {"sqf-512-count",       TDBF_SQF,       300, 0, 512, 0,   700, 0,      0x601d0017},
 };
 enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 

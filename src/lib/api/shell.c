@@ -17,6 +17,7 @@
 static const char *const design_names[TDBF_DESIGN_COUNT] = {
     "apbf", "apbbf", "tlbf", "tbf", "btbf", "clock",
     "rotating", "fpdecay", "stable", "bloom", "exact", "apbf-line", "tlbf-line",
+    "sqf",
 };
 
 static const tdbf_ops *const design_ops[TDBF_DESIGN_COUNT] = {
@@ -33,6 +34,7 @@ static const tdbf_ops *const design_ops[TDBF_DESIGN_COUNT] = {
     [TDBF_EXACT] = &tdbf_exact_ops,
     [TDBF_APBF_LINE] = &tdbf_apbf_line_ops,
     [TDBF_TLBF_LINE] = &tdbf_tlbf_line_ops,
+    [TDBF_SQF] = &tdbf_sqf_ops,
 };
 
 const char *tdbf_design_name(tdbf_design design)

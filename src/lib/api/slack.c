@@ -68,6 +68,7 @@ void tdbf_shape_set_slack(tdbf_shape *shape, uint64_t step)
     case TDBF_APBF:
     case TDBF_APBBF:
     case TDBF_APBF_LINE:
+    case TDBF_SQF:
         /* window = l g exactly (tdbf_stats.window_items) */
         set_slack(shape, l ? mul_saturated(k, w / l) : 0);
         break;

@@ -212,6 +212,7 @@ extern const tdbf_ops tdbf_fpdecay_ops;
 extern const tdbf_ops tdbf_stable_ops;
 extern const tdbf_ops tdbf_apbf_line_ops;
 extern const tdbf_ops tdbf_tlbf_line_ops;
+extern const tdbf_ops tdbf_sqf_ops;
 
 /* ---- the shell (shell.c) ---- */
 /* The ops of `design`, or NULL for a value outside tdbf_design. */

@@ -46,6 +46,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "model/draw.h"
 #include "util/memo.h"
 #include "designs/apbf_line/internal.h"
 
@@ -147,22 +148,10 @@ static bool model_tables_init(unsigned k, unsigned l, unsigned b, unsigned unit_
     return true;
 }
 
-/* splitmix64: the model's fixed-seed stream of uniforms (its counter
- * wraps on purpose). */
-TDBF_WRAPS static double model_uniform(uint64_t *state)
-{
-    *state += UINT64_C(0x9e3779b97f4a7c15);
-    return (double)(tdbf_mix64(*state) >> 11) * 0x1p-53;
-}
-
 /* A Poisson(lambda) load from the table. */
 static unsigned model_load(const model_tables *m, uint64_t *state)
 {
-    double u = model_uniform(state);
-    unsigned x = 0;
-    while (x < m->top && u > m->cdf[x])
-        x++;
-    return x;
+    return tdbf_draw_from_cdf(m->cdf, m->top, state);
 }
 
 /* Rolling: the unit's current generation is at a uniform phase of its
@@ -170,10 +159,10 @@ static unsigned model_load(const model_tables *m, uint64_t *state)
  * (thinning: Poisson(phase lambda)). */
 static unsigned model_phase_load(unsigned x, uint64_t *state)
 {
-    double phase = model_uniform(state);
+    double phase = tdbf_draw_uniform(state);
     unsigned kept = 0;
     for (unsigned i = 0; i < x; i++)
-        kept += model_uniform(state) < phase;
+        kept += tdbf_draw_uniform(state) < phase;
     return kept;
 }
 

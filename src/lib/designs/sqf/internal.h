@@ -26,6 +26,9 @@
 #define SQF_STATE_BITS (2u * SQF_GEN_BITS + SQF_SAFE_BITS)
 #define SQF_MAX_QUOTIENTS ((1u << SQF_SAFE_BITS) - 1u)
 #define SQF_MAX_SLOTS  128u
+#define SQF_HEADER_BITS 192u   /* Q + C: three words */
+#define SQF_MAX_REM_BITS 32u
+#define SQF_MAX_SPARE_K 16u
 
 typedef struct sqf_shape {
     uint64_t window;       /* W: the last W adds are answered */
@@ -67,5 +70,31 @@ void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps);
  * the current generation. */
 int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h);
 int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h);
+/* 0 when every bin is as the operations write it (a loaded file's), -1
+ * otherwise. */
+int tdbf_sqf_core_check(const sqf_core *c);
+
+/* ---- the model and the planner (model.c) ---- */
+
+/* The planner sizes a filter for a modelled worst-case FP of error /
+ * TDBF_SQF_PLAN_MARGIN, so that the filters, not only the model, meet
+ * the error at the worst moment (the end of a generation). */
+#define TDBF_SQF_PLAN_MARGIN 1.08
+
+typedef struct sqf_model {
+    double fp;           /* at the end of a generation: bins + spare */
+    double fp_bins;      /* matches among the bin's entries */
+    double fp_spare;     /* matches in the spare */
+    double spare_reads;  /* P(a query reads the spare) */
+    double spill_rate;   /* spills an add */
+} sqf_model;
+
+/* The model of a shape at a steady stream of distinct keys. */
+void tdbf_sqf_model(const sqf_shape *s, sqf_model *out);
+/* The shape of least memory whose modelled worst-case FP is at most
+ * error / TDBF_SQF_PLAN_MARGIN, for a count window of `window` adds;
+ * bin_words 8 or 16 fixes the bin size, 0 lets the planner choose.
+ * 0, or -1 when no shape meets the error. */
+int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out);
 
 #endif

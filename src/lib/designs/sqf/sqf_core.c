@@ -424,3 +424,52 @@ int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
     sqf_print p = fingerprint(&c->shape, h);
     return contains_in_bin(c, geom_of(&c->shape), &p);
 }
+
+/* ---- a loaded core ---------------------------------------------------------- */
+
+static unsigned highest_one(uint64_t x)   /* x != 0 */
+{
+#if defined(__GNUC__)
+    return 63u - (unsigned)__builtin_clzll(x);
+#else
+    unsigned n = 0;
+    while (x >>= 1)
+        n++;
+    return n;
+#endif
+}
+
+/* Is bin w as the operations write it?  Its header holds at most C ones,
+ * each before the Q-th 0 (so every entry decodes to a quotient below Q
+ * and its run stays inside the slots), and every bit past its n entries'
+ * slots is 0.  A bin that passes cannot make an operation read or write
+ * outside it. */
+static int bin_canonical(const sqf_shape *s, const uint64_t *w)
+{
+    uint64_t h[SQF_HEADER_WORDS];
+    header_load(s, w, h);
+    unsigned n = 0, last = 0;
+    for (unsigned j = 0; j < SQF_HEADER_WORDS; j++) {
+        n += count_ones(h[j]);
+        if (h[j] != 0)
+            last = 64 * j + highest_one(h[j]);
+    }
+    if (n > s->slots || (n > 0 && last >= n + s->quotients))
+        return 0;
+    unsigned from = slots_pos(s) + n * slot_bits(s), end = 64 * s->bin_words;
+    for (unsigned pos = from; pos < end; pos += 64) {
+        unsigned bits = end - pos < 64 ? end - pos : 64;
+        if (field_get(w, pos, bits) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+int tdbf_sqf_core_check(const sqf_core *c)
+{
+    const sqf_shape *s = &c->shape;
+    for (uint64_t b = 0; b < s->bins; b++)
+        if (!bin_canonical(s, c->bins + b * s->bin_words))
+            return -1;
+    return 0;
+}

@@ -1,0 +1,312 @@
+/*
+ * sqf.c — the sliding quotient filter as a design: its plan, the
+ * operations the shell dispatches to, stats and the saved form.
+ *
+ * The filter is the core (sqf_core.c: bins, generations, the spare; its
+ * essay has the layout and the proof) on memory this file allocates, at
+ * the shape the planner chose (model.c).  A count window turns the core
+ * every g = ceil(W / 7) adds; the key added last in a generation stays
+ * for 7 g more adds, so the window guaranteed is 7 g >= W and a key is
+ * answered for at most g adds beyond it (the slack: k = 1, l = 7 in the
+ * APBF bound of slack.c).
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "designs/ops.h"
+#include "designs/sqf/internal.h"
+#include "util/bits.h"
+#include "util/mem.h"
+#include "util/serial.h"
+
+typedef struct sqf {
+    sqf_core  core;
+    uint64_t *mem;          /* the core's words: bins, then the spare */
+    double    fp_planned;   /* the model's worst-case FP of the shape */
+} sqf;
+
+/* The bin size a configuration asks for: 0 (the planner's choice), 512
+ * or 1024 bits. */
+static int bin_words_of(const tdbf_config *cfg, unsigned *bin_words)
+{
+    unsigned bits;
+    if (tdbf_config_field(cfg->unit_bits, cfg->block_bits, &bits) != TDBF_OK)
+        return TDBF_EPARAM;
+    if (bits != 0 && bits != 512 && bits != 1024)
+        return TDBF_EPARAM;
+    *bin_words = bits / 64;
+    return TDBF_OK;
+}
+
+static int sqf_size(const tdbf_config *cfg, sqf_shape *shape, double *fp)
+{
+    if (cfg->window_items == 0 || cfg->window_ns != 0)
+        return TDBF_EWINDOW;
+    if (cfg->k != 0 || cfg->l != 0)
+        return TDBF_EPARAM;
+    unsigned bin_words;
+    int rc = bin_words_of(cfg, &bin_words);
+    if (rc != TDBF_OK)
+        return rc;
+    if (tdbf_sqf_plan(cfg->window_items, cfg->error, bin_words, shape) != 0)
+        return TDBF_EINFEASIBLE;
+    sqf_model m;
+    tdbf_sqf_model(shape, &m);
+    *fp = m.fp;
+    return TDBF_OK;
+}
+
+static uint64_t memory_of(const sqf_shape *s)
+{
+    return sizeof(tdbf) + sizeof(sqf) + TDBF_ALIGNED_OVERHEAD + tdbf_sqf_core_bytes(s);
+}
+
+static void shape_fields(const sqf_shape *s, double fp, tdbf_shape *out)
+{
+    out->k = 1;
+    out->l = SQF_KEPT;
+    out->window_items = SQF_KEPT * s->gen_items;
+    out->error_planned = fp;
+}
+
+static int sqf_plan(const tdbf_config *cfg, tdbf_shape *out)
+{
+    sqf_shape s;
+    double fp;
+    int rc = sqf_size(cfg, &s, &fp);
+    if (rc != TDBF_OK)
+        return rc;
+    if (!tdbf_fits((double)memory_of(&s), cfg->max_memory))
+        return TDBF_ETOOBIG;
+    shape_fields(&s, fp, out);
+    out->memory_bytes = memory_of(&s);
+    return TDBF_OK;
+}
+
+/* Shared by open and load: the state on fresh memory, the shell's fields. */
+static int sqf_start(tdbf *f, const sqf_shape *s, double fp, sqf **out)
+{
+    sqf *q = tdbf_mem_calloc(f, 1, sizeof *q);
+    if (!q)
+        return TDBF_ENOMEM;
+    q->mem = tdbf_mem_calloc_aligned(f, tdbf_sqf_core_bytes(s));
+    if (!q->mem) {
+        tdbf_mem_free(f, q, sizeof *q);
+        return TDBF_ENOMEM;
+    }
+    tdbf_sqf_core_init(&q->core, s, q->mem, 1);
+    q->fp_planned = fp;
+    f->state.impl = q;
+    f->state.error_planned = fp;
+    *out = q;
+    return TDBF_OK;
+}
+
+static int sqf_open(tdbf *f, const tdbf_config *cfg)
+{
+    sqf_shape s;
+    double fp;
+    int rc = sqf_size(cfg, &s, &fp);
+    if (rc != TDBF_OK)
+        return rc;
+    if (!tdbf_fits((double)memory_of(&s), cfg->max_memory))
+        return TDBF_ETOOBIG;
+    sqf *q;
+    return sqf_start(f, &s, fp, &q);
+}
+
+static void sqf_close(tdbf *f)
+{
+    sqf *q = f->state.impl;
+    tdbf_mem_free_aligned(f, q->mem, tdbf_sqf_core_bytes(&q->core.shape));
+    tdbf_mem_free(f, q, sizeof *q);
+}
+
+static int sqf_add(tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    sqf *q = f->state.impl;
+    return tdbf_sqf_core_add(&q->core, &key->hash);
+}
+
+static int sqf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
+{
+    (void)now_ns;
+    const sqf *q = f->state.impl;
+    return tdbf_sqf_core_contains(&q->core, &key->hash);
+}
+
+/* The shell's jump (designs/ops.h): the filter reads neither the key's
+ * bytes nor the time, and its adds cannot fail. */
+static int sqf_add_hashed(tdbf *f, tdbf_hash128 h)
+{
+    sqf *q = f->state.impl;
+    return tdbf_sqf_core_add(&q->core, &h);
+}
+
+static int sqf_contains_hashed(const tdbf *f, tdbf_hash128 h)
+{
+    const sqf *q = f->state.impl;
+    return tdbf_sqf_core_contains(&q->core, &h);
+}
+
+static void sqf_shape_of(const tdbf *f, tdbf_shape *out)
+{
+    const sqf *q = f->state.impl;
+    shape_fields(&q->core.shape, q->fp_planned, out);
+}
+
+/* A bin is a slice of the stats' table: bins of bin_words * 64 bits; a
+ * generation is g adds, 8 of them answered (the current one and L). */
+static void sqf_stats(const tdbf *f, tdbf_stats *st)
+{
+    const sqf *q = f->state.impl;
+    const sqf_shape *s = &q->core.shape;
+    st->slices = (unsigned)(s->bins > UINT32_MAX ? UINT32_MAX : s->bins);
+    st->slice_bits = 64u * s->bin_words;
+    st->generation_size = s->gen_items;
+    st->generation_fill = q->core.gen_adds;
+    st->generations = q->core.gen;
+    st->error_estimated = q->fp_planned;
+}
+
+/* ---- serialization (codec.c) ----------------------------------------------
+ * Payload: u32 layout (1: the bins of sqf_core.c's essay), u32
+ * bin_words, quotients, slots, rem_bits, spare_k; u64 window, gen_items,
+ * bins, spare_lines, gen, gen_adds, adds, spills; then the core's words
+ * (bins, then the spare). */
+
+enum { SQF_LAYOUT = 1, SQF_FIELDS_BYTES = 6 * 4 + 8 * 8 };
+
+static uint64_t sqf_payload_size(const tdbf *f)
+{
+    const sqf *q = f->state.impl;
+    return SQF_FIELDS_BYTES + tdbf_sqf_core_bytes(&q->core.shape);
+}
+
+static void sqf_save(const tdbf *f, tdbf_out *out)
+{
+    const sqf *q = f->state.impl;
+    const sqf_core *c = &q->core;
+    const sqf_shape *s = &c->shape;
+    tdbf_out_u32(out, SQF_LAYOUT);
+    tdbf_out_u32(out, s->bin_words);
+    tdbf_out_u32(out, s->quotients);
+    tdbf_out_u32(out, s->slots);
+    tdbf_out_u32(out, s->rem_bits);
+    tdbf_out_u32(out, s->spare_k);
+    tdbf_out_u64(out, s->window);
+    tdbf_out_u64(out, s->gen_items);
+    tdbf_out_u64(out, s->bins);
+    tdbf_out_u64(out, s->spare_lines);
+    tdbf_out_u64(out, c->gen);
+    tdbf_out_u64(out, c->gen_adds);
+    tdbf_out_u64(out, c->adds);
+    tdbf_out_u64(out, c->spills);
+    tdbf_out_words(out, q->mem, tdbf_sqf_core_bytes(s) / 8);
+}
+
+typedef struct saved_core {
+    uint32_t  layout;
+    sqf_shape shape;
+    uint64_t  gen, gen_adds, adds, spills;
+} saved_core;
+
+static int read_fields(tdbf_in *in, saved_core *sc)
+{
+    uint32_t v[6];
+    for (unsigned i = 0; i < 6; i++)
+        tdbf_in_u32(in, &v[i]);
+    sqf_shape *s = &sc->shape;
+    memset(s, 0, sizeof *s);
+    sc->layout = v[0];
+    s->bin_words = v[1];
+    s->quotients = v[2];
+    s->slots = v[3];
+    s->rem_bits = v[4];
+    s->spare_k = v[5];
+    tdbf_in_u64(in, &s->window);
+    tdbf_in_u64(in, &s->gen_items);
+    tdbf_in_u64(in, &s->bins);
+    tdbf_in_u64(in, &s->spare_lines);
+    tdbf_in_u64(in, &sc->gen);
+    tdbf_in_u64(in, &sc->gen_adds);
+    tdbf_in_u64(in, &sc->adds);
+    return tdbf_in_u64(in, &sc->spills);
+}
+
+/* Every field as open would have made it: a shape that fits its bins,
+ * g = ceil(W / 7), a generation not yet full, counts that agree. */
+static int check_fields(const saved_core *sc)
+{
+    const sqf_shape *s = &sc->shape;
+    if (sc->layout != SQF_LAYOUT)
+        return TDBF_EVERSION;
+    if (tdbf_sqf_shape_check(s) != 0 || s->window > (UINT64_C(1) << 62))
+        return TDBF_ECORRUPT;
+    if (s->gen_items != s->window / SQF_KEPT + (s->window % SQF_KEPT != 0))
+        return TDBF_ECORRUPT;
+    if (s->bins > (UINT64_C(1) << 40) || s->spare_lines > (UINT64_C(1) << 40))
+        return TDBF_ECORRUPT;
+    if (sc->gen_adds >= s->gen_items || sc->spills > sc->adds)
+        return TDBF_ECORRUPT;
+    return TDBF_OK;
+}
+
+static int sqf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    saved_core sc;
+    if (read_fields(in, &sc) != TDBF_OK)
+        return in->rc;
+    int rc = check_fields(&sc);
+    if (rc != TDBF_OK)
+        return rc;
+    const sqf_shape *s = &sc.shape;
+    if (in->remaining != tdbf_sqf_core_bytes(s))
+        return TDBF_ECORRUPT;
+    if (!tdbf_fits((double)memory_of(s), max_memory))
+        return TDBF_ETOOBIG;
+    sqf_model m;
+    tdbf_sqf_model(s, &m);
+    sqf *q;
+    rc = sqf_start(f, s, m.fp, &q);
+    if (rc == TDBF_OK)
+        rc = tdbf_in_words(in, q->mem, tdbf_sqf_core_bytes(s) / 8);
+    if (rc == TDBF_OK && tdbf_sqf_core_check(&q->core) != 0)
+        rc = TDBF_ECORRUPT;
+    if (rc != TDBF_OK) {
+        sqf_close(f);
+        f->state.impl = NULL;
+        return rc;
+    }
+    q->core.gen = sc.gen;
+    q->core.gen_adds = sc.gen_adds;
+    q->core.adds = sc.adds;
+    q->core.spills = sc.spills;
+    f->state.add_hashed = sqf_add_hashed;
+    f->state.contains_hashed = sqf_contains_hashed;
+    return TDBF_OK;
+}
+
+static int sqf_open_count(tdbf *f, const tdbf_config *cfg)
+{
+    int rc = sqf_open(f, cfg);
+    if (rc == TDBF_OK) {
+        f->state.add_hashed = sqf_add_hashed;
+        f->state.contains_hashed = sqf_contains_hashed;
+    }
+    return rc;
+}
+
+const tdbf_ops tdbf_sqf_ops = {
+    .plan = sqf_plan,
+    .open = sqf_open_count,
+    .close = sqf_close,
+    .add = sqf_add,
+    .contains = sqf_contains,
+    .stats = sqf_stats,
+    .shape = sqf_shape_of,
+    .payload_size = sqf_payload_size,
+    .save = sqf_save,
+    .load = sqf_load,
+};
