@@ -49,10 +49,11 @@
 
 /* A shape's bin, as far as the bits are concerned. */
 typedef struct sqf_geom {
-    unsigned words;       /* 64-bit words a bin */
-    unsigned quotients;   /* Q */
-    unsigned slots;       /* C */
-    unsigned rem_bits;    /* r */
+    unsigned words;         /* 64-bit words a bin */
+    unsigned header_words;  /* ceil((Q + C) / 64) */
+    unsigned rem_bits;      /* r */
+    unsigned quotients;     /* Q */
+    unsigned slots;         /* C */
 } sqf_geom;
 
 #define SQF_HEADER_POS SQF_STATE_BITS
@@ -70,7 +71,7 @@ static TDBF_ALWAYS_INLINE unsigned geom_header_bits(sqf_geom g)
 
 static TDBF_ALWAYS_INLINE unsigned geom_header_words(sqf_geom g)
 {
-    return (geom_header_bits(g) + 63) / 64;
+    return g.header_words;
 }
 
 static TDBF_ALWAYS_INLINE unsigned geom_slots_pos(sqf_geom g)
@@ -83,17 +84,52 @@ static TDBF_ALWAYS_INLINE unsigned slot_pos(sqf_geom g, unsigned i)
     return geom_slots_pos(g) + i * geom_slot_bits(g);
 }
 
+static TDBF_ALWAYS_INLINE sqf_geom geom_of(const sqf_shape *s)
+{
+    sqf_geom g = { s->bin_words, (s->quotients + s->slots + 63) / 64, s->rem_bits,
+                   s->quotients, s->slots };
+    return g;
+}
+
+/* A key's fingerprint: its bin, quotient and remainder (sqf_core.c). */
+typedef struct sqf_print {
+    uint64_t bin;
+    unsigned q;
+    uint32_t rem;
+} sqf_print;
+
+static TDBF_ALWAYS_INLINE uint64_t *bin_of(const sqf_core *c, uint64_t bin)
+{
+    return c->bins + bin * c->shape.bin_words;
+}
+
+/* (a - b) mod m for a power of two m, without wrapping an unsigned type
+ * (the sanitizer builds trap unsigned wrap-around in the library). */
+static TDBF_ALWAYS_INLINE unsigned mod_diff(uint64_t a, uint64_t b, unsigned m)
+{
+    return (unsigned)(((a & (m - 1)) + m - (b & (m - 1))) & (m - 1));
+}
+
+
 /* ---- words ---------------------------------------------------------------- */
 
-/* The low `bits` bits set, bits <= 64. */
+/* The low `bits` bits set, 0 < bits <= 64 (no branch: masks are on every
+ * path). */
 static TDBF_ALWAYS_INLINE uint64_t low_mask(unsigned bits)
 {
-    return bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+    return ~UINT64_C(0) >> (64 - bits);
+}
+
+/* The bits below bit b, b < 64. */
+static TDBF_ALWAYS_INLINE uint64_t bits_below(unsigned b)
+{
+    return (UINT64_C(1) << b) - 1;
 }
 
 static TDBF_ALWAYS_INLINE unsigned count_ones(uint64_t x)
 {
-#if defined(__GNUC__) && (defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__)))
+#if defined(SQF_BITS_X86) || \
+    (defined(__GNUC__) && (defined(__POPCNT__) || !(defined(__x86_64__) || defined(__i386__))))
     return (unsigned)__builtin_popcountll(x);
 #else
     /* x86 without POPCNT: GCC's builtin becomes a library call; the
@@ -157,6 +193,9 @@ static TDBF_ALWAYS_INLINE unsigned bytes_at_most(uint64_t sums, unsigned k)
  * passes k, then the same inside that byte with one bit per byte lane. */
 static TDBF_ALWAYS_INLINE unsigned select_one(uint64_t x, unsigned k)
 {
+#if defined(SQF_BITS_X86)
+    return lowest_one(_pdep_u64(UINT64_C(1) << k, x));   /* bin_x86.c */
+#else
     uint64_t counts = x - ((x >> 1) & UINT64_C(0x5555555555555555));
     counts = (counts & UINT64_C(0x3333333333333333)) + ((counts >> 2) & UINT64_C(0x3333333333333333));
     counts = (counts + (counts >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
@@ -168,6 +207,7 @@ static TDBF_ALWAYS_INLINE unsigned select_one(uint64_t x, unsigned k)
     uint64_t spread = ((bits * BYTES_ONE) & UINT64_C(0x8040201008040201)) + UINT64_C(0x7f7f7f7f7f7f7f7f);
     spread = (spread & BYTES_HIGH) >> 7;
     return 8 * byte + bytes_at_most(byte_prefix_sums(spread), k - before);
+#endif
 }
 
 /* ---- bit fields and ranges of a bin ------------------------------------- */
@@ -210,7 +250,7 @@ static TDBF_ALWAYS_INLINE void range_shift_up(uint64_t *w, unsigned from, unsign
                                               unsigned by)
 {
     unsigned first = from >> 6, last = (limit - 1) >> 6;
-    uint64_t below = low_mask(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
+    uint64_t below = bits_below(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
     uint64_t keep_low = w[first] & below, keep_high = w[last] & above;
     w[first] &= ~below;
     for (unsigned j = last; j > first; j--)
@@ -226,7 +266,7 @@ static TDBF_ALWAYS_INLINE void range_shift_down(uint64_t *w, unsigned from, unsi
                                                 unsigned by)
 {
     unsigned first = from >> 6, last = (limit - 1) >> 6;
-    uint64_t below = low_mask(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
+    uint64_t below = bits_below(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
     uint64_t keep_low = w[first] & below, keep_high = w[last] & above;
     w[last] &= ~above;
     for (unsigned j = first; j < last; j++)
@@ -240,7 +280,7 @@ static TDBF_ALWAYS_INLINE void range_shift_down(uint64_t *w, unsigned from, unsi
 static TDBF_ALWAYS_INLINE void range_clear(uint64_t *w, unsigned from, unsigned limit)
 {
     unsigned first = from >> 6, last = (limit - 1) >> 6;
-    uint64_t below = low_mask(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
+    uint64_t below = bits_below(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
     if (first == last) {
         w[first] &= below | above;
         return;
@@ -258,11 +298,10 @@ static TDBF_ALWAYS_INLINE void range_clear(uint64_t *w, unsigned from, unsigned 
 static TDBF_ALWAYS_INLINE void header_load(sqf_geom g, const uint64_t *w,
                                            uint64_t h[SQF_HEADER_WORDS])
 {
-    unsigned bits = geom_header_bits(g);
+    unsigned last = geom_header_words(g) - 1;
     for (unsigned j = 0; j < SQF_HEADER_WORDS; j++)
-        h[j] = 64 * j < bits ? field_get(w, SQF_HEADER_POS + 64 * j,
-                                         bits - 64 * j < 64 ? bits - 64 * j : 64)
-                             : 0;
+        h[j] = j < last ? field_get(w, SQF_HEADER_POS + 64 * j, 64) : 0;
+    h[last] = field_get(w, SQF_HEADER_POS + 64 * last, geom_header_bits(g) - 64 * last);
 }
 
 /* Entries stored: the header's 1s. */
@@ -307,7 +346,7 @@ static TDBF_ALWAYS_INLINE unsigned header_one(sqf_geom g, const uint64_t h[SQF_H
 static TDBF_ALWAYS_INLINE unsigned run_start(const uint64_t h[SQF_HEADER_WORDS], unsigned z)
 {
     unsigned j = z >> 6;
-    uint64_t zeros = ~h[j] & low_mask(z & 63);
+    uint64_t zeros = ~h[j] & bits_below(z & 63);
     while (zeros == 0) {
         if (j == 0)
             return 0;

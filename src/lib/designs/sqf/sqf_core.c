@@ -73,25 +73,12 @@
  * (gs >= the spill's generation >= Gx), q_x is in the range, and its
  * spare word still holds its bits: the query answers present.
  */
-#include "designs/sqf/bin.h"
+#include "designs/sqf/bin_ops.h"
 #include "designs/sqf/internal.h"
 #include "util/bits.h"
 #include "util/wide.h"
 
-/* (a - b) mod m for a power of two m, without wrapping an unsigned type
- * (the sanitizer builds trap unsigned wrap-around in the library). */
-static unsigned mod_diff(uint64_t a, uint64_t b, unsigned m)
-{
-    return (unsigned)(((a & (m - 1)) + m - (b & (m - 1))) & (m - 1));
-}
-
 /* ---- shape -------------------------------------------------------------- */
-
-static sqf_geom geom_of(const sqf_shape *s)
-{
-    sqf_geom g = { s->bin_words, s->quotients, s->slots, s->rem_bits };
-    return g;
-}
 
 int tdbf_sqf_shape_check(const sqf_shape *s)
 {
@@ -129,28 +116,22 @@ void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem, int turn
     c->spills = 0;
     c->bins = mem;
     c->spare = mem + s->bins * s->bin_words;
+#if SQF_X86_PATH
+    c->x86_bits = tdbf_sqf_x86_usable();
+#else
+    c->x86_bits = 0;
+#endif
 }
 
 /* ---- the key's fingerprint --------------------------------------------- */
 
-typedef struct sqf_print {
-    uint64_t bin;
-    unsigned q;
-    uint32_t rem;
-} sqf_print;
-
 static TDBF_ALWAYS_INLINE sqf_print fingerprint(const sqf_shape *s, const tdbf_hash128 *h)
 {
     sqf_print p;
-    p.bin = tdbf_reduce(h->lo, s->bins);
+    p.bin = tdbf_sqf_bin_index(s, h);
     p.q = (unsigned)tdbf_reduce(h->hi, s->quotients);
     p.rem = (uint32_t)((h->hi >> 1) & low_mask(s->rem_bits));
     return p;
-}
-
-static TDBF_ALWAYS_INLINE uint64_t *bin_of(const sqf_core *c, uint64_t bin)
-{
-    return c->bins + bin * c->shape.bin_words;
 }
 
 /* ---- the spare ------------------------------------------------------------ */
@@ -173,7 +154,7 @@ static uint64_t spare_mask(const sqf_shape *s, uint64_t x)
     return mask;
 }
 
-static void spare_add(sqf_core *c, const sqf_print *p, uint64_t gen)
+void tdbf_sqf_spare_add(sqf_core *c, const sqf_print *p, uint64_t gen)
 {
     const sqf_shape *s = &c->shape;
     uint64_t x = spare_hash(p);
@@ -182,7 +163,7 @@ static void spare_add(sqf_core *c, const sqf_print *p, uint64_t gen)
     c->spills++;
 }
 
-static int spare_contains(const sqf_core *c, const sqf_print *p)
+int tdbf_sqf_spare_contains(const sqf_core *c, const sqf_print *p)
 {
     const sqf_shape *s = &c->shape;
     uint64_t x = spare_hash(p);
@@ -212,146 +193,6 @@ void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps)
 }
 
 
-/* ---- a bin's state and entries --------------------------------------------- */
-
-static TDBF_ALWAYS_INLINE unsigned state_last_write(const uint64_t *w)
-{
-    return (unsigned)(w[0] & (SQF_GENS - 1));
-}
-
-static TDBF_ALWAYS_INLINE unsigned state_last_spill(const uint64_t *w)
-{
-    return (unsigned)(w[0] >> SQF_GEN_BITS) & (SQF_GENS - 1);
-}
-
-static TDBF_ALWAYS_INLINE unsigned state_spill_range(const uint64_t *w)
-{
-    return (unsigned)(w[0] >> (2 * SQF_GEN_BITS)) & SQF_MAX_QUOTIENTS;
-}
-
-/* An entry's age in generations: d since the bin's last write gw, plus
- * its tag's distance below gw (the essay's decoding rule). */
-static TDBF_ALWAYS_INLINE unsigned age_of(uint64_t slot, unsigned gw, unsigned d)
-{
-    return d + mod_diff(gw, slot, SQF_TAGS);
-}
-
-/* The expiry rule, in place: the entries older than L leave; d > 0
- * generations since the bin's last write gw. */
-static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, unsigned d)
-{
-    uint64_t h[SQF_HEADER_WORDS];
-    header_load(g, w, h);
-    unsigned n = header_entries(g, h);
-    if (n == 0)
-        return;
-    if (d > SQF_KEPT) {   /* all expired: an empty header and no slots */
-        range_clear(w, SQF_HEADER_POS, slot_pos(g, n));
-        return;
-    }
-    uint64_t expired[SQF_MAX_SLOTS / 64] = { 0 };
-    uint64_t lanes = slot_lanes(g);
-    unsigned per_window = 64 / geom_slot_bits(g);
-    for (unsigned i = 0; i < n; i += per_window) {
-        uint64_t found = expired_in_window(field_window(w, g.words, slot_pos(g, i)), lanes, gw, d);
-        if (n - i < per_window)
-            found &= low_mask((n - i) * geom_slot_bits(g));
-        for (; found != 0; found &= found - 1) {
-            unsigned e = i + lowest_one(found) / geom_slot_bits(g);
-            expired[e >> 6] |= UINT64_C(1) << (e & 63);
-        }
-    }
-    /* Highest first: removing entry e moves nothing below it, so the
-     * header read before the purge still places every lower entry. */
-    for (unsigned j = SQF_MAX_SLOTS / 64; j > 0; j--) {
-        for (uint64_t left = expired[j - 1]; left != 0; left &= ~(UINT64_C(1) << highest_one(left))) {
-            unsigned e = 64 * (j - 1) + highest_one(left);
-            entry_remove(g, w, e, header_one(g, h, e), n--);
-        }
-    }
-}
-
-/* The first live entry of slots [first, end) holding `rem`, or -1. */
-static TDBF_ALWAYS_INLINE int run_find(sqf_geom g, const uint64_t *w, unsigned first, unsigned end,
-                                       uint32_t rem, unsigned gw, unsigned d)
-{
-    for (unsigned i = first; i < end; i++) {
-        uint64_t slot = slot_get(g, w, i);
-        if ((uint32_t)(slot >> SQF_TAG_BITS) == rem && age_of(slot, gw, d) <= SQF_KEPT)
-            return (int)i;
-    }
-    return -1;
-}
-
-static int mark_live(unsigned gs, unsigned spill, uint64_t gen)
-{
-    return spill != 0 && mod_diff(gen, gs, SQF_GENS) <= SQF_KEPT;
-}
-
-/* Does the spare have to answer for quotient q of this bin? */
-static int spill_covers(const sqf_shape *s, const uint64_t *w, unsigned q, uint64_t gen)
-{
-    unsigned spill = state_spill_range(w);
-    return mark_live(state_last_spill(w), spill, gen) && q + spill >= s->quotients;
-}
-
-/* ---- operations --------------------------------------------------------- */
-
-/* The entry to spill from a full bin that `p` joins: the largest q, the
- * oldest on ties (the first stored of those, the newcomer being last of
- * its run); `p` itself when its q is above every stored one.  Every entry
- * is live (the bin was purged in this generation), its age (gen - tag)
- * mod 8.  Returns its slot's index, or -1 for `p`. */
-static TDBF_ALWAYS_INLINE int overflow_victim(sqf_geom g, const uint64_t *w,
-                                              const uint64_t h[SQF_HEADER_WORDS], unsigned q,
-                                              uint64_t gen, unsigned *victim_q)
-{
-    unsigned n = g.slots;
-    unsigned top_q = header_one(g, h, n - 1) - (n - 1);
-    if (q > top_q)
-        return -1;
-    *victim_q = top_q;
-    unsigned first, end, victim = n - 1, oldest = 0;
-    quotient_run(g, h, top_q, &first, &end);
-    for (unsigned i = end; i > first; i--) {   /* from the last: ties go to the first */
-        unsigned age = mod_diff(gen, slot_get(g, w, i - 1), SQF_TAGS);
-        if (age >= oldest) {
-            oldest = age;
-            victim = i - 1;
-        }
-    }
-    return (int)victim;
-}
-
-/* The overflow rule: the bin holds C entries and `p` (tagged gen) joins;
- * one of them moves to the spare and the spill mark covers its q. */
-static TDBF_ALWAYS_INLINE void bin_overflow(sqf_core *c, sqf_geom g, uint64_t *w, const sqf_print *p,
-                                            uint64_t gen)
-{
-    uint64_t h[SQF_HEADER_WORDS];
-    header_load(g, w, h);
-    sqf_print victim = *p;
-    uint64_t victim_gen = gen;
-    int v = overflow_victim(g, w, h, p->q, gen, &victim.q);
-    if (v >= 0) {
-        uint64_t slot = slot_get(g, w, (unsigned)v);
-        victim.rem = (uint32_t)(slot >> SQF_TAG_BITS);
-        victim_gen = slot;   /* its tag: its generation modulo 8 */
-        entry_remove(g, w, (unsigned)v, victim.q + (unsigned)v, g.slots);
-        unsigned first, end;
-        header_load(g, w, h);
-        quotient_run(g, h, p->q, &first, &end);
-        entry_insert(g, w, p->q, end, ((uint64_t)p->rem << SQF_TAG_BITS) | (gen & (SQF_TAGS - 1)),
-                     g.slots - 1);
-    }
-    spare_add(c, &victim, victim_gen);
-    unsigned spill = mark_live(state_last_spill(w), state_spill_range(w), gen) ? state_spill_range(w) : 0;
-    if (g.quotients - victim.q > spill)
-        spill = g.quotients - victim.q;
-    field_set(w, SQF_GEN_BITS, SQF_GEN_BITS + SQF_SAFE_BITS,
-              (gen & (SQF_GENS - 1)) | (uint64_t)spill << SQF_GEN_BITS);
-}
-
 static void count_add(sqf_core *c)
 {
     c->adds++;
@@ -360,61 +201,14 @@ static void count_add(sqf_core *c)
         tdbf_sqf_core_turn(c, 1);
 }
 
-/* Test-and-set on one bin: purge at the generation's first write, then
- * refresh the key's entry or insert it (spilling one when full). */
-static TDBF_ALWAYS_INLINE int add_in_bin(sqf_core *c, sqf_geom g, const sqf_print *p)
-{
-    uint64_t gen = c->gen, *w = bin_of(c, p->bin);
-    unsigned gw = state_last_write(w);
-    unsigned d = mod_diff(gen, gw, SQF_GENS);
-    if (d != 0) {
-        bin_purge(g, w, gw, d);
-        gw = (unsigned)(gen & (SQF_GENS - 1));
-        w[0] = (w[0] & ~low_mask(SQF_GEN_BITS)) | gw;
-    }
-    uint64_t h[SQF_HEADER_WORDS];
-    header_load(g, w, h);
-    unsigned first, end;
-    quotient_run(g, h, p->q, &first, &end);
-    uint64_t tag = gen & (SQF_TAGS - 1);
-    int found = run_find(g, w, first, end, p->rem, gw, 0);
-    if (found >= 0) {   /* refresh */
-        field_set(w, slot_pos(g, (unsigned)found), SQF_TAG_BITS, tag);
-        return 1;
-    }
-    /* A new entry even when the spare says present: otherwise that false
-     * positive could later turn into a false negative. */
-    int present = spill_covers(&c->shape, w, p->q, gen) && spare_contains(c, p);
-    unsigned n = header_entries(g, h);
-    if (n < g.slots)
-        entry_insert(g, w, p->q, end, ((uint64_t)p->rem << SQF_TAG_BITS) | tag, n);
-    else
-        bin_overflow(c, g, w, p, gen);
-    return present;
-}
-
-/* A query reads the bin in place: the quotient's run, then its slots. */
-static TDBF_ALWAYS_INLINE int contains_in_bin(const sqf_core *c, sqf_geom g, const sqf_print *p)
-{
-    uint64_t gen = c->gen;
-    const uint64_t *w = bin_of(c, p->bin);
-    unsigned gw = state_last_write(w);
-    unsigned d = mod_diff(gen, gw, SQF_GENS);
-    if (d <= SQF_KEPT) {   /* else every entry of the bin has expired */
-        uint64_t h[SQF_HEADER_WORDS];
-        header_load(g, w, h);
-        unsigned first, end;
-        quotient_run(g, h, p->q, &first, &end);
-        if (run_find(g, w, first, end, p->rem, gw, d) >= 0)
-            return 1;
-    }
-    return spill_covers(&c->shape, w, p->q, gen) && spare_contains(c, p);
-}
-
 int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
 {
     sqf_print p = fingerprint(&c->shape, h);
-    int present = add_in_bin(c, geom_of(&c->shape), &p);
+#if SQF_X86_PATH
+    int present = c->x86_bits ? tdbf_sqf_x86_add(c, &p) : add_planned(c, &p);
+#else
+    int present = add_planned(c, &p);
+#endif
     count_add(c);
     return present;
 }
@@ -422,41 +216,33 @@ int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
 int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
 {
     sqf_print p = fingerprint(&c->shape, h);
-    return contains_in_bin(c, geom_of(&c->shape), &p);
+#if SQF_X86_PATH
+    if (c->x86_bits)
+        return tdbf_sqf_x86_contains(c, &p);
+#endif
+    return contains_planned(c, &p);
 }
 
 /* ---- a loaded core ---------------------------------------------------------- */
-
-static unsigned highest_one(uint64_t x)   /* x != 0 */
-{
-#if defined(__GNUC__)
-    return 63u - (unsigned)__builtin_clzll(x);
-#else
-    unsigned n = 0;
-    while (x >>= 1)
-        n++;
-    return n;
-#endif
-}
 
 /* Is bin w as the operations write it?  Its header holds at most C ones,
  * each before the Q-th 0 (so every entry decodes to a quotient below Q
  * and its run stays inside the slots), and every bit past its n entries'
  * slots is 0.  A bin that passes cannot make an operation read or write
  * outside it. */
-static int bin_canonical(const sqf_shape *s, const uint64_t *w)
+static int bin_canonical(sqf_geom g, const uint64_t *w)
 {
     uint64_t h[SQF_HEADER_WORDS];
-    header_load(s, w, h);
+    header_load(g, w, h);
     unsigned n = 0, last = 0;
     for (unsigned j = 0; j < SQF_HEADER_WORDS; j++) {
         n += count_ones(h[j]);
         if (h[j] != 0)
             last = 64 * j + highest_one(h[j]);
     }
-    if (n > s->slots || (n > 0 && last >= n + s->quotients))
+    if (n > g.slots || (n > 0 && last >= n + g.quotients))
         return 0;
-    unsigned from = slots_pos(s) + n * slot_bits(s), end = 64 * s->bin_words;
+    unsigned from = slot_pos(g, n), end = 64 * g.words;
     for (unsigned pos = from; pos < end; pos += 64) {
         unsigned bits = end - pos < 64 ? end - pos : 64;
         if (field_get(w, pos, bits) != 0)
@@ -469,7 +255,7 @@ int tdbf_sqf_core_check(const sqf_core *c)
 {
     const sqf_shape *s = &c->shape;
     for (uint64_t b = 0; b < s->bins; b++)
-        if (!bin_canonical(s, c->bins + b * s->bin_words))
+        if (!bin_canonical(geom_of(s), bin_of(c, b)))
             return -1;
     return 0;
 }
