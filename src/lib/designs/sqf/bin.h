@@ -291,6 +291,34 @@ static TDBF_ALWAYS_INLINE void range_clear(uint64_t *w, unsigned from, unsigned 
     w[last] &= above;
 }
 
+/* `bits` bits from src move down to dst (dst < src); ascending 64-bit
+ * pieces, so no piece is read after a write has reached it. */
+static TDBF_ALWAYS_INLINE void bits_move_down(uint64_t *w, unsigned words, unsigned dst,
+                                              unsigned src, unsigned bits)
+{
+    for (unsigned done = 0; done < bits; done += 64) {
+        unsigned piece = bits - done < 64 ? bits - done : 64;
+        field_set(w, dst + done, piece, field_window(w, words, src + done));
+    }
+}
+
+/* The fields [cut[i], cut[i] + width) of bits [cut[0], limit) leave (cut
+ * ascending, the fields apart): the bits between them move down to close
+ * the gaps, and the last cuts * width bits below limit become 0.  One
+ * pass, where removing the fields one by one would move the bits above
+ * each again. */
+static TDBF_ALWAYS_INLINE void range_cut(uint64_t *w, unsigned words, const uint16_t *cut,
+                                         unsigned cuts, unsigned width, unsigned limit)
+{
+    unsigned dst = cut[0];
+    for (unsigned i = 0; i < cuts; i++) {
+        unsigned from = cut[i] + width, to = i + 1 < cuts ? cut[i + 1] : limit;
+        bits_move_down(w, words, dst, from, to - from);
+        dst += to - from;
+    }
+    range_clear(w, dst, limit);
+}
+
 /* ---- the header ----------------------------------------------------------- */
 
 /* The header as words of its own (bit j of the header is bit j mod 64 of

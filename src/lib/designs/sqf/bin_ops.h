@@ -69,7 +69,9 @@ static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, u
         range_clear(w, SQF_HEADER_POS, slot_pos(g, n));
         return;
     }
-    uint64_t expired[SQF_MAX_SLOTS / 64] = { 0 };
+    /* The expired entries, ascending: their slots and their header 1s. */
+    uint16_t slot_cut[SQF_MAX_SLOTS], one_cut[SQF_MAX_SLOTS];
+    unsigned cuts = 0;
     uint64_t lanes = slot_lanes(g);
     unsigned per_window = 64 / geom_slot_bits(g);
     for (unsigned i = 0; i < n; i += per_window) {
@@ -78,17 +80,25 @@ static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, u
             found &= low_mask((n - i) * geom_slot_bits(g));
         for (; found != 0; found &= found - 1) {
             unsigned e = i + lowest_one(found) / geom_slot_bits(g);
-            expired[e >> 6] |= UINT64_C(1) << (e & 63);
+            slot_cut[cuts] = (uint16_t)slot_pos(g, e);
+            one_cut[cuts] = (uint16_t)(SQF_HEADER_POS + header_one(g, h, e));
+            cuts++;
         }
     }
-    /* Highest first: removing entry e moves nothing below it, so the
-     * header read before the purge still places every lower entry. */
-    for (unsigned j = SQF_MAX_SLOTS / 64; j > 0; j--) {
-        for (uint64_t left = expired[j - 1]; left != 0; left &= ~(UINT64_C(1) << highest_one(left))) {
-            unsigned e = 64 * (j - 1) + highest_one(left);
-            entry_remove(g, w, e, header_one(g, h, e), n--);
-        }
-    }
+    if (cuts == 0)
+        return;
+    /* One pass over each region, whatever the number expired. */
+    range_cut(w, g.words, slot_cut, cuts, geom_slot_bits(g), slot_pos(g, n));
+    range_cut(w, g.words, one_cut, cuts, 1, SQF_HEADER_POS + g.quotients + n);
+}
+
+/* A 128-byte bin is two cache lines, and which slots an operation reads
+ * depends on the header in the first: ask for the second at once, so the
+ * two misses of a bin in DRAM overlap instead of following each other. */
+static TDBF_ALWAYS_INLINE void ask_second_line(sqf_geom g, const uint64_t *w, int for_write)
+{
+    if (g.words > 8)
+        tdbf_prefetch(w + 8, for_write);
 }
 
 /* The first live entry of slots [first, end) holding `rem`, or -1. */
@@ -177,6 +187,7 @@ static TDBF_ALWAYS_INLINE void bin_overflow(sqf_core *c, sqf_geom g, uint64_t *w
 static TDBF_ALWAYS_INLINE int add_in_bin(sqf_core *c, sqf_geom g, const sqf_print *p)
 {
     uint64_t gen = c->gen, *w = bin_of(c, p->bin);
+    ask_second_line(g, w, 1);
     unsigned gw = state_last_write(w);
     unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d != 0) {
@@ -210,6 +221,7 @@ static TDBF_ALWAYS_INLINE int contains_in_bin(const sqf_core *c, sqf_geom g, con
 {
     uint64_t gen = c->gen;
     const uint64_t *w = bin_of(c, p->bin);
+    ask_second_line(g, w, 0);
     unsigned gw = state_last_write(w);
     unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d <= SQF_KEPT) {   /* else every entry of the bin has expired */
