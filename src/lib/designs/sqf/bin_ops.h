@@ -25,8 +25,7 @@ int tdbf_sqf_spare_contains(const sqf_core *c, const sqf_print *p);
  * portable code (tdbf_set_simd). */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define SQF_X86_PATH 1
-int tdbf_sqf_x86_add(sqf_core *c, const sqf_print *p);
-int tdbf_sqf_x86_contains(const sqf_core *c, const sqf_print *p);
+sqf_bin_ops tdbf_sqf_x86_ops(const sqf_shape *s);
 int tdbf_sqf_x86_usable(void);
 #else
 #define SQF_X86_PATH 0
@@ -260,29 +259,46 @@ static unsigned geom_key(const sqf_shape *s)
     return GEOM_KEY(s->bin_words, (s->quotients + s->slots + 63) / 64, s->rem_bits);
 }
 
-#define ADD_CASE(words, header_words, rem_bits) \
-    case GEOM_KEY(words, header_words, rem_bits): \
-        return add_in_bin(c, GEOM(words, header_words, rem_bits, &c->shape), p);
-#define CONTAINS_CASE(words, header_words, rem_bits) \
-    case GEOM_KEY(words, header_words, rem_bits): \
-        return contains_in_bin(c, GEOM(words, header_words, rem_bits, &c->shape), p);
-
-static int add_planned(sqf_core *c, const sqf_print *p)
-{
-    switch (geom_key(&c->shape)) {
-    PLANNED_GEOMS(ADD_CASE)
-    default:
-        return add_in_bin(c, geom_of(&c->shape), p);
+/* add_W_H_R and contains_W_H_R for each planned geometry. */
+#define GEOM_OPS(words, header_words, rem_bits) \
+    static int add_##words##_##header_words##_##rem_bits(sqf_core *c, const sqf_print *p) \
+    { \
+        return add_in_bin(c, GEOM(words, header_words, rem_bits, &c->shape), p); \
+    } \
+    static int contains_##words##_##header_words##_##rem_bits(const sqf_core *c, \
+                                                              const sqf_print *p) \
+    { \
+        return contains_in_bin(c, GEOM(words, header_words, rem_bits, &c->shape), p); \
     }
+PLANNED_GEOMS(GEOM_OPS)
+
+static int add_any(sqf_core *c, const sqf_print *p)
+{
+    return add_in_bin(c, geom_of(&c->shape), p);
 }
 
-static int contains_planned(const sqf_core *c, const sqf_print *p)
+static int contains_any(const sqf_core *c, const sqf_print *p)
 {
-    switch (geom_key(&c->shape)) {
-    PLANNED_GEOMS(CONTAINS_CASE)
+    return contains_in_bin(c, geom_of(&c->shape), p);
+}
+
+#define OPS_CASE(words, header_words, rem_bits) \
+    case GEOM_KEY(words, header_words, rem_bits): \
+        ops.add = add_##words##_##header_words##_##rem_bits; \
+        ops.contains = contains_##words##_##header_words##_##rem_bits; \
+        break;
+
+/* The operations compiled for this shape's geometry, else the generic
+ * ones: chosen once, at init, so an operation pays one indirect call. */
+static sqf_bin_ops bin_ops_for(const sqf_shape *s)
+{
+    sqf_bin_ops ops = { add_any, contains_any };
+    switch (geom_key(s)) {
+    PLANNED_GEOMS(OPS_CASE)
     default:
-        return contains_in_bin(c, geom_of(&c->shape), p);
+        break;
     }
+    return ops;
 }
 
 #endif

@@ -35,14 +35,9 @@
 #define SQF_BITS_X86 1
 #include "designs/sqf/bin_ops.h"
 
-int tdbf_sqf_x86_add(sqf_core *c, const sqf_print *p)
+sqf_bin_ops tdbf_sqf_x86_ops(const sqf_shape *s)
 {
-    return add_planned(c, p);
-}
-
-int tdbf_sqf_x86_contains(const sqf_core *c, const sqf_print *p)
-{
-    return contains_planned(c, p);
+    return bin_ops_for(s);
 }
 
 #if defined(__clang__)

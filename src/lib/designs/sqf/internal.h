@@ -44,6 +44,14 @@ typedef struct sqf_shape {
     unsigned spare_k;      /* bits a spilled entry sets in its sub-block */
 } sqf_shape;
 
+/* An add and a query on the key's bin (bin_ops.h), given its fingerprint. */
+struct sqf_core;
+struct sqf_print;
+typedef struct sqf_bin_ops {
+    int (*add)(struct sqf_core *c, const struct sqf_print *p);
+    int (*contains)(const struct sqf_core *c, const struct sqf_print *p);
+} sqf_bin_ops;
+
 typedef struct sqf_core {
     sqf_shape shape;
     uint64_t  gen;         /* the current generation */
@@ -54,8 +62,8 @@ typedef struct sqf_core {
     uint64_t  spills;      /* entries moved to the spare */
     uint64_t *bins;        /* bins * bin_words words */
     uint64_t *spare;       /* spare_lines * SQF_TAGS words */
-    int       x86_bits;    /* 1: the bins' code compiled for POPCNT and BMI2
-                              (bin_x86.c), chosen by tdbf_sqf_core_init */
+    sqf_bin_ops ops;       /* the bins' code for this shape and CPU
+                              (bin_ops.h), chosen by tdbf_sqf_core_init */
 } sqf_core;
 
 /* 0 when the shape fits its bin (state + header + slots <= bin bits) and

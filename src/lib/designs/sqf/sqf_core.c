@@ -117,9 +117,9 @@ void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem, int turn
     c->bins = mem;
     c->spare = mem + s->bins * s->bin_words;
 #if SQF_X86_PATH
-    c->x86_bits = tdbf_sqf_x86_usable();
+    c->ops = tdbf_sqf_x86_usable() ? tdbf_sqf_x86_ops(s) : bin_ops_for(s);
 #else
-    c->x86_bits = 0;
+    c->ops = bin_ops_for(s);
 #endif
 }
 
@@ -204,11 +204,7 @@ static void count_add(sqf_core *c)
 int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
 {
     sqf_print p = fingerprint(&c->shape, h);
-#if SQF_X86_PATH
-    int present = c->x86_bits ? tdbf_sqf_x86_add(c, &p) : add_planned(c, &p);
-#else
-    int present = add_planned(c, &p);
-#endif
+    int present = c->ops.add(c, &p);
     count_add(c);
     return present;
 }
@@ -216,11 +212,7 @@ int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h)
 int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h)
 {
     sqf_print p = fingerprint(&c->shape, h);
-#if SQF_X86_PATH
-    if (c->x86_bits)
-        return tdbf_sqf_x86_contains(c, &p);
-#endif
-    return contains_planned(c, &p);
+    return c->ops.contains(c, &p);
 }
 
 /* ---- a loaded core ---------------------------------------------------------- */
