@@ -291,6 +291,66 @@ static TDBF_ALWAYS_INLINE void range_clear(uint64_t *w, unsigned from, unsigned 
     w[last] &= above;
 }
 
+/* The bits of x where mask has 1s, packed to the low end (PEXT). */
+static TDBF_ALWAYS_INLINE uint64_t compress_bits(uint64_t x, uint64_t mask)
+{
+#if defined(SQF_BITS_X86)
+    return _pext_u64(x, mask);   /* bin_x86.c */
+#else
+    /* A run of 1s at a time: the purge's masks have one or two. */
+    uint64_t out = 0;
+    unsigned at = 0;
+    while (mask != 0) {
+        unsigned low = lowest_one(mask);
+        uint64_t run = ~(mask >> low);
+        unsigned len = run == 0 ? 64 - low : lowest_one(run);
+        out |= ((x >> low) & low_mask(len)) << at;
+        at += len;
+        mask &= ~(low_mask(len) << low);
+    }
+    return out;
+#endif
+}
+
+/* Bits appended to a bin at increasing positions, a whole word written at
+ * a time; the bits below the first position are kept. */
+typedef struct bit_writer {
+    uint64_t *w;
+    unsigned  word;   /* the word being filled */
+    unsigned  used;   /* its bits filled, < 64 */
+    uint64_t  acc;    /* its value so far */
+} bit_writer;
+
+static TDBF_ALWAYS_INLINE bit_writer writer_at(uint64_t *w, unsigned pos)
+{
+    bit_writer out = { w, pos >> 6, pos & 63, w[pos >> 6] & bits_below(pos & 63) };
+    return out;
+}
+
+/* Appends the low `bits` bits of v (its bits above are 0), bits <= 64. */
+static TDBF_ALWAYS_INLINE void writer_put(bit_writer *out, uint64_t v, unsigned bits)
+{
+    out->acc |= v << out->used;
+    if (out->used + bits < 64) {
+        out->used += bits;
+        return;
+    }
+    out->w[out->word++] = out->acc;
+    out->acc = out->used == 0 ? 0 : v >> (64 - out->used);
+    out->used = out->used + bits - 64;
+}
+
+/* Writes the last word; the bits after the stream, up to `limit`, become
+ * 0. */
+static TDBF_ALWAYS_INLINE void writer_end(bit_writer *out, unsigned limit)
+{
+    unsigned end = 64 * out->word + out->used;
+    if (end < limit)
+        range_clear(out->w, end, limit);
+    if (out->used != 0)
+        out->w[out->word] = (out->w[out->word] & ~bits_below(out->used)) | out->acc;
+}
+
 /* `bits` bits from src move down to dst (dst < src); ascending 64-bit
  * pieces, so no piece is read after a write has reached it. */
 static TDBF_ALWAYS_INLINE void bits_move_down(uint64_t *w, unsigned words, unsigned dst,

@@ -68,27 +68,30 @@ static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, u
         range_clear(w, SQF_HEADER_POS, slot_pos(g, n));
         return;
     }
-    /* The expired entries, ascending: their slots and their header 1s. */
-    uint16_t slot_cut[SQF_MAX_SLOTS], one_cut[SQF_MAX_SLOTS];
-    unsigned cuts = 0;
-    uint64_t lanes = slot_lanes(g);
-    unsigned per_window = 64 / geom_slot_bits(g);
+    /* One pass over the slots, a window of whole slots at a time: the
+     * kept ones are packed down behind the writer (which never passes the
+     * reader), the expired ones' header 1s noted, ascending. */
+    uint16_t one_cut[SQF_MAX_SLOTS];
+    unsigned cuts = 0, sb = geom_slot_bits(g), per_window = 64 / sb;
+    uint64_t lanes = slot_lanes(g), lane_bits = low_mask(sb);
+    bit_writer out = writer_at(w, slot_pos(g, 0));
     for (unsigned i = 0; i < n; i += per_window) {
-        uint64_t found = expired_in_window(field_window(w, g.words, slot_pos(g, i)), lanes, gw, d);
-        if (n - i < per_window)
-            found &= low_mask((n - i) * geom_slot_bits(g));
-        for (; found != 0; found &= found - 1) {
-            unsigned e = i + lowest_one(found) / geom_slot_bits(g);
-            slot_cut[cuts] = (uint16_t)slot_pos(g, e);
-            one_cut[cuts] = (uint16_t)(SQF_HEADER_POS + header_one(g, h, e));
-            cuts++;
+        unsigned in_window = n - i < per_window ? n - i : per_window;
+        uint64_t valid = lanes & low_mask(in_window * sb);
+        uint64_t window = field_window(w, g.words, slot_pos(g, i));
+        uint64_t found = expired_in_window(window, lanes, gw, d) & valid;
+        if (found == 0) {
+            writer_put(&out, window & low_mask(in_window * sb), in_window * sb);
+            continue;
         }
+        uint64_t keep = valid & ~found;
+        writer_put(&out, compress_bits(window, keep * lane_bits), count_ones(keep) * sb);
+        for (; found != 0; found &= found - 1)
+            one_cut[cuts++] = (uint16_t)(SQF_HEADER_POS + header_one(g, h, i + lowest_one(found) / sb));
     }
-    if (cuts == 0)
-        return;
-    /* One pass over each region, whatever the number expired. */
-    range_cut(w, g.words, slot_cut, cuts, geom_slot_bits(g), slot_pos(g, n));
-    range_cut(w, g.words, one_cut, cuts, 1, SQF_HEADER_POS + g.quotients + n);
+    writer_end(&out, slot_pos(g, n));
+    if (cuts != 0)
+        range_cut(w, g.words, one_cut, cuts, 1, SQF_HEADER_POS + g.quotients + n);
 }
 
 /* A 128-byte bin is two cache lines, and which slots an operation reads
