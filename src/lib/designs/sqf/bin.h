@@ -11,15 +11,18 @@
  *   an insert   shifts the header's bits above the new 1 up by one and
  *               the slots above the new slot up by r + 3 bits
  *               (range_shift_up): a few words, whatever the load;
- *   a removal   shifts them down (range_shift_down);
+ *   a removal   (the overflow's) shifts them down (range_shift_down);
  *   the purge   finds the expired entries several slots at once: a 64-bit
  *               window holds floor(64 / (r + 3)) whole slots, and one
  *               subtraction gives every slot's (gw - tag) mod 8 (each slot
  *               has a spare bit above its 3-bit tag, so no borrow crosses
  *               slots), one addition of d its age's overflow past L
- *               (expired_in_window); only the few expired slots are
- *               then removed, highest first, so no position moves before
- *               it is used;
+ *               (expired_in_window); the kept slots of the window are
+ *               packed (compress_bits: PEXT where the CPU has it) and
+ *               appended behind a writer that never passes the reader
+ *               (bit_writer), and the header loses the expired entries'
+ *               1s in one pass too (range_cut): the bin is crossed once,
+ *               however many entries expire;
  *   a run       is found by selecting the q-th 0 of the header with
  *               broadword rank/select (select_one: byte counts, then the
  *               bit inside the byte), not a loop over the quotients.
@@ -244,19 +247,33 @@ static TDBF_ALWAYS_INLINE uint64_t field_window(const uint64_t *w, unsigned word
     return v;
 }
 
+/* The words of bits [from, limit) and, in its first and last word, the
+ * bits outside it, which every range operation keeps. */
+typedef struct bit_range {
+    unsigned first, last;   /* words */
+    uint64_t below;         /* the first word's bits below `from` */
+    uint64_t above;         /* the last word's bits from `limit` on */
+} bit_range;
+
+static TDBF_ALWAYS_INLINE bit_range range_of(unsigned from, unsigned limit)
+{
+    bit_range r = { from >> 6, (limit - 1) >> 6, bits_below(from & 63),
+                    ~low_mask(((limit - 1) & 63) + 1) };
+    return r;
+}
+
 /* Bits [from, limit - by) move up to [from + by, limit); [from, from + by)
  * become 0; bits outside [from, limit) keep their values.  0 < by < 64. */
 static TDBF_ALWAYS_INLINE void range_shift_up(uint64_t *w, unsigned from, unsigned limit,
                                               unsigned by)
 {
-    unsigned first = from >> 6, last = (limit - 1) >> 6;
-    uint64_t below = bits_below(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
-    uint64_t keep_low = w[first] & below, keep_high = w[last] & above;
-    w[first] &= ~below;
-    for (unsigned j = last; j > first; j--)
+    bit_range r = range_of(from, limit);
+    uint64_t keep_low = w[r.first] & r.below, keep_high = w[r.last] & r.above;
+    w[r.first] &= ~r.below;
+    for (unsigned j = r.last; j > r.first; j--)
         w[j] = (w[j] << by) | (w[j - 1] >> (64 - by));
-    w[first] = (w[first] << by) | keep_low;
-    w[last] = (w[last] & ~above) | keep_high;
+    w[r.first] = (w[r.first] << by) | keep_low;
+    w[r.last] = (w[r.last] & ~r.above) | keep_high;
 }
 
 /* Bits [from + by, limit) move down to [from, limit - by); [limit - by,
@@ -265,30 +282,28 @@ static TDBF_ALWAYS_INLINE void range_shift_up(uint64_t *w, unsigned from, unsign
 static TDBF_ALWAYS_INLINE void range_shift_down(uint64_t *w, unsigned from, unsigned limit,
                                                 unsigned by)
 {
-    unsigned first = from >> 6, last = (limit - 1) >> 6;
-    uint64_t below = bits_below(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
-    uint64_t keep_low = w[first] & below, keep_high = w[last] & above;
-    w[last] &= ~above;
-    for (unsigned j = first; j < last; j++)
+    bit_range r = range_of(from, limit);
+    uint64_t keep_low = w[r.first] & r.below, keep_high = w[r.last] & r.above;
+    w[r.last] &= ~r.above;
+    for (unsigned j = r.first; j < r.last; j++)
         w[j] = (w[j] >> by) | (w[j + 1] << (64 - by));
-    w[last] >>= by;
-    w[first] = (w[first] & ~below) | keep_low;
-    w[last] |= keep_high;
+    w[r.last] >>= by;
+    w[r.first] = (w[r.first] & ~r.below) | keep_low;
+    w[r.last] |= keep_high;
 }
 
 /* Bits [from, limit) become 0. */
 static TDBF_ALWAYS_INLINE void range_clear(uint64_t *w, unsigned from, unsigned limit)
 {
-    unsigned first = from >> 6, last = (limit - 1) >> 6;
-    uint64_t below = bits_below(from & 63), above = ~low_mask(((limit - 1) & 63) + 1);
-    if (first == last) {
-        w[first] &= below | above;
+    bit_range r = range_of(from, limit);
+    if (r.first == r.last) {
+        w[r.first] &= r.below | r.above;
         return;
     }
-    w[first] &= below;
-    for (unsigned j = first + 1; j < last; j++)
+    w[r.first] &= r.below;
+    for (unsigned j = r.first + 1; j < r.last; j++)
         w[j] = 0;
-    w[last] &= above;
+    w[r.last] &= r.above;
 }
 
 /* The bits of x where mask has 1s, packed to the low end (PEXT). */

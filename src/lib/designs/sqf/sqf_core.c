@@ -72,6 +72,18 @@
  * (age <= L) either the bin holds it with a live tag, or the mark is live
  * (gs >= the spill's generation >= Gx), q_x is in the range, and its
  * spare word still holds its bits: the query answers present.
+ *
+ * The code.  This file holds the shape, the spare and the clock.  The
+ * bins are changed in place, a word at a time, never decoded: bin.h has
+ * the steps (range shifts of the packed header and slots, the purge's
+ * word-parallel age test, broadword select of a run), bin_ops.h the
+ * operations built from them, compiled once for any CPU and once for
+ * x86-64 with POPCNT and BMI2 (bin_x86.c), each also for the planner's
+ * geometries apart.  tdbf_sqf_core_init picks the copy for the CPU and
+ * the shape, so an add or a query makes one indirect call.  Every copy
+ * leaves exactly the bits the layout above prescribes (the bins are the
+ * saved format): tests/unit/test_sqf.c checks a digest of the whole memory
+ * after fixed streams on each.
  */
 #include "designs/sqf/bin_ops.h"
 #include "designs/sqf/internal.h"
