@@ -21,6 +21,7 @@
  */
 #include "driver.h"
 #include "designs/sqf/internal.h"
+#include "util/serial.h"
 #include "util/wide.h"
 
 #include <math.h>
@@ -30,9 +31,13 @@
 
 #define SEED UINT64_C(0x5f0f)
 
+/* Key `id` is its 8 bytes little-endian, on every machine (the golden
+ * digests need the same keys on s390x). */
 static tdbf_hash128 key_hash(uint64_t id)
 {
-    return tdbf_hash_key(SEED, &id, sizeof id);
+    unsigned char key[8];
+    tdbf_store_le64(key, id);
+    return tdbf_hash_key(SEED, key, sizeof key);
 }
 
 /* 64-byte bins, Q = 32, C = 42, r = 7: 17 + 32 + 42 + 42 * 10 = 511 bits;
