@@ -98,6 +98,7 @@ static int sqf_start(tdbf *f, const sqf_shape *s, double fp, sqf **out)
     q->fp_planned = fp;
     f->state.impl = q;
     f->state.error_planned = fp;
+    f->state.prefetch_ahead = TDBF_PREFETCH_AHEAD_LINE;   /* one bin a key */
     *out = q;
     return TDBF_OK;
 }
@@ -134,6 +135,15 @@ static int sqf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     (void)now_ns;
     const sqf *q = f->state.impl;
     return tdbf_sqf_core_contains(&q->core, &key->hash);
+}
+
+/* The key's bin (both lines of a 128-byte bin), a few keys ahead of the
+ * one a batch call handles. */
+static void sqf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+{
+    (void)for_add;
+    const sqf *q = f->state.impl;
+    tdbf_sqf_core_prefetch(&q->core, &key->hash);
 }
 
 /* The shell's jump (designs/ops.h): the filter reads neither the key's
@@ -304,6 +314,7 @@ const tdbf_ops tdbf_sqf_ops = {
     .close = sqf_close,
     .add = sqf_add,
     .contains = sqf_contains,
+    .prefetch = sqf_prefetch,
     .stats = sqf_stats,
     .shape = sqf_shape_of,
     .payload_size = sqf_payload_size,
