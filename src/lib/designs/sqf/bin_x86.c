@@ -50,6 +50,7 @@ int tdbf_sqf_x86_usable(void)
 {
     if (tdbf_simd_in_use() == TDBF_SIMD_PORTABLE)
         return 0;
+    __builtin_cpu_init();
     return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
            __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam17h");
 }
