@@ -346,9 +346,10 @@ bench-speed: $(LAB) ## docs/results.md's speed tables: windows 1e4..1e8, both er
 
 # ---- tdbf dedup and tdbf info: end-to-end tests, throughput -------------
 .PHONY: test-cli bench-dedup check-man
-test-cli: $(CLI) $(LAB) $(SHARED_LIB) check-man ## run the end-to-end tests of tdbf dedup (input parsing, streaming and stops), info, plan, eval, the texts naming defaults, and every command's exit status (and check-man)
+test-cli: $(CLI) $(LAB) $(SHARED_LIB) check-man ## run the end-to-end tests of tdbf dedup (input parsing, streaming and stops), info, plan, eval, the texts naming defaults, every command's exit status, the sqf on every command (and check-man)
 	@PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup.py $(CLI); s=$$?; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_commands.py $(CLI) || s=1; \
+	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_sqf.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_input.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_dedup_stream.py $(CLI) || s=1; \
 	PYTHONDONTWRITEBYTECODE=1 $(PYTHON) tests/cli/test_defaults.py $(CLI) || s=1; \

@@ -13,6 +13,13 @@ Memory (used_memory deltas), 10^6 distinct items, error 0.001, window 60 s:
         without the 60 s wait), (b) burst: TDBF.MADD as fast as a pipeline goes,
     vs 10^6 SET ... EX 60 keys; and each filter's measured FP rate.
 
+Designs: the module's default count design against sqf (and, for EX 60,
+the default time design against sqf where the module has it): TDBF.ADD
+and TDBF.EXISTS throughput at -P 1 and -P 16, in alternating rounds so
+that the machine's drift falls on both, and bytes per item and FP of a
+filter holding 10^6 distinct items at 0.001: what the choice of default
+weighs (memory against command throughput).
+
 Creation: BENCH_CREATED (5000) new keys by TDBF.RESERVE of a small count
 filter (WINDOW 1000) and a small time filter (EX 60 CAPACITY 1000), vs SET of
 new keys, pipelined 50 deep: what a filter per user or tenant costs the server.
@@ -131,6 +138,69 @@ def load(c, key, items, stamped):
     pipe.execute()
 
 
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def reserve_design(c, key, error, window, design):
+    """RESERVE with a window (a count, or "EX 60"); design None: the default.
+    False when the module refuses the design for that window."""
+    args = ["TDBF.RESERVE", key, error]
+    args += ["EX", "60", "CAPACITY", RANGE] if window == "time" else ["WINDOW", RANGE]
+    if design:
+        args += ["DESIGN", design]
+    try:
+        c.execute_command(*args)
+    except redis.ResponseError:
+        return False
+    return True
+
+
+def compare_designs(c, port, window, results):
+    """The default design for `window` ("count" or "time") against sqf."""
+    if not reserve_design(c, "d:default", "0.01", window, None):
+        return
+    default = c.execute_command("TDBF.INFO", "d:default", "design")[0]
+    default = default.decode() if isinstance(default, bytes) else default
+    if default == "sqf" or not reserve_design(c, "d:sqf", "0.01", window, "sqf"):
+        c.flushall()
+        return
+    names = {"default": default, "sqf": "sqf"}
+    print(f"designs, {window} window: {default} (the default) against sqf, requests/s"
+          f" (median of {ROUNDS} alternating rounds)")
+    for p in (1, 16):
+        runs = {(d, cmd): [] for d in names for cmd in ("ADD", "EXISTS")}
+        for _ in range(ROUNDS):
+            for d in names:
+                for cmd in ("ADD", "EXISTS"):
+                    runs[(d, cmd)].append(benchmark(port, p, f"TDBF.{cmd}", f"d:{d}",
+                                                    "__rand_int__"))
+        row = {k: median(v) for k, v in runs.items()}
+        for cmd in ("ADD", "EXISTS"):
+            ratio = row[("sqf", cmd)] / row[("default", cmd)]
+            print(f"  -P {p:<2}  {cmd:<6} {default} {row[('default', cmd)]:,.0f}"
+                  f"  sqf {row[('sqf', cmd)]:,.0f}  sqf/{default} {ratio:.3f}")
+            results.append(("designs", f"{window}_P{p}", f"{cmd.lower()}_sqf_over_default", ratio))
+    c.flushall()
+    for d, design in names.items():
+        base = used_memory(c)
+        reserve_design(c, d, "0.001", window, None if d == "default" else design)
+        load(c, d, ITEMS, window == "time")
+        used = used_memory(c) - base
+        fp = fp_rate(c, d)
+        print(f"  {design:<10} {used / ITEMS:6.2f} bytes/item  FP {fp:.5f}"
+              f"  ({ITEMS} distinct items, error 0.001)")
+        results.append(("designs", f"{window}_{design}", "bytes_per_item", used / ITEMS))
+        results.append(("designs", f"{window}_{design}", "fp", fp))
+        names[d] = (design, used)
+        c.flushall()
+    print(f"  memory sqf/{default} {names['sqf'][1] / max(names['default'][1], 1):.3f}")
+
+
 def fp_rate(c, key, probes=100000):
     hits = 0
     pipe = c.pipeline(transaction=False)
@@ -171,6 +241,9 @@ def main():
                 for k, v in row.items():
                     results.append(("throughput", f"P{p}", k, v))
             c.flushall()
+
+            for window in ("count", "time"):
+                compare_designs(c, port, window, results)
 
             print(f"creation: {CREATED} new keys each, pipelined, keys/s")
             row = {name: create_keys(c, command) for name, command in CREATION}

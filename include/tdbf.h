@@ -197,16 +197,18 @@ typedef struct tdbf_config {
                                    indices (bits or cells) per key
                                  TBF, BTBF: timer cells per key
                                must be 0 for blocked BLOOM, FPDECAY,
-                               STABLE (they take cfg.positions) and EXACT */
+                               STABLE (they take cfg.positions), SQF (one
+                               fingerprint a key, 7 generations) and EXACT */
     unsigned    l;          /* APBF, APBBF, APBF_LINE, TLBF, TLBF_LINE: extra
                                slices or fields, the window spans l
                                generations; set with k, 0 = planner.  Must
                                be 0 for the other designs */
     uint64_t    capacity;   /* expected items per window (time designs); 0 = unknown
-                               (TLBF, TLBF_LINE: 1024).  Both believe a
-                               given one: a burst of up to it takes about
+                               (TLBF, TLBF_LINE, SQF: 1024).  They believe
+                               a given one: a burst of up to it takes about
                                a steady load's memory (TLBF_LINE: its one
-                               planned ring, shifted on count) */
+                               planned ring, shifted on count; SQF: its
+                               first core, turned on count) */
     uint64_t    max_memory; /* refuse plans above this many bytes; default
                                (and 0) = TDBF_DEFAULT_MAX_MEMORY, 4 GiB */
     const struct tdbf_allocator *allocator; /* NULL = the process default */
@@ -259,13 +261,16 @@ typedef struct tdbf_config {
                                writer at a time.  FPDECAY is always
                                concurrent; other designs: TDBF_ENOTSUP */
     unsigned    unit_bits;  /* APBF_LINE, TLBF_LINE: bits of the unit a key's
-                               fields live in, 512 (one 64-byte cache line)
-                               or 1024 (two); 0 = the planner's choice.
+                               fields live in; SQF: bits of the bin its
+                               fingerprint lives in; 512 (one 64-byte cache
+                               line) or 1024 (two); 0 = the planner's choice
+                               (SQF: the least memory).
                                (block_bits, its deprecated alias, is read
                                when this is 0; both set and different:
                                TDBF_EPARAM) */
-    unsigned    max_rings;  /* TLBF_LINE: cap on live rings, 1 .. 1024
-                               (0 = 2(k+l)+32); when reached the filter
+    unsigned    max_rings;  /* TLBF_LINE: cap on live rings, SQF (time
+                               window): on live cores, 1 .. 1024
+                               (0 = 2(k+l)+32; SQF 48); when reached the filter
                                stops growing and FP rises, never false
                                negatives (stats.cap_hits).  (max_slices,
                                its deprecated alias, is read when this is
@@ -542,6 +547,8 @@ TDBF_API int tdbf_contains_batch(const tdbf *f, size_t n,
  *                                                     newest, shifts
  *   TLBF_LINE  rings x fields     bits per field      the home ring's g, adds
  *                                                     in its generation, shifts
+ *   SQF        bins (all cores)   bits per bin        g, adds in the current
+ *                                                     generation, turns
  *   ROTATING   sub-filters        bits per filter     g per filter, adds into
  *                                                     the newest, rotations
  *   TBF, BTBF  1                  cells x cell bits   B adds per timestamp,
@@ -587,8 +594,10 @@ typedef struct tdbf_stats {
                                  TLBF: insertions in live generations;
                                  TLBF_LINE: insertions in the last l + 1
                                  generations (the ones queries read);
+                                 SQF, time window: insertions in the
+                                 last 8 generations;
                                  ROTATING: insertions in live sub-filters */
-    uint64_t cap_hits;        /* TLBF, TLBF_LINE, ROTATING: times growth was
+    uint64_t cap_hits;        /* TLBF, TLBF_LINE, ROTATING, SQF: times growth was
                                  refused by max_slices or max_memory (the
                                  filter degraded: FP up) */
     uint64_t cells;           /* TBF, BTBF: timer cells m */
@@ -652,6 +661,9 @@ TDBF_API int tdbf_get_shape(const tdbf *f, tdbf_shape *out);
  *   TLBF      (k + 1) ceil(T / l) ns (its newest slice takes adds for k
  *             more generations; at a steady or growing rate)
  *   TLBF_LINE (k + l) ceil(T / l) - T ns (fields emptied at age k + l)
+ *   SQF       count window: g adds (k = 1, l = 7); time window: 8 ceil(T /
+ *             7) - T ns (a key answers while 7 generations old; at a
+ *             steady rate: a core a burst ran ahead keeps keys longer)
  *   CLOCK     (d + 1) ceil(T / d) - T ns, d = cfg.resolution: up to T / d
  *   ROTATING  count window: g = window_items / N adds; time window:
  *             ceil(T / N) ns, + 1 when N does not divide T (N =

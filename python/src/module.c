@@ -3,7 +3,7 @@
  *
  * plan() returns, as a dict, what `tdbf plan --json` prints for the same
  * request, from the same library planners (tdbf_plan_apbf, _apbbf_fast,
- * _apbf_line, _design, _decay).  Designs without a planner of their own
+ * _apbf_line, _design, _decay; sqf from tdbf_plan_shape).  Designs without a planner of their own
  * (tlbf, tbf, btbf, bloom, exact) are sized by opening the filter they
  * describe and reading its stats, so every design can be planned.
  */
@@ -129,6 +129,60 @@ static PyObject *line_fields(const tdbf_line_plan *p)
                          "bits_per_item", p->bits_per_item, "fp", p->fp);
 }
 
+/* sqf: its shape as tdbf_open builds it (tdbf_plan_shape: k 1, l 7,
+ * the window 7 g, bytes, the model's worst-case FP) and its bin size,
+ * which the shape does not hold: the planner takes the bins of least
+ * memory, 64 bytes on a tie, so it is the size whose forced plan
+ * (cfg.unit_bits) takes the same bytes. */
+static PyObject *plan_sqf(const tdbf_config *cfg, const tdbf_shape *built)
+{
+    unsigned bin_bits = cfg->unit_bits;
+    if (bin_bits == 0) {
+        tdbf_config small = *cfg;
+        small.unit_bits = 512;
+        small.block_bits = 0;
+        tdbf_shape shape;
+        bin_bits = tdbf_plan_shape(&small, &shape) == TDBF_OK &&
+                   shape.memory_bytes == built->memory_bytes ? 512 : 1024;
+    }
+    if (cfg->window_ns != 0) {   /* its first core, at the capacity */
+        uint64_t keys = cfg->capacity ? cfg->capacity : 1024;
+        uint64_t span = cfg->window_ns / built->l + (cfg->window_ns % built->l != 0);
+        return Py_BuildValue("{s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d}", "k", built->k, "l",
+                             built->l, "unit_bits", bin_bits,
+                             "capacity", (unsigned long long)keys,
+                             "generation_ns", (unsigned long long)span,
+                             "bytes", (unsigned long long)built->memory_bytes,
+                             "bits_per_item", 8.0 * (double)built->memory_bytes / (double)keys,
+                             "fp", built->error_planned);
+    }
+    return Py_BuildValue("{s:I,s:I,s:I,s:K,s:K,s:K,s:d,s:d}", "k", built->k, "l", built->l,
+                         "unit_bits", bin_bits,
+                         "g", (unsigned long long)(built->window_items / built->l),
+                         "window", (unsigned long long)built->window_items,
+                         "bytes", (unsigned long long)built->memory_bytes,
+                         "bits_per_item", 8.0 * (double)built->memory_bytes /
+                                          (double)cfg->window_items,
+                         "fp", built->error_planned);
+}
+
+/* apbf-line's and tlbf-line's "least_memory": the sqf of the same
+ * window, error (and capacity), the design of least memory (None when
+ * none meets the error). */
+static PyObject *least_memory_sqf(const tdbf_config *cfg)
+{
+    tdbf_config sqf = *cfg;
+    sqf.design = TDBF_SQF;
+    sqf.unit_bits = 0;
+    sqf.block_bits = 0;
+    sqf.max_memory = UINT64_MAX;
+    tdbf_shape shape;
+    if (tdbf_plan_shape(&sqf, &shape) != TDBF_OK)
+        return Py_BuildValue("{s:O}", "least_memory", Py_None);
+    PyObject *fields = merged(plan_sqf(&sqf, &shape), Py_BuildValue("{s:s}", "design", "sqf"));
+    return fields ? Py_BuildValue("{s:N}", "least_memory", fields) : NULL;
+}
+
 /* apbf-line, and tlbf-line's first ring as tdbf_open sizes it (its
  * share of the error, a generation being window / l of time). */
 static PyObject *plan_line(const tdbf_config *cfg, int *rc)
@@ -142,11 +196,12 @@ static PyObject *plan_line(const tdbf_config *cfg, int *rc)
         return NULL;
     PyObject *dict = line_fields(&p);
     if (!rings)
-        return dict;
+        return merged(dict, least_memory_sqf(cfg));
     uint64_t capacity = cfg->capacity ? cfg->capacity : 1024;
     uint64_t span = cfg->window_ns / p.l + (cfg->window_ns % p.l != 0);
-    return merged(dict, Py_BuildValue("{s:K,s:K}", "capacity", (unsigned long long)capacity,
+    dict = merged(dict, Py_BuildValue("{s:K,s:K}", "capacity", (unsigned long long)capacity,
                                       "generation_ns", (unsigned long long)span));
+    return dict ? merged(dict, least_memory_sqf(cfg)) : NULL;
 }
 
 /* tlbf: the (k, l) its open plans (tdbf_plan_shape), and the slices of
@@ -227,6 +282,8 @@ static PyObject *plan_design(const tdbf_config *cfg, const tdbf_shape *built, in
         return plan_line(cfg, rc);
     case TDBF_TLBF:
         return plan_tlbf(cfg, built, rc);
+    case TDBF_SQF:
+        return plan_sqf(cfg, built);
     case TDBF_CLOCK:
     case TDBF_ROTATING:
         return plan_clock_rotating(cfg, rc);
@@ -249,7 +306,9 @@ PyDoc_STRVAR(doc_plan,
 "builds.  Each design adds its own fields: apbf the least-memory plan (m, g,\n"
 "slack, npws, ...) with built_plan, what Filter builds (the fewest reads\n"
 "within 5 %), and alternatives with other k; apbbf block_bits, block_hashes\n"
-"and least_memory; apbf-line and tlbf-line b, unit_bits, field_bits, units;\n"
+"and least_memory; apbf-line and tlbf-line b, unit_bits, field_bits, units\n"
+"(apbf-line also least_memory: the sqf beside it, the count design of least\n"
+"memory); sqf unit_bits (its bin: block_bits 512 or 1024 forces it) and g;\n"
 "tlbf and tlbf-line capacity and generation_ns; clock and rotating cells,\n"
 "filters, resolution; fpdecay and stable cells, fn_window, fn_half_window.\n"
 "design None is what Filter would build: apbf-line for a count window,\n"
@@ -274,8 +333,9 @@ static PyObject *module_plan(PyObject *module, PyObject *args, PyObject *kwds)
     if (pytdbf_config(&opt, &cfg) != 0 ||
         pytdbf_u64(block_bits, "block_bits", 64, 1024, 1, 0, &bits) != 0)
         return NULL;
-    /* block_bits names the line designs' unit too (cfg.unit_bits) */
-    if (cfg.design == TDBF_APBF_LINE || cfg.design == TDBF_TLBF_LINE)
+    /* block_bits names the line designs' unit and sqf's bin too
+     * (cfg.unit_bits) */
+    if (cfg.design == TDBF_APBF_LINE || cfg.design == TDBF_TLBF_LINE || cfg.design == TDBF_SQF)
         cfg.unit_bits = (unsigned)bits;
     else
         cfg.block_bits = (unsigned)bits;

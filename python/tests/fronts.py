@@ -15,7 +15,8 @@ per probe on a fresh copy of the file, the probe printed when absent.
 
 Every filter is made with the same parameters (SEED, ERROR; a count
 window of COUNT_WINDOW or a time window of TIME_WINDOW sized for
-CAPACITY keys), but the answers compared are always those of one file.
+CAPACITY keys; the front's default design unless one is named), but the
+answers compared are always those of one file.
 """
 import json
 import os
@@ -61,11 +62,12 @@ class CliFront:
         assert proc.returncode == 0, (args, proc.returncode, proc.stderr)
         return proc
 
-    def save(self, timed, keys, path):
+    def save(self, timed, keys, path, design=None):
         shape = (["--window", "%ds" % TIME_WINDOW_S, "--capacity", str(CAPACITY)]
                  if timed else ["--last", str(COUNT_WINDOW)])
+        named = ["--design", design] if design else []
         self.run(["dedup", "--state", path, "--seed", str(SEED), "--error", str(ERROR)] +
-                 shape, lines(keys))
+                 shape + named, lines(keys))
 
     def fresh_copy(self, path):
         copy = os.path.join(self.tmp, "cli-copy.tdbf")
@@ -95,11 +97,12 @@ class PythonFront:
     def __init__(self, tmp_path):
         self.live = None
 
-    def save(self, timed, keys, path):
+    def save(self, timed, keys, path, design=None):
         if timed:
-            f = tdbf.Filter("%ds" % TIME_WINDOW_S, error=ERROR, seed=SEED, capacity=CAPACITY)
+            f = tdbf.Filter("%ds" % TIME_WINDOW_S, error=ERROR, seed=SEED, capacity=CAPACITY,
+                            design=design)
         else:
-            f = tdbf.Filter(COUNT_WINDOW, error=ERROR, seed=SEED)
+            f = tdbf.Filter(COUNT_WINDOW, error=ERROR, seed=SEED, design=design)
         for key in keys:
             f.add(key)
         f.save(path)

@@ -162,6 +162,40 @@ def test_plan_matches_what_filter_builds():
     assert blocked["block_bits"] == 64
 
 
+def test_plan_sqf_is_the_least_memory_count_design():
+    sqf = tdbf.plan(1_000_000, 0.01, "sqf")
+    st = tdbf.Filter(1_000_000, 0.01, design="sqf", seed=36).stats()
+    assert (sqf["k"], sqf["l"], sqf["window"]) == (st["k"], st["l"], st["window_items"]) == \
+        (1, 7, 7 * sqf["g"])
+    assert sqf["g"] == st["generation_size"] and sqf["unit_bits"] == st["slice_bits"]
+    assert sqf["bytes"] == st["memory_bytes"] and sqf["fp"] == pytest.approx(st["error_planned"])
+    assert 0 < sqf["fp"] <= 0.01
+    # block_bits forces the bin (cfg.unit_bits); the planner's is the smaller
+    forced = {bits: tdbf.plan(1_000_000, 0.01, "sqf", block_bits=bits) for bits in (512, 1024)}
+    assert [forced[bits]["unit_bits"] for bits in (512, 1024)] == [512, 1024]
+    assert sqf["bytes"] == min(p["bytes"] for p in forced.values())
+    with pytest.raises(ValueError):
+        tdbf.plan(1_000_000, 0.01, "sqf", block_bits=64)
+    # apbf-line, the default and the fastest, names it as the least memory
+    line = tdbf.plan(1_000_000, 0.01)
+    assert line["design"] == "apbf-line" and line["least_memory"]["design"] == "sqf"
+    assert {key: line["least_memory"][key] for key in ("unit_bits", "g", "bytes", "fp")} == \
+        {key: sqf[key] for key in ("unit_bits", "g", "bytes", "fp")}
+    assert line["least_memory"]["bits_per_item"] < line["bits_per_item"]
+
+
+def test_plan_sqf_over_a_time_window():
+    sqf = tdbf.plan("1m", 0.001, "sqf", capacity=10**6)
+    assert (sqf["design"], sqf["k"], sqf["l"], sqf["capacity"]) == ("sqf", 1, 7, 10**6)
+    assert sqf["generation_ns"] == -(-60 * 10**9 // 7) and 0 < sqf["fp"] <= 0.001
+    st = tdbf.Filter("1m", 0.001, design="sqf", capacity=10**6, seed=36).stats()
+    assert sqf["bytes"] == st["memory_bytes"]
+    assert sqf["bits_per_item"] == pytest.approx(8 * sqf["bytes"] / 10**6)
+    ring = tdbf.plan("1m", 0.001, "tlbf-line", capacity=10**6)
+    assert ring["least_memory"]["design"] == "sqf"
+    assert ring["least_memory"]["bytes"] == sqf["bytes"] < ring["bytes"]
+
+
 def test_help_reads_like_the_header():
     text = pydoc.render_doc(tdbf.Filter, renderer=pydoc.plaintext)
     for phrase in ["no false negatives", "Test and insert", "window", "now_ns",

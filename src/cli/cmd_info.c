@@ -162,6 +162,13 @@ static void print_json(const info_request *req, uint64_t file_bytes,
     fputc('\n', stdout);
 }
 
+/* What tdbf_get_stats counts as slices: the sqf's are its bins, each a
+ * fixed block of memory a key's fingerprint lives in. */
+static const char *slices_name(tdbf_design design)
+{
+    return design == TDBF_SQF ? "bins" : "slices";
+}
+
 /* One "name  value" row; the value is a printf format. */
 static void row(cli_table *t, const char *name, const char *fmt, ...)
     CLI_PRINTF(3, 4);
@@ -199,7 +206,7 @@ static int print_text(const info_request *req, uint64_t file_bytes,
     if (st->k != 0)
         row(&t, "k, l", "%u, %u", st->k, st->l);
     if (st->slices != 0)
-        row(&t, "slices", "%u of %s bits", st->slices,
+        row(&t, slices_name(st->design), "%u of %s bits", st->slices,
             cli_format_count(a, sizeof a, st->slice_bits));
     else if (st->slice_bits != 0)
         row(&t, "bits", "%s", cli_format_count(a, sizeof a, st->slice_bits));
@@ -330,10 +337,10 @@ const cli_command cli_cmd_info = {
         "Loads FILE as tdbf_load_file does -- every field and the checksum\n"
         "are checked (docs/format.md) -- and prints the design, window, error\n"
         "rates (configured; planned for these parameters; estimated from the\n"
-        "current fill), k and l, slices, memory, adds and the filter's clock,\n"
-        "and the slack: how far past the window a key may still be reported\n"
-        "(tdbf_slack; --json slack_items, slack_ns, null when the design has no\n"
-        "bound).  --error bounds how often a key never seen, or last seen\n"
+        "current fill), k and l, slices (sqf: bins), memory, adds and the\n"
+        "filter's clock, and the slack: how far past the window a key may still\n"
+        "be reported (tdbf_slack; --json slack_items, slack_ns, null when the\n"
+        "design has no bound).  --error bounds how often a key never seen, or last seen\n"
         "longer ago than the window plus the slack, is reported as seen.\n"
         "A `tdbf dedup` state also shows how its keys were cut from lines,\n"
         "and every section after the filter is listed (docs/format.md).\n"

@@ -14,7 +14,9 @@
  * its false-negative rate at the window's edge; with --design clock or
  * rotating it sizes one of those (tdbf_plan_clock_rotating): memory and worst-case
  * FP, no false negatives; with --design tlbf-line the ring tdbf_open
- * starts with for a time window (tdbf_plan_apbf_line at the capacity).
+ * starts with for a time window (tdbf_plan_apbf_line at the capacity);
+ * with --design sqf the sliding quotient filter, the count design of least
+ * memory (plan_sqf.c), which apbf-line's plan shows beside itself.
  * Every plan ends with its expiry bound and what --error bounds
  * (plan_print_bound, plan_designs.c).
  */
@@ -52,11 +54,11 @@ static const cli_option plan_options[] = {
     [OPT_L]      = {"l", "L", "evaluate this l (window = l generations); needs --k"},
     [OPT_ALTS]   = {"alts", "K", "show up to K alternatives with other k (default 8, 0 = none)"},
     [OPT_JSON]   = {"json", NULL, "print the chosen plan as one JSON object on one line"},
-    [OPT_DESIGN] = {"design", "NAME", "default: what tdbf dedup builds, apbf-line for a count window, tlbf-line for a time window (apbf with --k/--l/--alts); apbf, apbbf (blocked APBF); tlbf; clock, rotating; or fpdecay / stable: designs that forget at random"},
+    [OPT_DESIGN] = {"design", "NAME", "default: what tdbf dedup builds, apbf-line for a count window, tlbf-line for a time window (apbf with --k/--l/--alts); sqf (the least memory for a count window, apbf-line the fastest); apbf, apbbf (blocked APBF); tlbf; clock, rotating; or fpdecay / stable: designs that forget at random"},
     [OPT_SURVIVAL] = {"survival", "S", "fpdecay, stable: least P(yes) for a key N insertions old (default 1 - E)"},
     [OPT_TIME]   = {"time", "DURATION", "time window (60s, 5m), the same as --window DURATION"},
     [OPT_CAPACITY] = {"capacity", "C", "clock, rotating, tlbf, tlbf-line with a time window: expected keys per window (default 1024)"},
-    [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line, tlbf-line: unit size, 1024 (two lines, default) or 512"},
+    [OPT_BLOCK_BITS] = {"block-bits", "B", "apbbf: block size in bits, 512 (a cache line, default) or 64 (a word); apbf-line, tlbf-line: unit size, 1024 (two lines) or 512; sqf: bin size, 512 (a line) or 1024 (default for both: the planner's)"},
     {NULL, NULL, NULL}
 };
 
@@ -239,7 +241,9 @@ static int resolve_window(const char *cmd, plan_request *req)
 static int check_design_options(const char *cmd, const plan_request *req, int apbf_options)
 {
     const char *name = tdbf_design_name(req->design);
-    int line_design = req->design == TDBF_APBF_LINE || req->design == TDBF_TLBF_LINE;
+    /* the designs whose unit or bin is 512 or 1024 bits (cfg.unit_bits) */
+    int line_design = req->design == TDBF_APBF_LINE || req->design == TDBF_TLBF_LINE ||
+                      req->design == TDBF_SQF;
     if (time_only(req->design) && req->window_ns == 0)
         return cli_usage_error(cmd, "--design %s needs a time window (--window 10m)", name);
     if (count_only(req->design) && req->window_ns != 0)
@@ -250,12 +254,12 @@ static int check_design_options(const char *cmd, const plan_request *req, int ap
     if (req->survival != 0.0 && req->design != TDBF_FPDECAY && req->design != TDBF_STABLE)
         return cli_usage_error(cmd, "--survival applies to --design fpdecay or stable");
     if (req->block_bits != 0 && req->design != TDBF_APBBF && !line_design)
-        return cli_usage_error(cmd, "--block-bits applies to --design apbbf, apbf-line or "
-                               "tlbf-line");
+        return cli_usage_error(cmd, "--block-bits applies to --design apbbf, apbf-line, "
+                               "tlbf-line or sqf");
     if ((req->block_bits == 64 && line_design) ||
         (req->block_bits == 1024 && req->design == TDBF_APBBF))
         return cli_usage_error(cmd, "--block-bits: 64 or 512 for apbbf, 512 or 1024 "
-                               "for apbf-line");
+                               "for apbf-line, tlbf-line and sqf");
     if (apbf_options && req->design != TDBF_APBF)
         return cli_usage_error(cmd, "--k, --l and --alts are APBF options");
     return CLI_EXIT_OK;
@@ -319,8 +323,8 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                  req->design != TDBF_APBF_LINE && req->design != TDBF_FPDECAY &&
                  req->design != TDBF_STABLE && req->design != TDBF_CLOCK &&
                  req->design != TDBF_ROTATING && req->design != TDBF_TLBF_LINE &&
-                 req->design != TDBF_TLBF))
-                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, tlbf, "
+                 req->design != TDBF_TLBF && req->design != TDBF_SQF))
+                return cli_usage_error(cmd, "--design: apbf, apbbf, apbf-line, sqf, tlbf, "
                                        "tlbf-line, clock, rotating, fpdecay or stable, not '%s'",
                                        value);
             break;
@@ -338,7 +342,7 @@ static int parse_args(const cli_command *self, int argc, char **argv,
                 return CLI_EXIT_USAGE;
             if (number != 64 && number != 512 && number != 1024)
                 return cli_usage_error(cmd, "--block-bits: 64 or 512 (apbbf), 512 or "
-                                       "1024 (apbf-line), not '%s'", value);
+                                       "1024 (apbf-line, tlbf-line, sqf), not '%s'", value);
             req->block_bits = (unsigned)number;
             break;
         case OPT_SURVIVAL:
@@ -385,6 +389,8 @@ static int run_plan(const cli_command *self, int argc, char **argv)
         return run_blocked_plan(self, &req);
     if (req.design == TDBF_APBF_LINE)
         return run_line_plan(self, &req);
+    if (req.design == TDBF_SQF)
+        return run_sqf_plan(self, &req);
     if (req.design == TDBF_TLBF_LINE)
         return run_tlbf_line_plan(self, &req);
     if (req.design == TDBF_TLBF)
@@ -439,15 +445,17 @@ const cli_command cli_cmd_plan = {
     .usage = "[--error E] --last N | --window N|T [--capacity C] [--json]\n"
              "--design apbf --error E --window N [--alts K] [--json]\n"
              "--k K --l L --window N [--error E] [--json]\n"
-             "--design apbbf|apbf-line --error E --window N [--block-bits B] [--json]\n"
+             "--design apbbf|apbf-line|sqf --error E --window N [--block-bits B] [--json]\n"
              "--design fpdecay|stable --error E --window N [--survival S] [--json]\n"
              "--design rotating --error E --window N [--json]\n"
              "--design clock|rotating|tlbf|tlbf-line --error E --window T [--capacity C] [--json]",
     .details =
         "Without --design it shows the plan tdbf dedup builds for that kind of\n"
         "window: apbf-line for a count window (--last N, or --window N: 100k, 1e6),\n"
-        "tlbf-line for a time window (--window T: 10m, 60s; or --time T); --error\n"
-        "defaults to 0.01 as in dedup.  --json marks it (\"dedup_default\": true).\n"
+        "the fastest, with sqf beside it, the least memory (--json\n"
+        "\"least_memory\"); tlbf-line for a time window (--window T: 10m, 60s; or\n"
+        "--time T); --error defaults to 0.01 as in dedup.  --json marks it\n"
+        "(\"dedup_default\": true).\n"
         "Every design shows the plan tdbf_open builds (\"built\"; in --json the\n"
         "\"built\" object: k, l and window as tdbf info reports them), and ends\n"
         "with its expiry bound: the window, and the slack past it in which a key\n"
@@ -465,6 +473,10 @@ const cli_command cli_cmd_plan = {
         "--design apbbf plans the blocked APBF (section 6): the plan tdbf_open\n"
         "builds and the least-memory one, with blocks read per query.\n"
         "--design apbf-line: the line-local APBF, one unit of memory per key.\n"
+        "--design sqf: the sliding quotient filter, fingerprints with 3-bit age\n"
+        "tags in bins of 64 or 128 bytes (--block-bits 512 or 1024; default the\n"
+        "least memory), one bin read per query; the window is 7 generations of\n"
+        "g adds, and a key is answered for at most g adds past it.\n"
         "--design fpdecay or stable sizes a design that forgets at random\n"
         "(tdbf_plan_decay): the least memory whose steady-state FP meets E\n"
         "and which still answers yes for a key N insertions old with\n"

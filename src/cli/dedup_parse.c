@@ -57,7 +57,8 @@ const cli_option dedup_options[] = {
                                       "seen, or last seen before the window + its slack, "
                                       "wrongly dropped (default 0.01)"},
     [OPT_DESIGN]     = {"design", "NAME", "filter design with that kind of window (tlbf-line, "
-                                          "tlbf, clock, exact; apbf-line, apbf, ...)"},
+                                          "tlbf, clock, exact; apbf-line, sqf (least "
+                                          "memory), apbf, ...)"},
     [OPT_CAPACITY]   = {"capacity", "N", "time windows: expected keys per window "
                                          "(a sizing hint; default: the input files' lines, or learn the rate)"},
     [OPT_FIELD]      = {"field", "LIST", "key = field N (1-based) of the line, or fields "

@@ -1,7 +1,7 @@
 /*
  * plan.h — what the files of `tdbf plan` share: the request as parsed
  * (cmd_plan.c) and the planners of the designs other than the APBF
- * (plan_designs.c).  Each returns a CLI_EXIT_* code.
+ * (plan_designs.c, plan_sqf.c).  Each run_*_plan returns a CLI_EXIT_* code.
  */
 #ifndef TDBF_CLI_PLAN_H
 #define TDBF_CLI_PLAN_H
@@ -22,7 +22,8 @@ typedef struct plan_request {
     double   survival;    /* FPDECAY, STABLE: 0 = 1 - error */
     uint64_t window_ns;   /* time window, or 0 */
     uint64_t capacity;    /* time window: keys per window, 0 = default */
-    unsigned block_bits;  /* APBBF: 64 or 512 (0 = 512); line designs 512 or 1024 */
+    unsigned block_bits;  /* APBBF: 64 or 512 (0 = 512); line designs and sqf
+                             (cfg.unit_bits) 512 or 1024, 0 = the planner's */
     const char *window_text; /* --window as given: a count or a duration */
     int      design_given; /* --design named; else the design dedup builds */
 } plan_request;
@@ -53,6 +54,22 @@ int run_design_plan(const cli_command *self, const plan_request *req);     /* cl
 int run_blocked_plan(const cli_command *self, const plan_request *req);    /* apbbf */
 int run_line_plan(const cli_command *self, const plan_request *req);       /* apbf-line */
 int run_tlbf_line_plan(const cli_command *self, const plan_request *req);  /* tlbf-line */
+/* The sqf tdbf_open builds for a count window, as tdbf_plan_shape sizes
+ * it (plan_sqf.c). */
+typedef struct sqf_plan_view {
+    tdbf_shape shape;      /* k = 1, l = 7, window_items = 7 g, bytes, FP */
+    unsigned bin_bits;     /* 512 or 1024: the bin size of that plan */
+    uint64_t generation;   /* g, adds per generation */
+    double   bits_per_item;/* its bytes over the window asked for */
+} sqf_plan_view;
+
+/* unit_bits 512 or 1024 forces the bin size; 0: the planner's.  Returns
+ * TDBF_OK or tdbf_plan_shape's error. */
+int plan_sqf(uint64_t window, double error, unsigned unit_bits, sqf_plan_view *out);
+/* Its JSON fields: unit_bits, g, window, bytes, bits_per_item, fp. */
+void json_sqf_fields(cli_json *j, const sqf_plan_view *p);
+
+int run_sqf_plan(const cli_command *self, const plan_request *req);        /* sqf */
 int run_tlbf_plan(const cli_command *self, const plan_request *req);       /* tlbf */
 
 #endif /* TDBF_CLI_PLAN_H */

@@ -26,8 +26,10 @@ void plan_request_config(const plan_request *req, tdbf_config *cfg)
     cfg->survival = req->survival;
     cfg->k = req->k;
     cfg->l = req->l;
-    /* --block-bits names the line designs' unit too (cfg.unit_bits) */
-    if (req->design == TDBF_APBF_LINE || req->design == TDBF_TLBF_LINE)
+    /* --block-bits names the line designs' unit and sqf's bin too
+     * (cfg.unit_bits) */
+    if (req->design == TDBF_APBF_LINE || req->design == TDBF_TLBF_LINE ||
+        req->design == TDBF_SQF)
         cfg->unit_bits = req->block_bits;
     else
         cfg->block_bits = req->block_bits;
@@ -378,7 +380,9 @@ int run_blocked_plan(const cli_command *self, const plan_request *req)
 
 /* ---- line-local APBF ---------------------------------------------------- */
 
-static void print_line_json(const plan_request *req, const tdbf_line_plan *p)
+/* "least_memory": the sqf beside it (null when no sqf meets the error). */
+static void print_line_json(const plan_request *req, const tdbf_line_plan *p,
+                            const sqf_plan_view *least)
 {
     cli_json j;
     cli_json_init(&j, stdout);
@@ -399,6 +403,14 @@ static void print_line_json(const plan_request *req, const tdbf_line_plan *p)
     cli_json_double(&j, "bits_per_item", p->bits_per_item);
     cli_json_double(&j, "fp", p->fp);
     cli_json_double(&j, "target_error", req->error);
+    if (least != NULL) {
+        cli_json_object_begin(&j, "least_memory");
+        cli_json_string(&j, "design", "sqf");
+        json_sqf_fields(&j, least);
+        cli_json_object_end(&j);
+    } else {
+        cli_json_string(&j, "least_memory", NULL);
+    }
     cli_json_object_end(&j);
     fputc('\n', stdout);
 }
@@ -412,7 +424,8 @@ static void print_line_row(const char *what, const tdbf_line_plan *p)
            p->bits_per_item, p->fp);
 }
 
-/* What tdbf_open builds, both unit sizes, and the least-memory APBF. */
+/* What tdbf_open builds, both unit sizes, the least-memory APBF and the
+ * sqf, the count design of least memory. */
 int run_line_plan(const cli_command *self, const plan_request *req)
 {
     tdbf_config cfg;
@@ -428,8 +441,10 @@ int run_line_plan(const cli_command *self, const plan_request *req)
     int rc = tdbf_plan_apbf_line(&cfg, &chosen);
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
+    sqf_plan_view sqf;
+    int have_sqf = plan_sqf(req->window, req->error, 0, &sqf) == TDBF_OK;
     if (req->json) {
-        print_line_json(req, &chosen);
+        print_line_json(req, &chosen, have_sqf ? &sqf : NULL);
         return CLI_EXIT_OK;
     }
     cfg.unit_bits = chosen.unit_bits == 1024 ? 512 : 1024;
@@ -446,13 +461,22 @@ int run_line_plan(const cli_command *self, const plan_request *req)
     if (have_apbf)
         printf("  %-14s %3u %3u %39s %9.2f %10.4g\n", "apbf (least)", apbf.k, apbf.l, "",
                apbf.bits_per_item, apbf.fp);
+    if (have_sqf) {
+        char memory[32];
+        printf("  %-14s %3u %3u %2s %5u %3s %12llu %10s %9.2f %10.4g\n", "sqf", sqf.shape.k,
+               sqf.shape.l, "", sqf.bin_bits / 8, "", (unsigned long long)sqf.generation,
+               cli_format_bytes(memory, sizeof memory, sqf.shape.memory_bytes),
+               sqf.bits_per_item, sqf.shape.error_planned);
+    }
     printf("\nunit: bytes a key's fields live in (one read per query); W: bits per field, "
            "of\nk + l fields a unit (each unit empties its oldest field on its own turn, a\n"
            "unit or so per insert: no pause; the library's concurrent mode plans k + l +\n"
            "1 fields, one a spare).\n"
            "b: bits a key sets per field.  fp: the model's, the same at every moment\n"
            "(units' loads shared by neighbouring fields included; with a spare, just\n"
-           "before a shift).\n");
+           "before a shift).\n"
+           "apbf-line is the fastest count design; sqf (--design sqf: fingerprints with\n"
+           "age tags, one bin per key) takes the least memory.\n");
     plan_print_bound(req);
     return CLI_EXIT_OK;
 }
@@ -479,6 +503,13 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     int rc = tdbf_plan_tlbf_line(&cfg, &ring);
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
+    tdbf_config sqf_cfg = cfg;   /* the least-memory time design, beside it */
+    sqf_cfg.design = TDBF_SQF;
+    sqf_cfg.unit_bits = 0;
+    sqf_cfg.max_memory = UINT64_MAX;
+    tdbf_shape sqf;
+    int have_sqf = tdbf_plan_shape(&sqf_cfg, &sqf) == TDBF_OK;
+    double sqf_bits = have_sqf ? 8.0 * (double)sqf.memory_bytes / (double)cfg.capacity : 0.0;
     uint64_t span_ns = req->window_ns / ring.l + (req->window_ns % ring.l != 0);
     uint64_t slack_ns = span_ns > UINT64_MAX / (ring.k + ring.l) ? UINT64_MAX
                                                                  : span_ns * (ring.k + ring.l);
@@ -503,6 +534,16 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
         cli_json_double(&j, "bits_per_item", ring.bits_per_item);
         cli_json_double(&j, "fp", ring.fp);
         cli_json_double(&j, "target_error", req->error);
+        if (have_sqf) {
+            cli_json_object_begin(&j, "least_memory");
+            cli_json_string(&j, "design", "sqf");
+            cli_json_u64(&j, "bytes", sqf.memory_bytes);
+            cli_json_double(&j, "bits_per_item", sqf_bits);
+            cli_json_double(&j, "fp", sqf.error_planned);
+            cli_json_object_end(&j);
+        } else {
+            cli_json_string(&j, "least_memory", NULL);
+        }
         cli_json_object_end(&j);
         fputc('\n', stdout);
         return CLI_EXIT_OK;
@@ -516,6 +557,10 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     printf("  %-14s %3s %3s %2s %5s %3s %12s %10s %9s %10s\n", "ring", "k", "l", "b", "unit",
            "W", "g", "memory", "bits/item", "fp");
     print_line_row("at capacity", &ring);
+    if (have_sqf)
+        printf("  %-14s %3u %3u %2s %5s %3s %12s %10s %9.2f %10.4g\n", "sqf", sqf.k, sqf.l, "",
+               "", "", "", cli_format_bytes(memory, sizeof memory, sqf.memory_bytes), sqf_bits,
+               sqf.error_planned);
     printf("\n  generation        %s (window / l)\n"
            "  memory            %s at the planned rate, one ring (%.2f bits/item)\n"
            "  fn in window      0 (a key may answer for up to (k+l) generations: %s)\n\n"
@@ -526,7 +571,9 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
            "times: the capacity's worth of keys at once takes the planned ring).\n"
            "All live rings share --error: this ring is planned under it, a burst's\n"
            "rings for what the live ones leave, so a query's FP stays within it.\n"
-           "fp: the ring's model at its planned load, just before a shift.\n",
+           "fp: the ring's model at its planned load, just before a shift.\n"
+           "tlbf-line is the fastest time design; sqf (--design sqf: cores of\n"
+           "fingerprints with age tags) takes the least memory.\n",
            span, memory, ring.bits_per_item, slack);
     plan_print_bound(req);
     return CLI_EXIT_OK;

@@ -139,7 +139,7 @@ static RedisModuleCommandArg window_choice[] = {
         "by itself)")
 #define DESIGN_ARG                                                                  \
     ARG("design", T_STRING, "DESIGN", OPT, NULL,                                    \
-        "apbf, apbbf, apbf-line, tbf, btbf, fpdecay, stable, bloom (count "         \
+        "apbf, apbbf, apbf-line, sqf, tbf, btbf, fpdecay, stable, bloom (count "    \
         "windows), tlbf, tlbf-line, clock (time windows), rotating, exact (both); " \
         "default: the module's")
 #define SEED_ARG                                                                    \

@@ -243,7 +243,7 @@ def test_count_window_vs_exact():
     lines = mixed_stream(40000, window, rng)
     exact = exact_count_window(lines, window)
     check(any(exact) and not all(exact), "the stream has no mix")
-    for design in ("apbf", "apbbf", "exact"):
+    for design in ("apbf", "apbbf", "sqf", "exact"):
         out = run(["dedup", "--last", str(window), "--design", design,
                    "--count", "--seed", SEED], joined(lines)).stdout
         flags, printed = flags_from_count(out)
@@ -742,7 +742,7 @@ def test_state_of_every_design():
     lines = ["k%d" % (i % 40) for i in range(100)]
     for design in ("apbf", "apbbf", "tlbf", "tbf", "btbf", "clock",
                    "rotating", "fpdecay", "stable", "bloom", "exact",
-                   "apbf-line", "tlbf-line"):
+                   "apbf-line", "tlbf-line", "sqf"):
         for window in (["--last", "1000"], ["--window", "1h"]):
             state = tmp("every-%s.tdbf" % design)
             if os.path.exists(state):

@@ -21,7 +21,7 @@ typedef struct seed_filter {
     uint64_t     window_items;
     uint64_t     window_ns;
     double       error;
-    unsigned     block_bits;   /* APBBF, BLOOM; TLBF_LINE: unit bits */
+    unsigned     block_bits;   /* APBBF, BLOOM; TLBF_LINE: unit bits; SQF: bin bits */
     unsigned     adds;         /* keys added before saving */
     uint64_t     step_ns;      /* time between adds */
 } seed_filter;
@@ -53,7 +53,17 @@ static const seed_filter seeds[] = {
     {"tlbf-line-1s",      TDBF_TLBF_LINE, 0, 1000 * NS_PER_MS, 0.1, 512, 60, 37 * NS_PER_MS},
     {"tlbf-line-burst",   TDBF_TLBF_LINE, 0, 10 * NS_PER_MS, 0.1, 512, 400, 0},
     {"tlbf-line-grown",   TDBF_TLBF_LINE, 0, 50 * NS_PER_MS, 0.2, 512, 300, 3 * NS_PER_MS},
+    {"sqf-w100-empty",    TDBF_SQF, 100, 0, 0.1, 0, 0, 0},
+    {"sqf-w100-turned",   TDBF_SQF, 100, 0, 0.05, 512, 250, 0},
+    {"sqf-w300-bins128",  TDBF_SQF, 300, 0, 0.01, 1024, 200, 0},
 };
+
+/* The line designs and SQF name their unit (bin) cfg.unit_bits; the
+ * others take cfg.block_bits. */
+static int takes_unit_bits(tdbf_design design)
+{
+    return design == TDBF_TLBF_LINE || design == TDBF_APBF_LINE || design == TDBF_SQF;
+}
 
 static int write_stdio(void *ctx, const void *buf, size_t len)
 {
@@ -133,7 +143,10 @@ int main(int argc, char **argv)
         cfg.window_items = s->window_items;
         cfg.window_ns = s->window_ns;
         cfg.error = s->error;
-        cfg.block_bits = s->block_bits;
+        if (takes_unit_bits(s->design))
+            cfg.unit_bits = s->block_bits;
+        else
+            cfg.block_bits = s->block_bits;
         cfg.seed = 0x5eed0000u + i;
         tdbf *f;
         int rc = tdbf_open(&f, &cfg);

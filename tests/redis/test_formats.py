@@ -42,11 +42,13 @@ class RedisFront:
         self.loads = 0
         self.live_key = None
 
-    def save(self, timed, keys, path):
+    def save(self, timed, keys, path, design=None):
         self.live_key = "made-%s" % ("time" if timed else "count")
         shape = (["EX", TIME_WINDOW_S, "CAPACITY", CAPACITY] if timed
                  else ["WINDOW", COUNT_WINDOW])
-        self.r.execute_command("TDBF.RESERVE", self.live_key, ERROR, *shape, "SEED", SEED)
+        named = ["DESIGN", design] if design else []
+        self.r.execute_command("TDBF.RESERVE", self.live_key, ERROR, *shape, *named,
+                               "SEED", SEED)
         for i in range(0, len(keys), BATCH):
             self.r.execute_command("TDBF.MADD", self.live_key, *keys[i:i + BATCH])
         with open(path, "wb") as out:
@@ -100,17 +102,24 @@ def fronts(r, tmp_path):
             "redis": RedisFront(r)}
 
 
-@pytest.mark.parametrize("timed", [False, True], ids=["count", "time"])
+# (timed, design): each front's default design for either kind of window,
+# and the sqf, the count design of least memory
+FILTERS = {"count": (False, None), "time": (True, None), "sqf": (False, "sqf")}
+
+
+@pytest.mark.parametrize("kind", sorted(FILTERS))
 @pytest.mark.parametrize("saver", ["cli", "python", "redis"])
-def test_saved_on_one_front_loads_on_every_other(fronts, saver, timed, tmp_path):
+def test_saved_on_one_front_loads_on_every_other(fronts, saver, kind, tmp_path):
+    timed, design = FILTERS[kind]
     maker = fronts[saver]
-    path = str(tmp_path / ("%s-%s.tdbf" % (saver, "time" if timed else "count")))
+    path = str(tmp_path / ("%s-%s.tdbf" % (saver, kind)))
     before = time.time_ns()
-    maker.save(timed, KEYS, path)
+    maker.save(timed, KEYS, path, design)
     after = time.time_ns()
 
     doc = fronts["cli"].info(path)     # tdbf_load_file
     assert doc["items"] == len(KEYS), doc
+    assert design is None or doc["design"] == design, doc
     assert (doc["window_ns"] != 0) == timed, doc
     assert (doc["dedup_keys"] is not None) == (saver == "cli"), doc
     if timed:
@@ -128,8 +137,7 @@ def test_saved_on_one_front_loads_on_every_other(fronts, saver, timed, tmp_path)
     for name, got in answers.items():
         assert disagreements(reference, got, PROBES) == [], (name, saver)
     print("\n  %s %s file: %d keys found by %s; %d of %d probes present on every loader"
-          % (saver, "time" if timed else "count", len(KEYS), ", ".join(answers),
-             sum(reference), len(PROBES)))
+          % (saver, kind, len(KEYS), ", ".join(answers), sum(reference), len(PROBES)))
 
 
 def test_dedup_resumes_a_redis_dump(fronts, tmp_path):

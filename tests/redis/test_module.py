@@ -308,14 +308,18 @@ def test_addat_uses_the_given_time(make_server):
 # ---------------------------------------------------------------------------
 # Persistence
 
+PERSISTED = ["count", "time", "blocked", "sqf"]
+
+
 def fill(c):
-    """A count filter, a time filter and an APBBF one, with content."""
+    """A count filter, a time filter, an APBBF and an SQF one, with content."""
     c.execute_command("TDBF.RESERVE", "count", "0.01", "WINDOW", "2000")
     c.execute_command("TDBF.RESERVE", "time", "0.001", "EX", "3600", "CAPACITY", "5000")
     c.execute_command("TDBF.INSERT", "blocked", "WINDOW", "3000", "DESIGN", "apbbf",
                       "ITEMS", "z")
+    c.execute_command("TDBF.RESERVE", "sqf", "0.01", "WINDOW", "2000", "DESIGN", "sqf")
     items = [f"item{i}" for i in range(3000)]
-    for key in ["count", "time", "blocked"]:
+    for key in PERSISTED:
         c.execute_command("TDBF.MADD", key, *items)
         c.execute_command("TDBF.ADD", key, "solo")
 
@@ -323,7 +327,7 @@ def fill(c):
 def snapshot(c):
     probe = [f"item{i}" for i in range(0, 3000, 7)] + [f"other{i}" for i in range(300)]
     out = {}
-    for key in ["count", "time", "blocked"]:
+    for key in PERSISTED:
         out[key] = (digest(c, key), c.execute_command("TDBF.MEXISTS", key, *probe),
                     c.execute_command("TDBF.INFO", key))
     return out
@@ -530,8 +534,10 @@ def test_replication_is_deterministic(make_server):
     pc.execute_command("TDBF.RESERVE", "time", "0.01", "PX", "800")
     pc.execute_command("TDBF.INSERT", "created", "EX", "60", "ITEMS", "a", "b")
     pc.execute_command("TDBF.INSERT", "created2", "WINDOW", "100", "ITEMS", "a", "b")
+    pc.execute_command("TDBF.INSERT", "sqf", "WINDOW", "100", "DESIGN", "sqf", "ITEMS", "a")
+    keys = ["count", "time", "created", "created2", "sqf"]
     for i in range(40):
-        for key in ["count", "time", "created", "created2"]:
+        for key in keys:
             pc.execute_command("TDBF.MADD", key, f"x{i}", f"y{i}")
             pc.execute_command("TDBF.ADD", key, f"z{i}")
         time.sleep(0.01)
@@ -541,7 +547,7 @@ def test_replication_is_deterministic(make_server):
     while rc.info("replication")["master_repl_offset"] < pc.info("replication")["master_repl_offset"]:
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    for key in ["count", "time", "created", "created2"]:
+    for key in keys:
         assert digest(rc, key) == digest(pc, key), key
     with pytest.raises(redis.ResponseError, match="read only"):
         rc.execute_command("TDBF.ADD", "count", "q")
@@ -614,7 +620,7 @@ def test_bad_module_arguments_refuse_to_load(make_server, args):
 # ---------------------------------------------------------------------------
 # Every design: usable and persistent, or refused with a clear reason
 
-DESIGNS = ["apbf", "apbbf", "apbf-line", "tlbf", "tlbf-line", "tbf", "btbf", "clock",
+DESIGNS = ["apbf", "apbbf", "apbf-line", "sqf", "tlbf", "tlbf-line", "tbf", "btbf", "clock",
            "rotating", "fpdecay", "stable", "bloom", "exact"]
 
 
@@ -661,6 +667,81 @@ def test_mexists_answers_as_exists(r, design):
         assert got[:215] == [1] * 215         # no false negatives
     if design != "exact":
         assert 0 < sum(got[215:]) < 400       # error 0.2: some false positives
+
+
+# ---------------------------------------------------------------------------
+# SQF, the count design of least memory, through every command
+
+def wilson_low(hits, n, z=1.96):
+    """Lower end of the 95 % Wilson interval of hits / n."""
+    p = hits / n
+    centre = p + z * z / (2 * n)
+    spread = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return (centre - spread) / (1 + z * z / n)
+
+
+def test_sqf_reserve_info_and_memory(r):
+    r.execute_command("TDBF.RESERVE", "q", "0.01", "WINDOW", "100k", "DESIGN", "sqf",
+                      "SEED", "36")
+    i = info(r, "q")
+    g = i["generation_size"]
+    assert i["design"] == b"sqf" and (i["k"], i["l"]) == (1, 7)
+    assert g == -(-100000 // 7) and i["window_items"] == 7 * g and i["window_ms"] == 0
+    assert i["slices"] > 0 and 0 < float(i["error_planned"]) <= 0.01
+    # RedisBloom's names: the guaranteed window is the capacity
+    assert r.execute_command("TDBF.INFO", "q", "Capacity") == [i["window_items"]]
+    # every byte allocated up front, through Redis's allocator
+    assert r.memory_usage("q") >= i["memory_bytes"] >= i["slices"] * 64
+    r.execute_command("TDBF.RESERVE", "line", "0.01", "WINDOW", "100k")
+    assert i["memory_bytes"] < info(r, "line")["memory_bytes"]     # the least memory
+    assert r.execute_command("TDBF.INSERT", "made", "WINDOW", "500", "DESIGN", "sqf",
+                             "ITEMS", "a", "b", "a") == [1, 1, 0]
+    assert info(r, "made")["design"] == b"sqf"
+
+
+def test_sqf_no_false_negatives_and_fp_before_a_turn(r):
+    window, error = 5000, 0.01
+    r.execute_command("TDBF.RESERVE", "q", str(error), "WINDOW", str(window), "DESIGN", "sqf",
+                      "SEED", "37")
+    g = info(r, "q")["generation_size"]
+    # every item re-added within the window is reported present
+    r.execute_command("TDBF.MADD", "q", *[f"k{j}" for j in range(1000)])
+    for start in range(1000, 4 * window, 1000):
+        batch = [f"k{j}" for j in range(start, start + 1000)]
+        again = [f"k{j}" for j in range(max(0, start - window + 1000), start, 97)]
+        assert r.execute_command("TDBF.MEXISTS", "q", *again) == [1] * len(again), start
+        r.execute_command("TDBF.MADD", "q", *batch)
+    # the worst moment: the current generation one add short of its turn
+    left = g - 1 - r.execute_command("TDBF.INFO", "q", "items")[0] % g
+    r.execute_command("TDBF.MADD", "q", *[f"late{j}" for j in range(left)])
+    assert r.execute_command("TDBF.INFO", "q", "items")[0] % g == g - 1
+    probes = 40000
+    hits = 0
+    for start in range(0, probes, 2000):
+        hits += sum(r.execute_command("TDBF.MEXISTS", "q",
+                                      *[f"absent{j}" for j in range(start, start + 2000)]))
+    assert wilson_low(hits, probes) <= error, (hits, probes)
+    assert hits > 0                       # a filter answering no to all would pass
+
+
+def test_sqf_dump_restore_copy_and_chunks(r):
+    r.execute_command("TDBF.RESERVE", "q", "0.001", "WINDOW", "300k", "DESIGN", "sqf",
+                      "SEED", "38")
+    r.execute_command("TDBF.MADD", "q", *[f"k{i}" for i in range(3000)])
+    items = [f"k{i}" for i in range(0, 3000, 11)] + [f"o{i}" for i in range(500)]
+    want = (digest(r, "q"), r.execute_command("TDBF.MEXISTS", "q", *items))
+    assert want[1][:273] == [1] * 273
+    assert r.restore("restored", 0, r.dump("q"))
+    assert r.copy("q", "copied")
+    chunks = scandump(r, "q")
+    for cursor, data in chunks:
+        assert r.execute_command("TDBF.LOADCHUNK", "chunked", cursor, data) == b"OK"
+    for key in ["restored", "copied", "chunked"]:
+        assert (digest(r, key), r.execute_command("TDBF.MEXISTS", key, *items)) == want, key
+        assert info(r, key)["design"] == b"sqf"
+    # copies are independent
+    assert r.execute_command("TDBF.ADD", "copied", "new") == 1
+    assert r.execute_command("TDBF.EXISTS", "q", "new") == 0
 
 
 # ---------------------------------------------------------------------------

@@ -24,7 +24,7 @@ SHIFT_S = 5 * 3600
 FAST_SYNC = ["--repl-diskless-sync-delay", "0"]
 
 # (key, creation args) for every design the module can create.
-COUNT_DESIGNS = ["apbf", "apbbf", "apbf-line", "tbf", "btbf", "rotating", "fpdecay", "stable",
+COUNT_DESIGNS = ["apbf", "apbbf", "apbf-line", "sqf", "tbf", "btbf", "rotating", "fpdecay", "stable",
                  "bloom", "exact"]
 TIME_DESIGNS = ["tlbf", "tlbf-line", "clock", "rotating", "exact"]
 PROB_DESIGNS = {"tbf", "btbf"}

@@ -383,3 +383,78 @@ void check_estimate_survives_reload(const tdbf *f, uint64_t checksum, uint64_t n
     }
     tdbf_close(g);
 }
+
+void check_clock_steps_back(tdbf *f, uint64_t window_ns, uint64_t n, uint64_t key_seed)
+{
+    const uint64_t sec = UINT64_C(1000000000);
+    uint64_t clock = 1000 * sec, seen = 0, rng = 5;
+    uint64_t *added = calloc(n, sizeof *added);
+    assert_non_null(added);
+    uint64_t fn = 0, checks = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        clock += window_ns / 2000;
+        uint64_t stamp = i % 50 == 49 ? clock - drv_below(&rng, window_ns) : clock;
+        seen = stamp > seen ? stamp : seen;
+        uint8_t key[DRV_KEY_MAX];
+        size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed, i);
+        CHECK_RC(tdbf_add(f, key, len, stamp) >= 0, 1);
+        added[i] = seen;
+        if (i % 997 == 0)
+            for (uint64_t j = 0; j <= i; j++) {
+                if (seen - added[j] >= window_ns)
+                    continue;
+                len = drv_key(key, DRV_SPACE_INSERT, key_seed, j);
+                checks++;
+                fn += tdbf_contains(f, key, len, seen - drv_below(&rng, window_ns)) != 1;
+            }
+    }
+    print_message("clock back every 50 adds: %llu checks, %llu false negatives\n",
+                  (unsigned long long)checks, (unsigned long long)fn);
+    CHECK_U64_EQ(fn, 0);
+    free(added);
+}
+
+void stream_fill_generation(stream *s, uint64_t span, uint64_t step_ns)
+{
+    uint64_t last = (s->now / span + 1) * span - 1;
+    for (uint64_t n = (last - s->now) / step_ns; n > 0; n--) {
+        s->now += step_ns;
+        stream_insert(s);
+    }
+}
+
+uint64_t check_reload_mid_stream(const stream *s, uint64_t per_window, uint64_t key_seed)
+{
+    const uint64_t T = s->window_ns;
+    tdbf *f = s->f;
+    tdbf_stats st = stats_of(f);
+    tdbf *g = reload(f, NULL);
+    tdbf_stats sg = stats_of(g);
+    assert_memory_equal(&st, &sg, sizeof st);
+    uint64_t differ = 0, present = 0;
+    const uint64_t when[] = {s->now, s->now + T / 3, s->now + T, s->now + 2 * T};
+    for (uint64_t i = 0; i < 40000; i++) {
+        uint8_t key[DRV_KEY_MAX];
+        size_t len = drv_key(key, (uint8_t)(i % 2), key_seed, i / 2);
+        uint64_t at = when[i % 4];
+        int a = tdbf_contains(f, key, len, at), b = tdbf_contains(g, key, len, at);
+        differ += a != b;
+        present += (uint64_t)a;
+    }
+    for (uint64_t i = 0; i < 3 * per_window; i++) {
+        uint8_t key[DRV_KEY_MAX];
+        size_t len = drv_key(key, DRV_SPACE_INSERT, key_seed + 1, i % (2 * per_window));
+        uint64_t at = s->now + i * (T / per_window);
+        differ += tdbf_add(f, key, len, at) != tdbf_add(g, key, len, at);
+    }
+    print_message("save/load: %llu of 40000 queries present, %llu answers differ\n",
+                  (unsigned long long)present, (unsigned long long)differ);
+    CHECK_U64_EQ(differ, 0);
+    byte_sink x = save_bytes(f), y = save_bytes(g);
+    CHECK_U64_EQ(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    free(x.data);
+    free(y.data);
+    tdbf_close(g);
+    return present;
+}

@@ -91,6 +91,19 @@ void check_time_window_errors(tdbf_config cfg);
  * and advance(0) leaves the clock at 100 s. */
 void check_clock_clamped(tdbf *f, uint64_t window_ns);
 
+/* A stream of n keys (stream key_seed) into f, a time filter of window
+ * T, at T / 2000 a key from 1000 s, whose clock jumps back by up to a
+ * window every 50 adds: each key lives from the clamped time it was
+ * added, and every 997 adds every key of the window is queried at a
+ * time up to a window back.  Fails on any false negative. */
+void check_clock_steps_back(tdbf *f, uint64_t window_ns, uint64_t n, uint64_t key_seed);
+
+/* Add keys at step_ns until the last one that lands before the next
+ * generation of `span` starts: the worst moment, the generation holding
+ * its full share.  Each add checks the oldest key of the window (a sweep
+ * of the whole window is left to the caller). */
+void stream_fill_generation(stream *s, uint64_t span, uint64_t step_ns);
+
 /* An idle filter gave back its memory: no slices left, under a quarter of
  * the busy filter's bytes. */
 void check_idle_released(const tdbf_stats *busy, const tdbf_stats *idle);
@@ -151,6 +164,13 @@ int byte_source_read(void *ctx, void *buf, size_t len);
 
 /* f's saved bytes (the length checked against tdbf_saved_size). */
 byte_sink save_bytes(const tdbf *f);
+
+/* s->f saved and loaded mid-stream: the copy's stats are the same, and
+ * it answers as s->f does 40 000 queries (inserted and never-inserted
+ * keys of stream key_seed, at now, now + T/3, now + T and now + 2T) and
+ * 3 per_window adds (stream key_seed + 1, at T / per_window a key), and
+ * then saves the same bytes.  Returns the queries answered present. */
+uint64_t check_reload_mid_stream(const stream *s, uint64_t per_window, uint64_t key_seed);
 
 /* Rewrite the trailing XXH3-64 after a deliberate edit, so that a loader's
  * field checks, not the checksum, must refuse it. */

@@ -76,6 +76,7 @@ static const exact_case cases[] = {
     {"exact", TDBF_EXACT, BY_COUNT, 0, NEVER_FORGETS},
     {"tlbf", TDBF_TLBF, BY_TIME, 0, NEVER_FORGETS},
     {"tlbf-line", TDBF_TLBF_LINE, BY_TIME, 0, NEVER_FORGETS},
+    {"sqf-time", TDBF_SQF, BY_TIME, 0, NEVER_FORGETS},
     {"clock", TDBF_CLOCK, BY_TIME, 0, NEVER_FORGETS},
     {"rotating-time", TDBF_ROTATING, BY_TIME, 0, NEVER_FORGETS},
     {"exact-time", TDBF_EXACT, BY_TIME, 0, NEVER_FORGETS},

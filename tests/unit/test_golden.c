@@ -87,6 +87,7 @@ static const golden_case cases[] = {
     {"tlbf-line-burst",     TDBF_TLBF_LINE, 0, 50 * MS, 512, 100, 400, 0,  0x601d0015},
     {"sqf-count",           TDBF_SQF,       300, 0, 0,   0,   700, 0,      0x601d0016},
     {"sqf-512-count",       TDBF_SQF,       300, 0, 512, 0,   700, 0,      0x601d0017},
+    {"sqf-time",            TDBF_SQF,       0, 100 * MS, 512, 200, 900, MS / 4, 0x601d0018},
 };
 enum { CASE_COUNT = sizeof cases / sizeof cases[0] };
 

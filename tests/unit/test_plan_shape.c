@@ -49,7 +49,7 @@ static tdbf_config config_of(const plan_case *c)
 }
 
 /* Count windows for the designs that take one, time windows for the rest
- * (ROTATING and EXACT take both). */
+ * (ROTATING, EXACT and SQF take both). */
 static const plan_case cases[] = {
     {TDBF_APBF, 1000, 0, 0, 0.01, 0, 0, 0, 0},
     {TDBF_APBF, 200000, 0, 0, 0.001, 0, 0, 0, 0},
@@ -63,6 +63,9 @@ static const plan_case cases[] = {
     {TDBF_SQF, 1000, 0, 0, 0.01, 0, 0, 0, 0},
     {TDBF_SQF, 300000, 0, 0, 0.001, 0, 0, 0, 0},
     {TDBF_SQF, 100000, 0, 0, 0.01, 0, 0, 512, 0},
+    {TDBF_SQF, 0, 60 * SECOND, 0, 0.01, 0, 0, 0, 0},
+    {TDBF_SQF, 0, SECOND, 200000, 0.001, 0, 0, 0, 0},
+    {TDBF_SQF, 0, SECOND, 50000, 0.01, 0, 0, 1024, 0},
     {TDBF_BLOOM, 1000, 0, 0, 0.01, 0, 0, 0, 0},
     {TDBF_BLOOM, 200000, 0, 0, 0.001, 0, 0, 512, 0},
     {TDBF_TBF, 1000, 0, 0, 0.01, 0, 0, 0, 0},
@@ -213,7 +216,8 @@ static void test_plan_refuses_what_open_refuses(void **state)
         tdbf_config no_window = cfg;
         no_window.window_items = no_window.window_ns = 0;
         expect_refusal(&no_window, TDBF_EWINDOW);
-        if (cases[i].design != TDBF_EXACT && cases[i].design != TDBF_ROTATING) {
+        if (cases[i].design != TDBF_EXACT && cases[i].design != TDBF_ROTATING &&
+            cases[i].design != TDBF_SQF) {
             tdbf_config other = cfg;   /* the other kind of window */
             other.window_items = cfg.window_ns ? 1000 : 0;
             other.window_ns = cfg.window_ns ? 0 : SECOND;

@@ -237,31 +237,7 @@ static void test_clock_steps_back(void **state)
     /* A stream whose clock jumps back by up to a window every 50 adds:
      * each key lives from the clamped time it was added. */
     f = open_line(0.01, T, 2000, 18);
-    uint64_t clock = 1000 * SEC, seen = 0, rng = 5;
-    uint64_t *added = calloc(40000, sizeof *added);
-    assert_non_null(added);
-    uint64_t fn = 0, checks = 0;
-    for (uint64_t i = 0; i < 40000; i++) {
-        clock += T / 2000;
-        uint64_t stamp = i % 50 == 49 ? clock - drv_below(&rng, T) : clock;
-        seen = stamp > seen ? stamp : seen;
-        uint8_t key[DRV_KEY_MAX];
-        size_t len = drv_key(key, DRV_SPACE_INSERT, 19, i);
-        CHECK_RC(tdbf_add(f, key, len, stamp) >= 0, 1);
-        added[i] = seen;
-        if (i % 997 == 0)
-            for (uint64_t j = 0; j <= i; j++) {
-                if (seen - added[j] >= T)
-                    continue;
-                len = drv_key(key, DRV_SPACE_INSERT, 19, j);
-                checks++;
-                fn += tdbf_contains(f, key, len, seen - drv_below(&rng, T)) != 1;
-            }
-    }
-    print_message("clock back every 50 adds: %llu checks, %llu false negatives\n",
-                  (unsigned long long)checks, (unsigned long long)fn);
-    CHECK_U64_EQ(fn, 0);
-    free(added);
+    check_clock_steps_back(f, T, 40000, 19);
     tdbf_close(f);
 }
 
@@ -354,35 +330,8 @@ static void test_save_load_mid_stream(void **state)
     stream_phase(&s, C / 3, T / C, 0);
     tdbf_stats st = stats_of(f);
     CHECK_U64_GE(st.slices / (st.k + st.l + 1), 2);
-    tdbf *g = reload(f, NULL);
-    tdbf_stats sg = stats_of(g);
-    assert_memory_equal(&st, &sg, sizeof st);
-    uint64_t differ = 0, present = 0;
-    const uint64_t when[] = {s.now, s.now + T / 3, s.now + T, s.now + 2 * T};
-    for (uint64_t i = 0; i < 40000; i++) {
-        uint8_t key[DRV_KEY_MAX];
-        size_t len = drv_key(key, (uint8_t)(i % 2), 30, i / 2);
-        uint64_t at = when[i % 4];
-        int a = tdbf_contains(f, key, len, at), b = tdbf_contains(g, key, len, at);
-        differ += a != b;
-        present += (uint64_t)a;
-    }
-    for (uint64_t i = 0; i < 3 * C; i++) {
-        uint8_t key[DRV_KEY_MAX];
-        size_t len = drv_key(key, DRV_SPACE_INSERT, 31, i % (2 * C));
-        uint64_t at = s.now + i * (T / C);
-        differ += tdbf_add(f, key, len, at) != tdbf_add(g, key, len, at);
-    }
-    print_message("save/load with %u rings: %llu of 40000 queries present, %llu answers differ\n",
-                  st.slices / (st.k + st.l + 1), (unsigned long long)present,
-                  (unsigned long long)differ);
-    CHECK_U64_EQ(differ, 0);
-    byte_sink x = save_bytes(f), y = save_bytes(g);
-    CHECK_U64_EQ(x.len, y.len);
-    assert_memory_equal(x.data, y.data, x.len);
-    free(x.data);
-    free(y.data);
-    tdbf_close(g);
+    print_message("save/load with %u rings\n", st.slices / (st.k + st.l + 1));
+    check_reload_mid_stream(&s, C, 30);
     stream_end(&s);
 }
 
@@ -621,19 +570,6 @@ static void end_at_worst(stream *s, const char *scenario, const char *moment, do
 static const double promise_errors[] = {0.01, 0.001};
 #define PROMISE_ERRORS (sizeof promise_errors / sizeof promise_errors[0])
 
-/* Add keys at step_ns until the last one that lands before the next
- * generation starts (the generation then holds its full share); each
- * add checks the oldest key of the window (a sweep of the whole window
- * is left to the caller). */
-static void fill_generation(stream *s, uint64_t span, uint64_t step_ns)
-{
-    uint64_t last = (s->now / span + 1) * span - 1;
-    for (uint64_t n = (last - s->now) / step_ns; n > 0; n--) {
-        s->now += step_ns;
-        stream_insert(s);
-    }
-}
-
 /* A steady rate: two windows at the planned 1000/s, probed at the end of
  * a generation, just before the shift. */
 static void test_promise_steady_rate(void **state)
@@ -646,7 +582,7 @@ static void test_promise_steady_rate(void **state)
         tdbf *f = open_line(error, T, C, 101 + e);
         stream_init(&s, f, T, SEC, DRV_PICK(3, 2) * C, 102 + e);
         stream_phase(&s, DRV_PICK(2, 1) * C, SEC / rate, 0);
-        fill_generation(&s, span_of(f), SEC / rate);
+        stream_fill_generation(&s, span_of(f), SEC / rate);
         stream_sweep(&s);
         end_at_worst(&s, "steady rate", "before a shift", error, 103);
     }
@@ -666,12 +602,12 @@ static unsigned run_rate_jump(double error, uint64_t seed, unsigned stop_at, wor
     uint64_t span = span_of(f), step = SEC / rate / 10;
     stream_init(&s, f, T, SEC, 2 * C + 10 * C + 10 * rate * span / SEC, seed + 1);
     stream_phase(&s, C, SEC / rate, 0);
-    fill_generation(&s, span, SEC / rate);
+    stream_fill_generation(&s, span, SEC / rate);
     uint64_t jump = s.now;
     unsigned end = 0, peak = 0;
     double highest = -1.0;
     while (s.now - jump < T + span) {
-        fill_generation(&s, span, step);
+        stream_fill_generation(&s, span, step);
         end++;
         char label[64];
         snprintf(label, sizeof label, "10x, end %u (+%.0f s)", end,

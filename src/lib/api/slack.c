@@ -17,6 +17,8 @@
  *   TLBF          (k + 1) spans, span = T / l     its newest slice takes
  *                                                 adds k more generations
  *   TLBF_LINE     (k + l) spans - T               fields emptied at age k + l
+ *   SQF, time     8 spans - T, span = ceil(T / 7) a key answers while at most
+ *                                                 7 generations old
  *   CLOCK         (d + 1) L - T, L = ceil(T / d)  a key lives until d ticks
  *                                                 after its own have passed
  *   ROTATING      g = window / N adds; or         the filter a key is in
@@ -68,9 +70,16 @@ void tdbf_shape_set_slack(tdbf_shape *shape, uint64_t step)
     case TDBF_APBF:
     case TDBF_APBBF:
     case TDBF_APBF_LINE:
-    case TDBF_SQF:
         /* window = l g exactly (tdbf_stats.window_items) */
         set_slack(shape, l ? mul_saturated(k, w / l) : 0);
+        break;
+    case TDBF_SQF:
+        if (t != 0) {
+            uint64_t life = mul_saturated((uint64_t)l + 1, span_of(t, l));
+            set_slack(shape, life == UINT64_MAX ? UINT64_MAX : life - t);
+        } else {
+            set_slack(shape, l ? mul_saturated(k, w / l) : 0);   /* as APBF's, k = 1 */
+        }
         break;
     case TDBF_TLBF:
         set_slack(shape, mul_saturated((uint64_t)k + 1, span_of(t, l)));

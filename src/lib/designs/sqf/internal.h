@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "designs/ops.h"
 #include "util/bits.h"   /* tdbf_prefetch */
 #include "util/hash.h"
 #include "util/wide.h"   /* tdbf_reduce */
@@ -31,6 +32,7 @@
 #define SQF_HEADER_BITS 192u   /* Q + C: three words */
 #define SQF_MAX_REM_BITS 32u
 #define SQF_MAX_SPARE_K 16u
+#define SQF_MAX_WINDOW (UINT64_C(1) << 56)   /* bins and lines stay far from 2^64 */
 
 typedef struct sqf_shape {
     uint64_t window;       /* W: the last W adds are answered */
@@ -121,8 +123,55 @@ typedef struct sqf_model {
 void tdbf_sqf_model(const sqf_shape *s, sqf_model *out);
 /* The shape of least memory whose modelled worst-case FP is at most
  * error / TDBF_SQF_PLAN_MARGIN, for a count window of `window` adds;
- * bin_words 8 or 16 fixes the bin size, 0 lets the planner choose.
- * 0, or -1 when no shape meets the error. */
-int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out);
+ * bin_words 8 or 16 fixes the bin size, 0 lets the planner choose.  *fp
+ * gets the shape's model FP.  TDBF_OK, TDBF_EINFEASIBLE when no shape
+ * meets the error, or TDBF_ETOOBIG for a window past SQF_MAX_WINDOW. */
+int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out,
+                  double *fp);
+
+/* ---- the design: a count window's one core, a time window's chain ----
+ * (sqf.c: ops, the count window, the shared saved-core record;
+ * sqf_time.c: the time window and its essay) */
+
+/* The payload's first u32, and the first member of each design state so
+ * that sqf.c tells them apart: 1 = a count window's core (layout kept
+ * bit for bit), 2 = a time window's chain of cores. */
+enum { SQF_LAYOUT_COUNT = 1, SQF_LAYOUT_TIME = 2 };
+
+/* A core as the saved form records it: shape and counters (5 u32, 8 u64),
+ * then, elsewhere, its words. */
+typedef struct sqf_saved_core {
+    sqf_shape shape;
+    uint64_t  gen, gen_adds, adds, spills;
+} sqf_saved_core;
+
+enum { SQF_CORE_FIELDS_BYTES = 5 * 4 + 8 * 8 };
+
+void tdbf_sqf_save_core_fields(tdbf_out *out, const sqf_core *c);
+/* Reads the fields into *sc; TDBF_OK or the stream's error. */
+int  tdbf_sqf_read_core_fields(tdbf_in *in, sqf_saved_core *sc);
+/* Every field as the planner and the operations leave them (a count
+ * core's generation is never full: turns_on_count); TDBF_ECORRUPT
+ * otherwise. */
+int  tdbf_sqf_check_core_fields(const sqf_saved_core *sc, int turns_on_count);
+/* The saved counters into a core whose words are loaded. */
+void tdbf_sqf_restore_core(sqf_core *c, const sqf_saved_core *sc);
+/* The bin size cfg asks for in 64-bit words: 0 (the planner's choice), 8
+ * or 16; TDBF_EPARAM for another unit_bits. */
+int  tdbf_sqf_bin_words_of(const tdbf_config *cfg, unsigned *bin_words);
+
+/* The time window (sqf_time.c): tdbf_ops entries of the chain, which
+ * sqf.c's table dispatches to when f->state.impl is a chain. */
+int      tdbf_sqf_time_plan(const tdbf_config *cfg, tdbf_shape *out);
+int      tdbf_sqf_time_open(tdbf *f, const tdbf_config *cfg);
+void     tdbf_sqf_time_close(tdbf *f);
+int      tdbf_sqf_time_advance(tdbf *f, uint64_t now_ns);
+void     tdbf_sqf_time_stats(const tdbf *f, tdbf_stats *st);
+double   tdbf_sqf_time_current_error(const tdbf *f, uint64_t now_ns);
+void     tdbf_sqf_time_shape(const tdbf *f, tdbf_shape *out);
+uint64_t tdbf_sqf_time_payload_size(const tdbf *f);
+void     tdbf_sqf_time_save(const tdbf *f, tdbf_out *out);
+/* After the layout word (read by sqf.c). */
+int      tdbf_sqf_time_load(tdbf *f, tdbf_in *in, uint64_t max_memory);
 
 #endif

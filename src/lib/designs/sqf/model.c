@@ -39,10 +39,14 @@
  *
  * Planner.  For 64- and 128-byte bins, every r, Q and the C that fills
  * the bin, the largest mean load lambda (live entries a bin, 8 g /
- * bins) at which the Poisson bins alone stay at 90 % of the target; the
- * few shapes of least bin memory then go through the full model, the
- * spare sized for the rest of the target (the least lines, over
- * spare_k), the load lowered in small steps while the total misses.
+ * bins) at which the Poisson bins alone stay at 90 % of the target and
+ * at most 3 % of the entries overflow; the few shapes of least bin
+ * memory then go through the full model at loads from there down, the
+ * spare sized for the rest of the target (the least lines, over k), and
+ * the least total memory wins.  The search runs once per error and bin
+ * size, at a reference window; a window takes bins and spare lines in
+ * proportion (tdbf_sqf_plan), so a server creating filters of many
+ * windows plans each in the time of one model (~2 ms).
  * The target is error / TDBF_SQF_PLAN_MARGIN, so that filters, not
  * only the model, meet the error at the worst moment.
  */
@@ -409,8 +413,16 @@ static void first_pass(unsigned bin_words, double target, candidate *best)
     }
 }
 
+/* A plan scales with the window: the model sees a bin only through its
+ * keys a generation, g / bins, and the spare through its entries a line,
+ * so the search runs once per error and bin size, at a reference window
+ * of REF_GEN adds a generation, and a window of g adds a generation takes
+ * its bins and spare lines in proportion, rounded up: no more keys a bin
+ * and no more spilled entries a line than the reference, so no more FP
+ * than it. */
+enum { REF_GEN = 1 << 16 };
+
 typedef struct plan_question {
-    uint64_t window;
     double   error;
     unsigned bin_words;
 } plan_question;
@@ -418,7 +430,7 @@ typedef struct plan_question {
 typedef struct plan_record {
     plan_question question;
     int           rc;
-    sqf_shape     shape;
+    sqf_shape     shape;      /* at the reference window */
 } plan_record;
 
 static int plan_search(const plan_question *pq, sqf_shape *out)
@@ -434,8 +446,8 @@ static int plan_search(const plan_question *pq, sqf_shape *out)
         for (unsigned i = 0; i < BEST_SHAPES && best[i].load > 0.0; i++) {
             sqf_shape s;
             memset(&s, 0, sizeof s);
-            s.window = pq->window;
-            s.gen_items = pq->window / SQF_KEPT + (pq->window % SQF_KEPT != 0);
+            s.window = (uint64_t)REF_GEN * SQF_KEPT;
+            s.gen_items = REF_GEN;
             s.bin_words = bw;
             s.quotients = best[i].q;
             s.slots = best[i].c;
@@ -452,12 +464,22 @@ static int plan_search(const plan_question *pq, sqf_shape *out)
     return best_bytes ? 0 : -1;
 }
 
-int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out)
+/* ceil(count * gen / REF_GEN), at least 1. */
+static uint64_t in_proportion(uint64_t count, uint64_t gen)
+{
+    uint64_t whole = gen / REF_GEN, part = gen % REF_GEN;
+    uint64_t n = count * whole + (count * part + REF_GEN - 1) / REF_GEN;
+    return n ? n : 1;
+}
+
+int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out,
+                  double *fp)
 {
     static _Thread_local TDBF_MEMO(plan_record, 8) memo;
+    if (window > SQF_MAX_WINDOW)
+        return TDBF_ETOOBIG;
     plan_question pq;
     memset(&pq, 0, sizeof pq);
-    pq.window = window;
     pq.error = error;
     pq.bin_words = bin_words;
     plan_record *rec = TDBF_MEMO_FIND(&memo, &pq);
@@ -465,6 +487,15 @@ int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *
         rec = TDBF_MEMO_TAKE(&memo, &pq);
         rec->rc = plan_search(&pq, &rec->shape);
     }
+    if (rec->rc != 0 || window == 0)
+        return TDBF_EINFEASIBLE;
     *out = rec->shape;
-    return rec->rc;
+    out->window = window;
+    out->gen_items = window / SQF_KEPT + (window % SQF_KEPT != 0);
+    out->bins = in_proportion(rec->shape.bins, out->gen_items);
+    out->spare_lines = in_proportion(rec->shape.spare_lines, out->gen_items);
+    sqf_model m;
+    tdbf_sqf_model(out, &m);
+    *fp = m.fp;
+    return TDBF_OK;
 }

@@ -8,7 +8,10 @@
  * every g = ceil(W / 7) adds; the key added last in a generation stays
  * for 7 g more adds, so the window guaranteed is 7 g >= W and a key is
  * answered for at most g adds beyond it (the slack: k = 1, l = 7 in the
- * APBF bound of slack.c).
+ * APBF bound of slack.c).  A time window is a chain of such cores,
+ * turned by the clock: sqf_time.c, whose essay it is; the table below
+ * sends its calls there when the filter's state is a chain (the state's
+ * first member says which: SQF_LAYOUT_COUNT or SQF_LAYOUT_TIME).
  */
 #include <stddef.h>
 #include <string.h>
@@ -20,14 +23,13 @@
 #include "util/serial.h"
 
 typedef struct sqf {
+    uint32_t  layout;       /* SQF_LAYOUT_COUNT */
     sqf_core  core;
     uint64_t *mem;          /* the core's words: bins, then the spare */
     double    fp_planned;   /* the model's worst-case FP of the shape */
 } sqf;
 
-/* The bin size a configuration asks for: 0 (the planner's choice), 512
- * or 1024 bits. */
-static int bin_words_of(const tdbf_config *cfg, unsigned *bin_words)
+int tdbf_sqf_bin_words_of(const tdbf_config *cfg, unsigned *bin_words)
 {
     unsigned bits;
     if (tdbf_config_field(cfg->unit_bits, cfg->block_bits, &bits) != TDBF_OK)
@@ -45,15 +47,10 @@ static int sqf_size(const tdbf_config *cfg, sqf_shape *shape, double *fp)
     if (cfg->k != 0 || cfg->l != 0)
         return TDBF_EPARAM;
     unsigned bin_words;
-    int rc = bin_words_of(cfg, &bin_words);
+    int rc = tdbf_sqf_bin_words_of(cfg, &bin_words);
     if (rc != TDBF_OK)
         return rc;
-    if (tdbf_sqf_plan(cfg->window_items, cfg->error, bin_words, shape) != 0)
-        return TDBF_EINFEASIBLE;
-    sqf_model m;
-    tdbf_sqf_model(shape, &m);
-    *fp = m.fp;
-    return TDBF_OK;
+    return tdbf_sqf_plan(cfg->window_items, cfg->error, bin_words, shape, fp);
 }
 
 static uint64_t memory_of(const sqf_shape *s)
@@ -69,8 +66,16 @@ static void shape_fields(const sqf_shape *s, double fp, tdbf_shape *out)
     out->error_planned = fp;
 }
 
+/* A time window's chain, or a count window's core? */
+static int is_chain(const tdbf *f)
+{
+    return *(const uint32_t *)f->state.impl == SQF_LAYOUT_TIME;
+}
+
 static int sqf_plan(const tdbf_config *cfg, tdbf_shape *out)
 {
+    if (cfg->window_ns != 0)
+        return tdbf_sqf_time_plan(cfg, out);
     sqf_shape s;
     double fp;
     int rc = sqf_size(cfg, &s, &fp);
@@ -95,6 +100,7 @@ static int sqf_start(tdbf *f, const sqf_shape *s, double fp, sqf **out)
         return TDBF_ENOMEM;
     }
     tdbf_sqf_core_init(&q->core, s, q->mem, 1);
+    q->layout = SQF_LAYOUT_COUNT;
     q->fp_planned = fp;
     f->state.impl = q;
     f->state.error_planned = fp;
@@ -118,6 +124,10 @@ static int sqf_open(tdbf *f, const tdbf_config *cfg)
 
 static void sqf_close(tdbf *f)
 {
+    if (is_chain(f)) {
+        tdbf_sqf_time_close(f);
+        return;
+    }
     sqf *q = f->state.impl;
     tdbf_mem_free_aligned(f, q->mem, tdbf_sqf_core_bytes(&q->core.shape));
     tdbf_mem_free(f, q, sizeof *q);
@@ -138,10 +148,13 @@ static int sqf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 }
 
 /* The key's bin (both lines of a 128-byte bin), a few keys ahead of the
- * one a batch call handles. */
+ * one a batch call handles; a time window's chain asks for nothing (its
+ * key may be in any of its cores). */
 static void sqf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
     (void)for_add;
+    if (is_chain(f))
+        return;
     const sqf *q = f->state.impl;
     tdbf_sqf_core_prefetch(&q->core, &key->hash);
 }
@@ -162,6 +175,10 @@ static int sqf_contains_hashed(const tdbf *f, tdbf_hash128 h)
 
 static void sqf_shape_of(const tdbf *f, tdbf_shape *out)
 {
+    if (is_chain(f)) {
+        tdbf_sqf_time_shape(f, out);
+        return;
+    }
     const sqf *q = f->state.impl;
     shape_fields(&q->core.shape, q->fp_planned, out);
 }
@@ -170,6 +187,10 @@ static void sqf_shape_of(const tdbf *f, tdbf_shape *out)
  * generation is g adds, 8 of them answered (the current one and L). */
 static void sqf_stats(const tdbf *f, tdbf_stats *st)
 {
+    if (is_chain(f)) {
+        tdbf_sqf_time_stats(f, st);
+        return;
+    }
     const sqf *q = f->state.impl;
     const sqf_shape *s = &q->core.shape;
     st->slices = (unsigned)(s->bins > UINT32_MAX ? UINT32_MAX : s->bins);
@@ -181,25 +202,24 @@ static void sqf_stats(const tdbf *f, tdbf_stats *st)
 }
 
 /* ---- serialization (codec.c) ----------------------------------------------
- * Payload: u32 layout (1: the bins of sqf_core.c's essay), u32
- * bin_words, quotients, slots, rem_bits, spare_k; u64 window, gen_items,
- * bins, spare_lines, gen, gen_adds, adds, spills; then the core's words
- * (bins, then the spare). */
-
-enum { SQF_LAYOUT = 1, SQF_FIELDS_BYTES = 6 * 4 + 8 * 8 };
+ * Payload: u32 layout (SQF_LAYOUT_COUNT: the bins of sqf_core.c's essay),
+ * then the core's fields: u32 bin_words, quotients, slots, rem_bits,
+ * spare_k; u64 window, gen_items, bins, spare_lines, gen, gen_adds,
+ * adds, spills; then the core's words (bins, then the spare).  A time
+ * window's chain (SQF_LAYOUT_TIME) records its cores with the same
+ * fields: sqf_time.c. */
 
 static uint64_t sqf_payload_size(const tdbf *f)
 {
+    if (is_chain(f))
+        return tdbf_sqf_time_payload_size(f);
     const sqf *q = f->state.impl;
-    return SQF_FIELDS_BYTES + tdbf_sqf_core_bytes(&q->core.shape);
+    return 4 + SQF_CORE_FIELDS_BYTES + tdbf_sqf_core_bytes(&q->core.shape);
 }
 
-static void sqf_save(const tdbf *f, tdbf_out *out)
+void tdbf_sqf_save_core_fields(tdbf_out *out, const sqf_core *c)
 {
-    const sqf *q = f->state.impl;
-    const sqf_core *c = &q->core;
     const sqf_shape *s = &c->shape;
-    tdbf_out_u32(out, SQF_LAYOUT);
     tdbf_out_u32(out, s->bin_words);
     tdbf_out_u32(out, s->quotients);
     tdbf_out_u32(out, s->slots);
@@ -213,28 +233,32 @@ static void sqf_save(const tdbf *f, tdbf_out *out)
     tdbf_out_u64(out, c->gen_adds);
     tdbf_out_u64(out, c->adds);
     tdbf_out_u64(out, c->spills);
-    tdbf_out_words(out, q->mem, tdbf_sqf_core_bytes(s) / 8);
 }
 
-typedef struct saved_core {
-    uint32_t  layout;
-    sqf_shape shape;
-    uint64_t  gen, gen_adds, adds, spills;
-} saved_core;
-
-static int read_fields(tdbf_in *in, saved_core *sc)
+static void sqf_save(const tdbf *f, tdbf_out *out)
 {
-    uint32_t v[6];
-    for (unsigned i = 0; i < 6; i++)
+    if (is_chain(f)) {
+        tdbf_sqf_time_save(f, out);
+        return;
+    }
+    const sqf *q = f->state.impl;
+    tdbf_out_u32(out, SQF_LAYOUT_COUNT);
+    tdbf_sqf_save_core_fields(out, &q->core);
+    tdbf_out_words(out, q->mem, tdbf_sqf_core_bytes(&q->core.shape) / 8);
+}
+
+int tdbf_sqf_read_core_fields(tdbf_in *in, sqf_saved_core *sc)
+{
+    uint32_t v[5];
+    for (unsigned i = 0; i < 5; i++)
         tdbf_in_u32(in, &v[i]);
     sqf_shape *s = &sc->shape;
     memset(s, 0, sizeof *s);
-    sc->layout = v[0];
-    s->bin_words = v[1];
-    s->quotients = v[2];
-    s->slots = v[3];
-    s->rem_bits = v[4];
-    s->spare_k = v[5];
+    s->bin_words = v[0];
+    s->quotients = v[1];
+    s->slots = v[2];
+    s->rem_bits = v[3];
+    s->spare_k = v[4];
     tdbf_in_u64(in, &s->window);
     tdbf_in_u64(in, &s->gen_items);
     tdbf_in_u64(in, &s->bins);
@@ -246,29 +270,38 @@ static int read_fields(tdbf_in *in, saved_core *sc)
 }
 
 /* Every field as open would have made it: a shape that fits its bins,
- * g = ceil(W / 7), a generation not yet full, counts that agree. */
-static int check_fields(const saved_core *sc)
+ * g = ceil(W / 7), a count core's generation not yet full (a time
+ * window's may overfill), counts that agree. */
+int tdbf_sqf_check_core_fields(const sqf_saved_core *sc, int turns_on_count)
 {
     const sqf_shape *s = &sc->shape;
-    if (sc->layout != SQF_LAYOUT)
-        return TDBF_EVERSION;
     if (tdbf_sqf_shape_check(s) != 0 || s->window > (UINT64_C(1) << 62))
         return TDBF_ECORRUPT;
     if (s->gen_items != s->window / SQF_KEPT + (s->window % SQF_KEPT != 0))
         return TDBF_ECORRUPT;
     if (s->bins > (UINT64_C(1) << 40) || s->spare_lines > (UINT64_C(1) << 40))
         return TDBF_ECORRUPT;
-    if (sc->gen_adds >= s->gen_items || sc->spills > sc->adds)
+    if (turns_on_count ? sc->gen_adds >= s->gen_items : sc->gen_adds > sc->adds)
+        return TDBF_ECORRUPT;
+    if (sc->spills > sc->adds)
         return TDBF_ECORRUPT;
     return TDBF_OK;
 }
 
-static int sqf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+void tdbf_sqf_restore_core(sqf_core *c, const sqf_saved_core *sc)
 {
-    saved_core sc;
-    if (read_fields(in, &sc) != TDBF_OK)
+    c->gen = sc->gen;
+    c->gen_adds = sc->gen_adds;
+    c->adds = sc->adds;
+    c->spills = sc->spills;
+}
+
+static int load_count(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    sqf_saved_core sc;
+    if (tdbf_sqf_read_core_fields(in, &sc) != TDBF_OK)
         return in->rc;
-    int rc = check_fields(&sc);
+    int rc = tdbf_sqf_check_core_fields(&sc, 1);
     if (rc != TDBF_OK)
         return rc;
     const sqf_shape *s = &sc.shape;
@@ -289,23 +322,50 @@ static int sqf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
         f->state.impl = NULL;
         return rc;
     }
-    q->core.gen = sc.gen;
-    q->core.gen_adds = sc.gen_adds;
-    q->core.adds = sc.adds;
-    q->core.spills = sc.spills;
+    tdbf_sqf_restore_core(&q->core, &sc);
     f->state.add_hashed = sqf_add_hashed;
     f->state.contains_hashed = sqf_contains_hashed;
     return TDBF_OK;
 }
 
+static int sqf_load(tdbf *f, tdbf_in *in, uint64_t max_memory)
+{
+    uint32_t layout;
+    if (tdbf_in_u32(in, &layout) != TDBF_OK)
+        return in->rc;
+    if (layout == SQF_LAYOUT_COUNT)
+        return load_count(f, in, max_memory);
+    if (layout == SQF_LAYOUT_TIME)
+        return tdbf_sqf_time_load(f, in, max_memory);
+    return TDBF_EVERSION;
+}
+
 static int sqf_open_count(tdbf *f, const tdbf_config *cfg)
 {
+    if (cfg->window_ns != 0)
+        return tdbf_sqf_time_open(f, cfg);
     int rc = sqf_open(f, cfg);
     if (rc == TDBF_OK) {
         f->state.add_hashed = sqf_add_hashed;
         f->state.contains_hashed = sqf_contains_hashed;
     }
     return rc;
+}
+
+/* A count window's core is at its model's worst case at the end of every
+ * generation; a chain sums its cores' (sqf_time.c). */
+static double sqf_current_error(const tdbf *f, uint64_t now_ns)
+{
+    if (is_chain(f))
+        return tdbf_sqf_time_current_error(f, now_ns);
+    const sqf *q = f->state.impl;
+    return q->fp_planned;
+}
+
+/* Nothing expires by time in a count window; a chain retires its cores. */
+static int sqf_advance(tdbf *f, uint64_t now_ns)
+{
+    return is_chain(f) ? tdbf_sqf_time_advance(f, now_ns) : TDBF_OK;
 }
 
 const tdbf_ops tdbf_sqf_ops = {
@@ -315,9 +375,11 @@ const tdbf_ops tdbf_sqf_ops = {
     .add = sqf_add,
     .contains = sqf_contains,
     .prefetch = sqf_prefetch,
+    .advance = sqf_advance,
     .stats = sqf_stats,
     .shape = sqf_shape_of,
     .payload_size = sqf_payload_size,
     .save = sqf_save,
     .load = sqf_load,
+    .current_error = sqf_current_error,
 };

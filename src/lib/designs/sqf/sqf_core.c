@@ -244,7 +244,7 @@ static int bin_canonical(sqf_geom g, const uint64_t *w)
         if (h[j] != 0)
             last = 64 * j + highest_one(h[j]);
     }
-    if (n > g.slots || (n > 0 && last >= n + g.quotients))
+    if (n > g.slots || (n > 0 && last + 1 >= n + g.quotients))
         return 0;
     unsigned from = slot_pos(g, n), end = 64 * g.words;
     for (unsigned pos = from; pos < end; pos += 64) {
