@@ -836,9 +836,10 @@ TDBF_API int tdbf_read_sections(tdbf_read_fn read, void *ctx, const char *tag,
  * 12. Vector instructions
  *
  * The default build is plain C11.  Where a design has a vector path
- * (APBF_LINE: AVX2 and AVX-512 on x86-64), it is compiled in beside the
+ * (APBF_LINE: AVX2 and AVX-512 on x86-64; SQF: POPCNT and BMI2 on x86-64,
+ * taken on any path but TDBF_SIMD_PORTABLE), it is compiled in beside the
  * portable one and chosen at run time from what the CPU reports; both give
- * the same answers bit for bit (the unit tests compare them on every
+ * the same answers and the same bits (the unit tests compare them on every
  * shape).  A filter takes its path when it is opened or loaded.
  * ====================================================================== */
 

@@ -26,6 +26,7 @@ const bench_design bench_designs[D_COUNT] = {
     [D_APBF_LINE]     = {"apbf-line", TDBF_APBF_LINE, 0},
     [D_APBF_LINE_64]  = {"apbf-line-64", TDBF_APBF_LINE, 512},
     [D_APBF_LINE_128] = {"apbf-line-128", TDBF_APBF_LINE, 1024},
+    [D_SQF]           = {"sqf", TDBF_SQF, 0},
 };
 
 const char *const bench_variant_names[VARIANTS] = {"single", "batch"};

@@ -12,7 +12,9 @@
 #include <stdint.h>
 
 #include "designs/ops.h"
+#include "util/bits.h"   /* tdbf_prefetch */
 #include "util/hash.h"
+#include "util/wide.h"   /* tdbf_reduce */
 
 /* Generations and tags: a = 3 tag bits, L = 2^a - 1 generations kept
  * besides the current one; the bin stores the last write's generation
@@ -44,6 +46,14 @@ typedef struct sqf_shape {
     unsigned spare_k;      /* bits a spilled entry sets in its sub-block */
 } sqf_shape;
 
+/* An add and a query on the key's bin (bin_ops.h), given its fingerprint. */
+struct sqf_core;
+struct sqf_print;
+typedef struct sqf_bin_ops {
+    int (*add)(struct sqf_core *c, const struct sqf_print *p);
+    int (*contains)(const struct sqf_core *c, const struct sqf_print *p);
+} sqf_bin_ops;
+
 typedef struct sqf_core {
     sqf_shape shape;
     uint64_t  gen;         /* the current generation */
@@ -54,6 +64,8 @@ typedef struct sqf_core {
     uint64_t  spills;      /* entries moved to the spare */
     uint64_t *bins;        /* bins * bin_words words */
     uint64_t *spare;       /* spare_lines * SQF_TAGS words */
+    sqf_bin_ops ops;       /* the bins' code for this shape and CPU
+                              (bin_ops.h), chosen by tdbf_sqf_core_init */
 } sqf_core;
 
 /* 0 when the shape fits its bin (state + header + slots <= bin bits) and
@@ -72,6 +84,22 @@ void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps);
  * the current generation. */
 int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h);
 int tdbf_sqf_core_contains(const sqf_core *c, const tdbf_hash128 *h);
+/* The key's bin: multiply-shift of the hash's low half. */
+static inline uint64_t tdbf_sqf_bin_index(const sqf_shape *s, const tdbf_hash128 *h)
+{
+    return tdbf_reduce(h->lo, s->bins);
+}
+/* Ask for the key's bin (both cache lines of a 128-byte bin) ahead of an
+ * add or a query, so batch calls can run a few keys ahead.  Inlined into
+ * the caller: GCC deletes calls to a function that only prefetches (see
+ * tdbf_prefetch in util/bits.h). */
+static TDBF_ALWAYS_INLINE void tdbf_sqf_core_prefetch(const sqf_core *c, const tdbf_hash128 *h)
+{
+    const uint64_t *bin = c->bins + tdbf_sqf_bin_index(&c->shape, h) * c->shape.bin_words;
+    tdbf_prefetch(bin, 0);
+    if (c->shape.bin_words > 8)
+        tdbf_prefetch(bin + 8, 0);
+}
 /* 0 when every bin is as the operations write it (a loaded file's), -1
  * otherwise. */
 int tdbf_sqf_core_check(const sqf_core *c);

@@ -104,6 +104,7 @@ static int sqf_start(tdbf *f, const sqf_shape *s, double fp, sqf **out)
     q->fp_planned = fp;
     f->state.impl = q;
     f->state.error_planned = fp;
+    f->state.prefetch_ahead = TDBF_PREFETCH_AHEAD_LINE;   /* one bin a key */
     *out = q;
     return TDBF_OK;
 }
@@ -144,6 +145,18 @@ static int sqf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
     (void)now_ns;
     const sqf *q = f->state.impl;
     return tdbf_sqf_core_contains(&q->core, &key->hash);
+}
+
+/* The key's bin (both lines of a 128-byte bin), a few keys ahead of the
+ * one a batch call handles; a time window's chain asks for nothing (its
+ * key may be in any of its cores). */
+static void sqf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
+{
+    (void)for_add;
+    if (is_chain(f))
+        return;
+    const sqf *q = f->state.impl;
+    tdbf_sqf_core_prefetch(&q->core, &key->hash);
 }
 
 /* The shell's jump (designs/ops.h): the filter reads neither the key's
@@ -361,6 +374,7 @@ const tdbf_ops tdbf_sqf_ops = {
     .close = sqf_close,
     .add = sqf_add,
     .contains = sqf_contains,
+    .prefetch = sqf_prefetch,
     .advance = sqf_advance,
     .stats = sqf_stats,
     .shape = sqf_shape_of,
