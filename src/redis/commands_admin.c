@@ -100,8 +100,8 @@ static int info_field_named(RedisModuleString *name)
  * CAPACITY as created (the value keeps it: the library keeps only what it
  * planned from it).  A time filter created without one, or restored from
  * a dump (which has no room for it), reports what its sizing believes:
- * l generations of the planned size for tlbf and tlbf-line (their default
- * hint, or the rate they last adapted to), and memory / bits per item for
+ * l generations of the planned size for tlbf, tlbf-line and sqf (their
+ * default hint, or the rate they last adapted to), and memory / bits per item for
  * clock and rotating, whose bits_per_item is over the capacity planned. */
 static uint64_t capacity_of(const rtdbf_value *v, const tdbf_stats *st)
 {
@@ -109,7 +109,7 @@ static uint64_t capacity_of(const rtdbf_value *v, const tdbf_stats *st)
         return st->window_items;
     if (v->capacity)
         return v->capacity;
-    if (st->design == TDBF_TLBF || st->design == TDBF_TLBF_LINE)
+    if (st->design == TDBF_TLBF || st->design == TDBF_TLBF_LINE || st->design == TDBF_SQF)
         return st->l * st->generation_size;
     if (st->design != TDBF_EXACT && st->bits_per_item > 0.0)
         return (uint64_t)llround(8.0 * (double)st->memory_bytes / st->bits_per_item);

@@ -39,7 +39,7 @@
  * module therefore opens an allocation budget (budget.c) of the bytes
  * maxmemory leaves before anything that may allocate for a client:
  * creating a filter, an add to a filter that grows (tlbf, tlbf-line,
- * rotating, exact), a LOADCHUNK chunk.  Requests beyond it are refused before the
+ * rotating, exact, sqf over a time window), a LOADCHUNK chunk.  Requests beyond it are refused before the
  * server allocator is called, so a refusal allocates (and touches)
  * nothing of the refused size.  MAX_MEMORY, the per-filter cap, is checked
  * by the library against the planned size before it allocates at all.

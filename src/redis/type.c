@@ -204,7 +204,8 @@ void rtdbf_value_set_filter(rtdbf_value *v, tdbf *filter)
     /* The designs whose adds may allocate (tdbf_open's contract lists the
      * others as allocating everything up front). */
     v->grows = ok && (st.design == TDBF_TLBF || st.design == TDBF_TLBF_LINE ||
-                      st.design == TDBF_ROTATING || st.design == TDBF_EXACT);
+                      st.design == TDBF_ROTATING || st.design == TDBF_EXACT ||
+                      (st.design == TDBF_SQF && v->timed));
     if (ok)
         v->card = rtdbf_card_new(&st, false);
 }

@@ -49,7 +49,8 @@ typedef struct rtdbf_value {
     uint64_t       restore_total;
     uint64_t       restore_cap;  /* the cap the restore's first chunk was held to */
     bool           timed;        /* the filter has a time window */
-    bool           grows;        /* adds may allocate (tlbf, tlbf-line, rotating, exact) */
+    bool           grows;        /* adds may allocate (tlbf, tlbf-line, rotating, exact,
+                                    sqf over a time window) */
     double         error;        /* its target false-positive rate */
     uint64_t       capacity;     /* CAPACITY given at creation, 0 if none (or
                                     restored from a dump, which has no room
