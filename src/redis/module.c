@@ -3,7 +3,7 @@
  * layers.
  *
  *   redis-server --loadmodule ./build/tdbf.so [DEFAULT_ERROR 0.01]
- *       [DEFAULT_DESIGN apbf-line] [DEFAULT_TIME_DESIGN tlbf-line] [MAX_MEMORY bytes]
+ *       [DEFAULT_DESIGN sqf] [DEFAULT_TIME_DESIGN sqf] [MAX_MEMORY bytes]
  *       [AUTOCREATE yes] [DEFAULT_WINDOW 1000] [DEFAULT_EX seconds]
  *       [MAX_ERROR_RATIO 1.5] [ALLOW_ADDAT no]
  *
@@ -61,9 +61,9 @@ static int register_commands(RedisModuleCtx *ctx)
     return REDISMODULE_OK;
 }
 
-/* The planners keep what they searched, per thread: the first apbf-line
- * or tlbf-line filter at an error rate takes ~40 ms to plan, later ones
- * ~0.1 ms.  Commands run on this thread, so the defaults are planned now,
+/* The planners keep what they searched, per thread: the first sqf filter
+ * at an error rate takes ~0.25 s to plan (apbf-line, tlbf-line ~40 ms),
+ * later ones a few ms.  Commands run on this thread, so the defaults are planned now,
  * not in the first client's command (an auto-created key's). */
 static void plan_the_defaults(void)
 {

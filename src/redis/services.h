@@ -68,8 +68,8 @@ uint64_t rtdbf_budget_end(uint64_t *spent);
 /* Module-wide settings (module arguments). */
 typedef struct rtdbf_module_config {
     double      default_error;        /* DEFAULT_ERROR, 0.01 */
-    tdbf_design default_count_design; /* DEFAULT_DESIGN, apbf-line */
-    tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, tlbf-line */
+    tdbf_design default_count_design; /* DEFAULT_DESIGN, sqf */
+    tdbf_design default_time_design;  /* DEFAULT_TIME_DESIGN, sqf */
     uint64_t    max_memory;           /* MAX_MEMORY bytes per filter, 0 = the default
                                          (rtdbf_filter_cap) */
     bool        allow_addat;          /* ALLOW_ADDAT: clients may send TDBF.ADDAT */

@@ -125,7 +125,7 @@ def test_creating_the_largest_filter_leaves_other_clients_served(make_server):
     creation goes back to clearing the pages while the server waits."""
     s = make_server()
     alice = limited_user(s)
-    alice.execute_command("TDBF.RESERVE", "alice:warm", "0.01", "WINDOW", "24000000")
+    alice.execute_command("TDBF.RESERVE", "alice:warm", "0.01", "WINDOW", "32000000")
     latencies, stop = [], threading.Event()
 
     def ping():
@@ -144,7 +144,7 @@ def test_creating_the_largest_filter_leaves_other_clients_served(make_server):
         for i in range(3):
             t = time.monotonic()
             assert alice.execute_command("TDBF.RESERVE", f"alice:big{i}", "0.01", "WINDOW",
-                                         "24000000") == b"OK"
+                                         "32000000") == b"OK"
             worst_create = max(worst_create, time.monotonic() - t)
         time.sleep(0.05)
     finally:

@@ -41,19 +41,20 @@ def info(c, key):
 # ---------------------------------------------------------------------------
 # TDBF.RESERVE
 
-def test_reserve_count_window_defaults_to_apbf_line(r):
+def test_reserve_count_window_defaults_to_sqf(r):
+    # sqf: the least memory, at TDBF.ADD's requests/s (make bench-redis)
     assert r.execute_command("TDBF.RESERVE", "f", "0.01", "WINDOW", "1000") == b"OK"
     i = info(r, "f")
-    assert i["design"] == b"apbf-line"
+    assert i["design"] == b"sqf"
     assert float(i["error"]) == 0.01
     assert i["window_items"] >= 1000
     assert i["window_ms"] == 0
 
 
-def test_reserve_time_window_defaults_to_tlbf_line(r):
+def test_reserve_time_window_defaults_to_sqf(r):
     assert r.execute_command("TDBF.RESERVE", "t", "0.001", "EX", "60") == b"OK"
     i = info(r, "t")
-    assert i["design"] == b"tlbf-line"
+    assert i["design"] == b"sqf"
     assert i["window_ms"] == 60000
     assert r.execute_command("TDBF.RESERVE", "p", "0.01", "PX", "250", "CAPACITY", "1000") == b"OK"
     assert info(r, "p")["window_ms"] == 250
@@ -69,7 +70,7 @@ def test_reserve_reads_the_parameter_language(r):
     assert float(i["error"]) == 0.01
     assert r.execute_command("TDBF.RESERVE", "t", "0.5%", "WINDOW", "1m30s", "CAPACITY", "2k") == b"OK"
     i = info(r, "t")
-    assert i["window_ms"] == 90000 and i["design"] == b"tlbf-line"
+    assert i["window_ms"] == 90000 and i["design"] == b"sqf"
     assert float(i["error"]) == 0.005
     assert r.execute_command("TDBF.INSERT", "d", "WINDOW", "64Ki", "DESIGN", "APBF_LINE",
                              "ITEMS", "a") == [1]
@@ -180,7 +181,7 @@ def test_insert_creates_and_adds(r):
     assert r.execute_command("TDBF.INSERT", "f", "ERROR", "0.001", "WINDOW", "500",
                              "SEED", "9", "ITEMS", "a", "b", "a") == [1, 1, 0]
     i = info(r, "f")
-    assert i["design"] == b"apbf-line" and float(i["error"]) == 0.001
+    assert i["design"] == b"sqf" and float(i["error"]) == 0.001
     # Existing filter: creation options are ignored, items added.
     assert r.execute_command("TDBF.INSERT", "f", "WINDOW", "7", "ITEMS", "c", "a") == [1, 0]
     assert r.execute_command("TDBF.INSERT", "f", "NOCREATE", "ITEMS", "d") == [1]
@@ -692,7 +693,7 @@ def test_sqf_reserve_info_and_memory(r):
     assert r.execute_command("TDBF.INFO", "q", "Capacity") == [i["window_items"]]
     # every byte allocated up front, through Redis's allocator
     assert r.memory_usage("q") >= i["memory_bytes"] >= i["slices"] * 64
-    r.execute_command("TDBF.RESERVE", "line", "0.01", "WINDOW", "100k")
+    r.execute_command("TDBF.RESERVE", "line", "0.01", "WINDOW", "100k", "DESIGN", "apbf-line")
     assert i["memory_bytes"] < info(r, "line")["memory_bytes"]     # the least memory
     assert r.execute_command("TDBF.INSERT", "made", "WINDOW", "500", "DESIGN", "sqf",
                              "ITEMS", "a", "b", "a") == [1, 1, 0]
@@ -806,15 +807,18 @@ def test_prob_errors(r, args, message):
 
 
 def test_prob_answers_apbf_refuses_time_windows(r):
-    # APBF, APBBF and apbf-line (the default here) answer
-    # (docs/apbf_posterior.md); time windows do not.
-    r.execute_command("TDBF.RESERVE", "a", "0.01", "WINDOW", "1000")
+    # APBF, APBBF and apbf-line answer (docs/apbf_posterior.md); time
+    # windows and sqf (the default) do not.
+    r.execute_command("TDBF.RESERVE", "a", "0.01", "WINDOW", "1000", "DESIGN", "apbf-line")
     r.execute_command("TDBF.ADD", "a", "x")
     assert float(r.execute_command("TDBF.PROB", "a", "x")) > 0.9
     assert float(r.execute_command("TDBF.PROB", "a", "never-added")) == 0.0
-    r.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "60")
+    r.execute_command("TDBF.RESERVE", "t", "0.01", "EX", "60", "DESIGN", "tlbf-line")
     with pytest.raises(redis.ResponseError, match="tlbf-line has no inference"):
         r.execute_command("TDBF.PROB", "t", "x")
+    r.execute_command("TDBF.RESERVE", "q", "0.01", "WINDOW", "1000")
+    with pytest.raises(redis.ResponseError, match="sqf has no inference"):
+        r.execute_command("TDBF.PROB", "q", "x")
     with pytest.raises(redis.ResponseError, match="not found"):
         r.execute_command("TDBF.PROB", "missing", "x")
     with pytest.raises(redis.ResponseError, match="wrong number of arguments"):

@@ -716,13 +716,11 @@ static bool plan_bins(uint64_t window, double error, unsigned bin_words, sqf_sha
     return false;
 }
 
-int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out,
-                  double *fp)
+/* A window's plan: the reference scaled, its spare sized, the model of
+ * the result; TDBF_OK or TDBF_EINFEASIBLE. */
+static int plan_window(uint64_t window, double error, unsigned bin_words, sqf_shape *out,
+                       double *fp)
 {
-    if (window > SQF_MAX_WINDOW)
-        return TDBF_ETOOBIG;
-    if (window == 0)
-        return TDBF_EINFEASIBLE;
     sqf_shape small, large;
     bool have_small = bin_words != 16 && plan_bins(window, error, 8, &small);
     bool have_large = bin_words != 8 && plan_bins(window, error, 16, &large);
@@ -734,5 +732,45 @@ int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *
     sqf_model m;
     tdbf_sqf_model(out, &m);
     *fp = m.fp;
+    return TDBF_OK;
+}
+
+typedef struct window_question {
+    uint64_t window;
+    double   error;
+    unsigned bin_words;
+} window_question;
+
+typedef struct window_record {
+    window_question question;
+    int             rc;
+    sqf_shape       shape;
+    double          fp;
+} window_record;
+
+int tdbf_sqf_plan(uint64_t window, double error, unsigned bin_words, sqf_shape *out,
+                  double *fp)
+{
+    /* Sizing the spare takes a few ms: a server creating many filters of
+     * one window and error (a filter per user) pays it once. */
+    static _Thread_local TDBF_MEMO(window_record, 8) memo;
+    if (window > SQF_MAX_WINDOW)
+        return TDBF_ETOOBIG;
+    if (window == 0)
+        return TDBF_EINFEASIBLE;
+    window_question q;
+    memset(&q, 0, sizeof q);
+    q.window = window;
+    q.error = error;
+    q.bin_words = bin_words;
+    window_record *rec = TDBF_MEMO_FIND(&memo, &q);
+    if (!rec) {
+        rec = TDBF_MEMO_TAKE(&memo, &q);
+        rec->rc = plan_window(window, error, bin_words, &rec->shape, &rec->fp);
+    }
+    if (rec->rc != TDBF_OK)
+        return rec->rc;
+    *out = rec->shape;
+    *fp = rec->fp;
     return TDBF_OK;
 }
