@@ -63,7 +63,7 @@ static int register_commands(RedisModuleCtx *ctx)
 
 /* The planners keep what they searched, per thread: the first sqf filter
  * at an error rate takes ~0.25 s to plan (apbf-line, tlbf-line ~40 ms),
- * later ones a few ms.  Commands run on this thread, so the defaults are planned now,
+ * another window ~50 ms, the same again nothing.  Commands run on this thread, so the defaults are planned now,
  * not in the first client's command (an auto-created key's). */
 static void plan_the_defaults(void)
 {
