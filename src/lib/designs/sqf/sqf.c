@@ -40,6 +40,12 @@ int tdbf_sqf_bin_words_of(const tdbf_config *cfg, unsigned *bin_words)
     return TDBF_OK;
 }
 
+static uint64_t memory_of(const sqf_shape *s)
+{
+    return sizeof(tdbf) + sizeof(sqf) + TDBF_ALIGNED_OVERHEAD + tdbf_sqf_core_bytes(s);
+}
+
+/* A count window's shape, as plan and open size it: within cfg's cap. */
 static int sqf_size(const tdbf_config *cfg, sqf_shape *shape, double *fp)
 {
     if (cfg->window_items == 0 || cfg->window_ns != 0)
@@ -48,14 +54,11 @@ static int sqf_size(const tdbf_config *cfg, sqf_shape *shape, double *fp)
         return TDBF_EPARAM;
     unsigned bin_words;
     int rc = tdbf_sqf_bin_words_of(cfg, &bin_words);
-    if (rc != TDBF_OK)
-        return rc;
-    return tdbf_sqf_plan(cfg->window_items, cfg->error, bin_words, shape, fp);
-}
-
-static uint64_t memory_of(const sqf_shape *s)
-{
-    return sizeof(tdbf) + sizeof(sqf) + TDBF_ALIGNED_OVERHEAD + tdbf_sqf_core_bytes(s);
+    if (rc == TDBF_OK)
+        rc = tdbf_sqf_plan(cfg->window_items, cfg->error, bin_words, shape, fp);
+    if (rc == TDBF_OK && !tdbf_fits((double)memory_of(shape), cfg->max_memory))
+        rc = TDBF_ETOOBIG;
+    return rc;
 }
 
 static void shape_fields(const sqf_shape *s, double fp, tdbf_shape *out)
@@ -81,8 +84,6 @@ static int sqf_plan(const tdbf_config *cfg, tdbf_shape *out)
     int rc = sqf_size(cfg, &s, &fp);
     if (rc != TDBF_OK)
         return rc;
-    if (!tdbf_fits((double)memory_of(&s), cfg->max_memory))
-        return TDBF_ETOOBIG;
     shape_fields(&s, fp, out);
     out->memory_bytes = memory_of(&s);
     return TDBF_OK;
@@ -116,8 +117,6 @@ static int sqf_open(tdbf *f, const tdbf_config *cfg)
     int rc = sqf_size(cfg, &s, &fp);
     if (rc != TDBF_OK)
         return rc;
-    if (!tdbf_fits((double)memory_of(&s), cfg->max_memory))
-        return TDBF_ETOOBIG;
     sqf *q;
     return sqf_start(f, &s, fp, &q);
 }
