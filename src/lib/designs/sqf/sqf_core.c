@@ -10,7 +10,8 @@
  * One hash, one bin.  The key's XXH3-128 (util/hash.h) gives the bin
  * (multiply-shift of the low half), the quotient q in [0, Q) (multiply-
  * shift of the high half) and the r-bit remainder (bits 1..r of the high
- * half; bit 0 is forced odd).  The fingerprint is (bin, q, remainder).
+ * half: its bit 0 the key hash always sets).  The fingerprint is (bin, q,
+ * remainder).
  *
  * A bin, drawn bit by bit (bit i is bit i mod 64 of word i / 64, words
  * little-endian on disk):
