@@ -49,6 +49,12 @@ void plan_json_bound(cli_json *j, const plan_request *req);
 void json_built(cli_json *j, unsigned k, unsigned l, uint64_t window_items,
                 uint64_t window_ns);
 
+/* The opening of a time design's --json object, up to its own fields:
+ * design, built, the bound, window_ns, capacity, generation_ns, k, l.
+ * The caller adds its fields and closes the object. */
+void json_time_plan_head(cli_json *j, const plan_request *req, const char *design,
+                         unsigned k, unsigned l, uint64_t capacity, uint64_t span_ns);
+
 int run_decay_plan(const cli_command *self, const plan_request *req);      /* fpdecay, stable */
 int run_design_plan(const cli_command *self, const plan_request *req);     /* clock, rotating */
 int run_blocked_plan(const cli_command *self, const plan_request *req);    /* apbbf */
@@ -70,6 +76,9 @@ int plan_sqf(uint64_t window, double error, unsigned unit_bits, sqf_plan_view *o
 void json_sqf_fields(cli_json *j, const sqf_plan_view *p);
 
 int run_sqf_plan(const cli_command *self, const plan_request *req);        /* sqf */
+/* The first core tdbf_open builds for a time window of req at its
+ * capacity (1024 when not given); unit_bits 0: the planner's bins. */
+int plan_sqf_time(const plan_request *req, unsigned unit_bits, tdbf_shape *out);
 int run_tlbf_plan(const cli_command *self, const plan_request *req);       /* tlbf */
 
 #endif /* TDBF_CLI_PLAN_H */

@@ -129,6 +129,20 @@ void json_built(cli_json *j, unsigned k, unsigned l, uint64_t window_items,
     cli_json_object_end(j);
 }
 
+void json_time_plan_head(cli_json *j, const plan_request *req, const char *design,
+                         unsigned k, unsigned l, uint64_t capacity, uint64_t span_ns)
+{
+    cli_json_object_begin(j, NULL);
+    cli_json_string(j, "design", design);
+    json_built(j, k, l, 0, req->window_ns);
+    plan_json_bound(j, req);
+    cli_json_u64(j, "window_ns", req->window_ns);
+    cli_json_u64(j, "capacity", capacity);
+    cli_json_u64(j, "generation_ns", span_ns);
+    cli_json_u64(j, "k", k);
+    cli_json_u64(j, "l", l);
+}
+
 /* ---- designs that forget at random ----------------------------------- */
 
 int run_decay_plan(const cli_command *self, const plan_request *req)
@@ -503,12 +517,8 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     int rc = tdbf_plan_tlbf_line(&cfg, &ring);
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
-    tdbf_config sqf_cfg = cfg;   /* the least-memory time design, beside it */
-    sqf_cfg.design = TDBF_SQF;
-    sqf_cfg.unit_bits = 0;
-    sqf_cfg.max_memory = UINT64_MAX;
-    tdbf_shape sqf;
-    int have_sqf = tdbf_plan_shape(&sqf_cfg, &sqf) == TDBF_OK;
+    tdbf_shape sqf;   /* the least-memory time design, beside it */
+    int have_sqf = plan_sqf_time(req, 0, &sqf) == TDBF_OK;
     double sqf_bits = have_sqf ? 8.0 * (double)sqf.memory_bytes / (double)cfg.capacity : 0.0;
     uint64_t span_ns = req->window_ns / ring.l + (req->window_ns % ring.l != 0);
     uint64_t slack_ns = span_ns > UINT64_MAX / (ring.k + ring.l) ? UINT64_MAX
@@ -516,15 +526,7 @@ int run_tlbf_line_plan(const cli_command *self, const plan_request *req)
     if (req->json) {
         cli_json j;
         cli_json_init(&j, stdout);
-        cli_json_object_begin(&j, NULL);
-        cli_json_string(&j, "design", "tlbf-line");
-        json_built(&j, ring.k, ring.l, 0, req->window_ns);
-        plan_json_bound(&j, req);
-        cli_json_u64(&j, "window_ns", req->window_ns);
-        cli_json_u64(&j, "capacity", cfg.capacity);
-        cli_json_u64(&j, "generation_ns", span_ns);
-        cli_json_u64(&j, "k", ring.k);
-        cli_json_u64(&j, "l", ring.l);
+        json_time_plan_head(&j, req, "tlbf-line", ring.k, ring.l, cfg.capacity, span_ns);
         cli_json_u64(&j, "b", ring.b);
         cli_json_u64(&j, "unit_bits", ring.unit_bits);
         cli_json_u64(&j, "field_bits", ring.field_bits);

@@ -80,7 +80,8 @@ static void print_sqf_row(const char *what, const sqf_plan_view *p)
 
 /* A time window: the first core tdbf_open builds for the capacity, its
  * memory at the planned rate, and tlbf-line's beside it. */
-static tdbf_config time_config(const plan_request *req, tdbf_design design)
+static tdbf_config time_config(const plan_request *req, tdbf_design design,
+                               unsigned unit_bits)
 {
     tdbf_config cfg;
     tdbf_config_init(&cfg);
@@ -88,9 +89,15 @@ static tdbf_config time_config(const plan_request *req, tdbf_design design)
     cfg.window_ns = req->window_ns;
     cfg.capacity = req->capacity ? req->capacity : 1024;
     cfg.error = req->error;
-    cfg.unit_bits = design == TDBF_SQF ? req->block_bits : 0;
+    cfg.unit_bits = unit_bits;
     cfg.max_memory = UINT64_MAX;
     return cfg;
+}
+
+int plan_sqf_time(const plan_request *req, unsigned unit_bits, tdbf_shape *out)
+{
+    tdbf_config cfg = time_config(req, TDBF_SQF, unit_bits);
+    return tdbf_plan_shape(&cfg, out);
 }
 
 static double bits_per_key(const tdbf_shape *s, uint64_t keys)
@@ -103,27 +110,20 @@ static int run_sqf_time_plan(const cli_command *self, const plan_request *req)
     char window[32], what[96], span[32], slack[32], memory[32], capacity[32];
     cli_format_duration_ns(window, sizeof window, req->window_ns);
     snprintf(what, sizeof what, "sqf, window %s, error %g", window, req->error);
-    tdbf_config cfg = time_config(req, TDBF_SQF), line_cfg = time_config(req, TDBF_TLBF_LINE);
+    tdbf_config line_cfg = time_config(req, TDBF_TLBF_LINE, 0);
     tdbf_shape shape, line;
-    int rc = tdbf_plan_shape(&cfg, &shape);
+    int rc = plan_sqf_time(req, req->block_bits, &shape);
     if (rc != TDBF_OK)
         return cli_lib_error(self->name, what, rc);
     int have_line = tdbf_plan_shape(&line_cfg, &line) == TDBF_OK;
+    uint64_t keys = line_cfg.capacity;   /* the capacity both were planned for */
     uint64_t span_ns = req->window_ns / shape.l + (req->window_ns % shape.l != 0);
     if (req->json) {
         cli_json j;
         cli_json_init(&j, stdout);
-        cli_json_object_begin(&j, NULL);
-        cli_json_string(&j, "design", "sqf");
-        json_built(&j, shape.k, shape.l, 0, req->window_ns);
-        plan_json_bound(&j, req);
-        cli_json_u64(&j, "window_ns", req->window_ns);
-        cli_json_u64(&j, "capacity", cfg.capacity);
-        cli_json_u64(&j, "generation_ns", span_ns);
-        cli_json_u64(&j, "k", shape.k);
-        cli_json_u64(&j, "l", shape.l);
+        json_time_plan_head(&j, req, "sqf", shape.k, shape.l, keys, span_ns);
         cli_json_u64(&j, "bytes", shape.memory_bytes);
-        cli_json_double(&j, "bits_per_item", bits_per_key(&shape, cfg.capacity));
+        cli_json_double(&j, "bits_per_item", bits_per_key(&shape, keys));
         cli_json_double(&j, "fp", shape.error_planned);
         cli_json_double(&j, "target_error", req->error);
         cli_json_object_end(&j);
@@ -133,16 +133,16 @@ static int run_sqf_time_plan(const cli_command *self, const plan_request *req)
     cli_format_duration_ns(span, sizeof span, span_ns);
     cli_format_duration_ns(slack, sizeof slack, shape.slack_ns);
     cli_format_bytes(memory, sizeof memory, shape.memory_bytes);
-    cli_format_count(capacity, sizeof capacity, cfg.capacity);
+    cli_format_count(capacity, sizeof capacity, keys);
     printf("SQF (sliding quotient filter over a time window: cores of fingerprints with\n"
            "age tags) for a window of %s, %s keys per window, target error %g\n\n",
            window, capacity, req->error);
     printf("  generation        %s (window / 7)\n"
            "  memory            %s at the planned rate, one core (%.2f bits/item)\n",
-           span, memory, bits_per_key(&shape, cfg.capacity));
+           span, memory, bits_per_key(&shape, keys));
     if (have_line)
         printf("  tlbf-line         %.2f bits/item at the same rate (sqf/tlbf-line %.2f)\n",
-               bits_per_key(&line, cfg.capacity),
+               bits_per_key(&line, keys),
                (double)shape.memory_bytes / (double)line.memory_bytes);
     printf("  fp                %.4g (the first core's model, at the end of a generation)\n"
            "  fn in window      0 (a key may answer for up to 8 generations: %s past it)\n\n"
