@@ -336,10 +336,10 @@ bench: $(LAB) ## time Bloom, APBF, APBBF, apbf-line: ns/op and single-call laten
 	$(LAB) bench --csv bench/results.csv
 
 .PHONY: bench-speed
-bench-speed: $(LAB) ## docs/results.md's speed tables: windows 1e4..1e8, both errors, the count designs (~15 min, ~4 GB)
+bench-speed: $(LAB) ## docs/results.md's speed tables: windows 1e4..1e8, both errors, the count designs (~20 min, ~4 GB)
 	@mkdir -p bench
 	$(LAB) bench --windows 1e4,1e6,1e7,1e8 --errors 0.01,0.001 --targets \
-	    --designs inline-bloom,bloom,apbf,apbbf-512,apbf-line,apbf-line-64,apbf-line-128 \
+	    --designs inline-bloom,bloom,apbf,apbbf-512,apbf-line,apbf-line-64,apbf-line-128,sqf,sqf-64 \
 	    --csv bench/results-speed.csv
 	@$(PYTHON) scripts/bench_table.py bench/results-speed.csv --error 0.01
 	@$(PYTHON) scripts/bench_table.py bench/results-speed.csv --error 0.001

@@ -12,7 +12,7 @@ import csv
 import sys
 
 ORDER = ["inline-bloom", "bloom", "apbf", "apbbf-512", "apbbf-64", "apbf-fast",
-         "apbf-line", "apbf-line-64", "apbf-line-128"]
+         "apbf-line", "apbf-line-64", "apbf-line-128", "sqf", "sqf-64", "sqf-128"]
 NAMES = {
     "inline-bloom": "classic Bloom, inline (test-and-set)",
     "bloom": "classic Bloom (library)",
@@ -23,6 +23,9 @@ NAMES = {
     "apbf-line": "apbf-line (the planner's unit)",
     "apbf-line-64": "apbf-line, 64-byte units",
     "apbf-line-128": "apbf-line, 128-byte units",
+    "sqf": "sqf (the planner's bin)",
+    "sqf-64": "sqf, 64-byte bins",
+    "sqf-128": "sqf, 128-byte bins",
 }
 
 

@@ -75,7 +75,8 @@ typedef struct bench_design {
  * costs.  apbf-fast: the fewest-reads APBF within 50 % more memory than
  * the least (cfg.plan_tolerance 0.5): what speed costs in memory. */
 enum { D_INLINE, D_BLOOM, D_BLOOM_BLOCKED, D_APBF, D_APBBF_LINE, D_APBBF_WORD,
-       D_APBF_FAST, D_APBF_LINE, D_APBF_LINE_64, D_APBF_LINE_128, D_SQF, D_COUNT };
+       D_APBF_FAST, D_APBF_LINE, D_APBF_LINE_64, D_APBF_LINE_128, D_SQF, D_SQF_64,
+       D_SQF_128, D_COUNT };
 
 extern const bench_design bench_designs[D_COUNT];
 

@@ -27,6 +27,8 @@ const bench_design bench_designs[D_COUNT] = {
     [D_APBF_LINE_64]  = {"apbf-line-64", TDBF_APBF_LINE, 512},
     [D_APBF_LINE_128] = {"apbf-line-128", TDBF_APBF_LINE, 1024},
     [D_SQF]           = {"sqf", TDBF_SQF, 0},
+    [D_SQF_64]        = {"sqf-64", TDBF_SQF, 512},
+    [D_SQF_128]       = {"sqf-128", TDBF_SQF, 1024},
 };
 
 const char *const bench_variant_names[VARIANTS] = {"single", "batch"};
@@ -177,7 +179,7 @@ static int filter_open(bench_run *run, bench_filter *bf,
     bf->cfg.error = error;
     bf->cfg.window_items = window;
     bf->cfg.seed = run->args->seed;
-    if (d->design == TDBF_APBF_LINE || d->design == TDBF_TLBF_LINE)
+    if (d->design == TDBF_APBF_LINE || d->design == TDBF_TLBF_LINE || d->design == TDBF_SQF)
         bf->cfg.unit_bits = d->block_bits;    /* the line designs' unit */
     else
         bf->cfg.block_bits = d->block_bits;

@@ -18,6 +18,8 @@
  *     apbf-line-128 the same, 128-byte units             TDBF_APBF_LINE, U = 1024
  *     sqf        sliding quotient filter, the planner's  TDBF_SQF
  *                shape (one or two cache lines a key)
+ *     sqf-64     the same, 64-byte bins                  TDBF_SQF, U = 512
+ *     sqf-128    the same, 128-byte bins                 TDBF_SQF, U = 1024
  *
  * each through the single-key calls (tdbf_add, tdbf_contains) and the batch
  * calls (tdbf_add_batch, tdbf_contains_batch, 64 keys a call).  A design
@@ -152,7 +154,7 @@ static const cli_option bench_options[] = {
     [OPT_ERRORS]  = {"errors", "LIST", "target FP rates, comma-separated (default 0.01,0.001)"},
     [OPT_DESIGNS] = {"designs", "LIST", "subset of inline-bloom,bloom,bloom-512,apbf,"
                                         "apbbf-512,apbbf-64,apbf-fast,apbf-line,"
-                                        "apbf-line-64,apbf-line-128,sqf"},
+                                        "apbf-line-64,apbf-line-128,sqf,sqf-64,sqf-128"},
     [OPT_BATCH]   = {"batch", "N", "keys per batch call (default 64)"},
     [OPT_OPS]     = {"ops", "N", "operations per measurement at most (default "
                                  "max(1M, window), capped at 8Mi)"},
