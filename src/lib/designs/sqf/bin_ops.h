@@ -70,11 +70,12 @@ static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, u
     }
     /* One pass over the slots, a window of whole slots at a time: the
      * kept ones are packed down behind the writer (which never passes the
-     * reader), the expired ones' header 1s noted, ascending. */
-    uint16_t one_cut[SQF_MAX_SLOTS];
-    unsigned cuts = 0, sb = geom_slot_bits(g), per_window = 64 / sb;
+     * reader), the expired ones noted in `gone` (bit i: entry i). */
+    uint64_t gone[SQF_MAX_SLOTS / 64 + 1] = { 0 };
+    unsigned sb = geom_slot_bits(g), per_window = 64 / sb;
     uint64_t lanes = slot_lanes(g), lane_bits = low_mask(sb);
     bit_writer out = writer_at(w, slot_pos(g, 0));
+    int any = 0;
     for (unsigned i = 0; i < n; i += per_window) {
         unsigned in_window = n - i < per_window ? n - i : per_window;
         uint64_t valid = lanes & low_mask(in_window * sb);
@@ -86,12 +87,12 @@ static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, u
         }
         uint64_t keep = valid & ~found;
         writer_put(&out, compress_bits(window, keep * lane_bits), count_ones(keep) * sb);
-        for (; found != 0; found &= found - 1)
-            one_cut[cuts++] = (uint16_t)(SQF_HEADER_POS + header_one(g, h, i + lowest_one(found) / sb));
+        set_put(gone, i, lane_flags(found, lanes, sb), in_window);
+        any = 1;
     }
     writer_end(&out, slot_pos(g, n));
-    if (cuts != 0)
-        range_cut(w, g.words, one_cut, cuts, 1, SQF_HEADER_POS + g.quotients + n);
+    if (any)
+        header_drop(g, w, h, gone);
 }
 
 /* A 128-byte bin is two cache lines, and which slots an operation reads

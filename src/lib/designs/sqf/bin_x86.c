@@ -8,8 +8,9 @@
  * of a dozen shifts and adds.  A generic x86-64 build may assume none of
  * these instructions, so this file compiles the same operations a second
  * time with them allowed (SQF_BITS_X86 switches bin.h's counts and
- * selects), and sqf_core.c calls this copy only when the CPU reports
- * them.  AMD's family 17h (Zen 1 and 2) runs PDEP in microcode, hundreds
+ * selects, and the purge's PEXT and PDEP), and sqf_core.c calls this
+ * copy only when the CPU reports them; its shifts of a bin's words take
+ * two words a step with SSE2, which every x86-64 CPU has.  AMD's family 17h (Zen 1 and 2) runs PDEP in microcode, hundreds
  * of cycles: those CPUs keep the portable code.
  *
  * Both copies write the same bits: tests/unit/test_sqf.c runs its golden
