@@ -13,6 +13,8 @@
 #ifndef TDBF_SQF_BIN_OPS_H
 #define TDBF_SQF_BIN_OPS_H
 
+#include <string.h>
+
 #include "designs/sqf/bin.h"
 
 /* The spare (sqf_core.c): a spilled entry's bits in the word of its
@@ -55,8 +57,42 @@ static TDBF_ALWAYS_INLINE unsigned age_of(uint64_t slot, unsigned gw, unsigned d
     return d + mod_diff(gw, slot, SQF_TAGS);
 }
 
+/* The purge's pass over the slots, a window of whole slots at a time:
+ * the expired ones are noted in `gone` (bit i: entry i), and from the
+ * first of them on the kept ones are packed down behind the writer
+ * (which never passes the reader); the slots before it stay where they
+ * are. */
+typedef struct purge_pass {
+    uint64_t   gone[SQF_MAX_SLOTS / 64 + 1];
+    bit_writer out;
+    int        writing;   /* an expired entry was met: out is in use */
+} purge_pass;
+
+/* The window of `count` slots from slot i (count <= 64 / (r + 3)). */
+static TDBF_ALWAYS_INLINE void purge_window(sqf_geom g, uint64_t *w, purge_pass *pp, unsigned i,
+                                            unsigned count, unsigned gw, unsigned d)
+{
+    unsigned sb = geom_slot_bits(g), bits = count * sb;
+    uint64_t lanes = slot_lanes(g), valid = lanes & low_mask(bits);
+    uint64_t window = field_window(w, g.words, slot_pos(g, i));
+    uint64_t found = expired_in_window(window, lanes, gw, d) & valid;
+    if (found == 0) {
+        if (pp->writing)
+            writer_put(&pp->out, window & low_mask(bits), bits);
+        return;
+    }
+    if (!pp->writing) {
+        pp->out = writer_at(w, slot_pos(g, i));
+        pp->writing = 1;
+    }
+    uint64_t keep = valid & ~found;
+    writer_put(&pp->out, compress_bits(window, keep * low_mask(sb)), count_ones(keep) * sb);
+    set_put(pp->gone, i, lane_flags(found, lanes, sb), count);
+}
+
 /* The expiry rule, in place: the entries older than L leave; d > 0
- * generations since the bin's last write gw. */
+ * generations since the bin's last write gw.  The whole windows come
+ * first, each of the same constant size, then the last few slots. */
 static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, unsigned d)
 {
     uint64_t h[SQF_HEADER_WORDS];
@@ -68,31 +104,18 @@ static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, u
         range_clear(w, SQF_HEADER_POS, slot_pos(g, n));
         return;
     }
-    /* One pass over the slots, a window of whole slots at a time: the
-     * kept ones are packed down behind the writer (which never passes the
-     * reader), the expired ones noted in `gone` (bit i: entry i). */
-    uint64_t gone[SQF_MAX_SLOTS / 64 + 1] = { 0 };
-    unsigned sb = geom_slot_bits(g), per_window = 64 / sb;
-    uint64_t lanes = slot_lanes(g), lane_bits = low_mask(sb);
-    bit_writer out = writer_at(w, slot_pos(g, 0));
-    int any = 0;
-    for (unsigned i = 0; i < n; i += per_window) {
-        unsigned in_window = n - i < per_window ? n - i : per_window;
-        uint64_t valid = lanes & low_mask(in_window * sb);
-        uint64_t window = field_window(w, g.words, slot_pos(g, i));
-        uint64_t found = expired_in_window(window, lanes, gw, d) & valid;
-        if (found == 0) {
-            writer_put(&out, window & low_mask(in_window * sb), in_window * sb);
-            continue;
-        }
-        uint64_t keep = valid & ~found;
-        writer_put(&out, compress_bits(window, keep * lane_bits), count_ones(keep) * sb);
-        set_put(gone, i, lane_flags(found, lanes, sb), in_window);
-        any = 1;
+    purge_pass pp;
+    memset(pp.gone, 0, sizeof pp.gone);
+    pp.writing = 0;
+    unsigned per_window = 64 / geom_slot_bits(g), whole = n - n % per_window;
+    for (unsigned i = 0; i < whole; i += per_window)
+        purge_window(g, w, &pp, i, per_window, gw, d);
+    if (whole < n)
+        purge_window(g, w, &pp, whole, n - whole, gw, d);
+    if (pp.writing) {
+        writer_end(&pp.out, slot_pos(g, n));
+        header_drop(g, w, h, pp.gone);
     }
-    writer_end(&out, slot_pos(g, n));
-    if (any)
-        header_drop(g, w, h, gone);
 }
 
 /* A 128-byte bin is two cache lines, and which slots an operation reads
