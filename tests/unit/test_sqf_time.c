@@ -17,7 +17,8 @@
  *     same keys at most 1.3x their paced cost, back at the plan when the
  *     rate falls back to the hint and when the filter is idle;
  *   - keys past the expiry bound (8 spans) at the FP rate, queries
- *     read-only, the cap on cores and on memory degrading without false
+ *     read-only, batch calls answering as single ones (same bytes after)
+ *     through a growing chain, the cap on cores and on memory degrading without false
  *     negatives, configuration errors and forged files refused.
  */
 #include <stdio.h>
@@ -349,6 +350,50 @@ static void test_queries_do_not_mutate(void **state)
     stream_end(&s);
 }
 
+/* Batch calls answer as single ones and leave the same bytes, through a
+ * chain that grows (a burst 40x the hint, in calls of 37 keys at one
+ * timestamp each, some keys repeated) and turns: the batch prefetches
+ * each key's bin in the active core, which changes between its keys. */
+enum { BATCH = 37 };
+
+static void test_batch_is_single(void **state)
+{
+    (void)state;
+    const uint64_t T = 10 * SEC, C = 500, n = 40 * C;
+    tdbf *single = open_sqf(0.01, T, C, 61), *batch = open_sqf(0.01, T, C, 61);
+    uint8_t keys[BATCH][DRV_KEY_MAX];
+    const void *ptrs[BATCH];
+    size_t lens[BATCH];
+    uint8_t got[BATCH];
+    uint64_t now = SEC;
+    for (uint64_t i = 0; i < n; i += BATCH, now += T / 50) {
+        size_t m = n - i < BATCH ? (size_t)(n - i) : BATCH;
+        for (size_t j = 0; j < m; j++) {
+            uint64_t id = (i + j) % 5 == 4 ? (i + j) / 5 : i + j;   /* some repeat */
+            lens[j] = drv_key(keys[j], DRV_SPACE_INSERT, 62, id);
+            ptrs[j] = keys[j];
+        }
+        CHECK_RC(tdbf_add_batch(batch, m, ptrs, lens, now, got), TDBF_OK);
+        for (size_t j = 0; j < m; j++)
+            assert_int_equal(got[j], tdbf_add(single, keys[j], lens[j], now));
+        for (size_t j = 0; j < m; j++)
+            lens[j] = drv_key(keys[j], (i + j) % 2 ? DRV_SPACE_PROBE : DRV_SPACE_INSERT, 62,
+                              (i + j) / 2);
+        CHECK_RC(tdbf_contains_batch(batch, m, ptrs, lens, now, got), TDBF_OK);
+        for (size_t j = 0; j < m; j++)
+            assert_int_equal(got[j], tdbf_contains(single, keys[j], lens[j], now));
+    }
+    tdbf_config cfg = sqf_config(0.01, T, C, 61);
+    assert_true(stats_of(batch).memory_bytes > 2 * planned_bytes(&cfg));   /* the chain grew */
+    byte_sink a = save_bytes(single), b = save_bytes(batch);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    free(a.data);
+    free(b.data);
+    tdbf_close(single);
+    tdbf_close(batch);
+}
+
 /* ---- memory ----------------------------------------------------------------- */
 
 /* Bytes of a filter of `design` after `keys` keys paced over `windows`
@@ -606,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_fp_at_the_peak_of_a_burst),
         cmocka_unit_test(test_expired_keys_at_fp_rate),
         cmocka_unit_test(test_queries_do_not_mutate),
+        cmocka_unit_test(test_batch_is_single),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_memory_follows_the_rate),
         cmocka_unit_test(test_core_cap),

@@ -178,5 +178,7 @@ uint64_t tdbf_sqf_time_payload_size(const tdbf *f);
 void     tdbf_sqf_time_save(const tdbf *f, tdbf_out *out);
 /* After the layout word (read by sqf.c). */
 int      tdbf_sqf_time_load(tdbf *f, tdbf_in *in, uint64_t max_memory);
+/* The core that takes the adds (the batch calls prefetch in it). */
+const sqf_core *tdbf_sqf_time_active(const tdbf *f);
 
 #endif

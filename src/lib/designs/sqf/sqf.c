@@ -147,15 +147,14 @@ static int sqf_contains(const tdbf *f, const tdbf_key *key, uint64_t now_ns)
 }
 
 /* The key's bin (both lines of a 128-byte bin), a few keys ahead of the
- * one a batch call handles; a time window's chain asks for nothing (its
- * key may be in any of its cores). */
+ * one a batch call handles; in a time window's chain, its bin in the
+ * active core: where every add goes, and the core a query asks first. */
 static void sqf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
 {
     (void)for_add;
-    if (is_chain(f))
-        return;
-    const sqf *q = f->state.impl;
-    tdbf_sqf_core_prefetch(&q->core, &key->hash);
+    const sqf_core *core = is_chain(f) ? tdbf_sqf_time_active(f)
+                                       : &((const sqf *)f->state.impl)->core;
+    tdbf_sqf_core_prefetch(core, &key->hash);
 }
 
 /* The shell's jump (designs/ops.h): the filter reads neither the key's

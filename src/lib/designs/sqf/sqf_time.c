@@ -33,7 +33,9 @@
  * a core as turned to G (a copy of its struct with the generation moved
  * on), so the one thing a query may see that a turn would have cleared
  * is a spare word of an expired generation: a false positive, never a
- * negative (nothing is removed).
+ * negative (nothing is removed).  Batch calls ask for each key's bin in
+ * the active core a few keys ahead: where every add goes, and the first
+ * core a query reads.
  *
  * Bursts.  A core's generation that takes g adds while the clock's has
  * not ended turns the core on count, as a count window would, so that
@@ -573,13 +575,21 @@ static sqf_time *time_new(tdbf *f, unsigned max_cores)
     return t;
 }
 
-/* What open and load set in the shell once the chain stands. */
+/* What open and load set in the shell once the chain stands: batch
+ * calls ask for each key's bin in the active core a few keys ahead. */
 static void time_install(tdbf *f, sqf_time *t)
 {
     f->state.impl = t;
+    f->state.prefetch_ahead = TDBF_PREFETCH_AHEAD_LINE;
     f->state.error_planned = t->fp_planned;
     f->state.add = time_add;
     f->state.contains = time_contains;
+}
+
+const sqf_core *tdbf_sqf_time_active(const tdbf *f)
+{
+    const sqf_time *t = f->state.impl;
+    return &t->links[0]->core;
 }
 
 int tdbf_sqf_time_open(tdbf *f, const tdbf_config *cfg)
