@@ -387,6 +387,10 @@ eval: $(CLI) ## run the tdbf eval experiments into docs/results/ (CSV, burst.md)
 	@# last: it fails (exit 1) when tlbf-line, the default, misses its target
 	$(CLI) eval burst --csv $(RESULTS)/burst.csv --markdown $(RESULTS)/burst.md
 
+.PHONY: eval-large
+eval-large: $(CLI) ## tdbf eval sqf-model --large: the sqf model grid with windows up to 10^8, into docs/results/sqf_model_large.* (~25 min, ~2 GB)
+	$(CLI) eval sqf-model --large --csv $(RESULTS)/sqf_model_large.csv --markdown $(RESULTS)/sqf_model_large.md
+
 # ---- fuzzing (libFuzzer, clang) ------------------------------------------
 # Two targets: the loader (tests/fuzz/fuzz_load.c) and the command-line
 # parsing of tdbf dedup (tests/fuzz/fuzz_cli.c, linking dedup_parse.c, dedup_time.c and

@@ -93,8 +93,8 @@ int eval_print_table(cli_table *t, const char *cmd, const eval_request *req)
             cli_table_free(t);
             return cli_io_error(cmd, "cannot create %s", req->markdown_path);
         }
-        fprintf(out, "<!-- written by `tdbf eval %s --markdown` (make eval) -->\n\n",
-                req->experiment);
+        fprintf(out, "<!-- written by `tdbf eval %s%s --markdown` (make eval%s) -->\n\n",
+                req->experiment, req->large ? " --large" : "", req->large ? "-large" : "");
         int failed = lab_table_markdown(t, out) != 0 || ferror(out) != 0;
         failed |= fclose(out) != 0;
         if (failed) {
