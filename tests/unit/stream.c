@@ -342,6 +342,15 @@ byte_sink save_bytes(const tdbf *f)
     return s;
 }
 
+void expect_same_saved_bytes(const tdbf *a, const tdbf *b)
+{
+    byte_sink x = save_bytes(a), y = save_bytes(b);
+    CHECK_U64_EQ(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    free(x.data);
+    free(y.data);
+}
+
 void reseal_checksum(byte_sink *s)
 {
     uint64_t sum = XXH3_64bits(s->data, s->len - 8);
@@ -450,11 +459,7 @@ uint64_t check_reload_mid_stream(const stream *s, uint64_t per_window, uint64_t 
     print_message("save/load: %llu of 40000 queries present, %llu answers differ\n",
                   (unsigned long long)present, (unsigned long long)differ);
     CHECK_U64_EQ(differ, 0);
-    byte_sink x = save_bytes(f), y = save_bytes(g);
-    CHECK_U64_EQ(x.len, y.len);
-    assert_memory_equal(x.data, y.data, x.len);
-    free(x.data);
-    free(y.data);
+    expect_same_saved_bytes(f, g);
     tdbf_close(g);
     return present;
 }

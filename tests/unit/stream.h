@@ -165,6 +165,9 @@ int byte_source_read(void *ctx, void *buf, size_t len);
 /* f's saved bytes (the length checked against tdbf_saved_size). */
 byte_sink save_bytes(const tdbf *f);
 
+/* a and b save the same bytes. */
+void expect_same_saved_bytes(const tdbf *a, const tdbf *b);
+
 /* s->f saved and loaded mid-stream: the copy's stats are the same, and
  * it answers as s->f does 40 000 queries (inserted and never-inserted
  * keys of stream key_seed, at now, now + T/3, now + T and now + 2T) and

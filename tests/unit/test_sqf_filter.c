@@ -74,15 +74,6 @@ static void add_to_both(tdbf *a, tdbf *b, uint64_t from, uint64_t to)
     }
 }
 
-static void expect_same_bytes(const tdbf *a, const tdbf *b)
-{
-    byte_sink sa = save_bytes(a), sb = save_bytes(b);
-    assert_int_equal(sa.len, sb.len);
-    assert_memory_equal(sa.data, sb.data, sa.len);
-    free(sa.data);
-    free(sb.data);
-}
-
 static void test_save_load_mid_generation(void **state)
 {
     (void)state;
@@ -99,14 +90,14 @@ static void test_save_load_mid_generation(void **state)
         CHECK_RC(tdbf_load_buffer(&g, s.data, s.len, NULL), TDBF_OK);
         free(s.data);
         tdbf_close(f);
-        expect_same_bytes(g, twin);
+        expect_same_saved_bytes(g, twin);
         add_to_both(g, twin, 2 * w + w / 3, 5 * w);
         uint8_t key[DRV_KEY_MAX];
         for (uint64_t i = 0; i < 20000; i++) {
             size_t len = key_of((UINT64_C(1) << 40) + i, key);
             assert_int_equal(tdbf_contains(g, key, len, 0), tdbf_contains(twin, key, len, 0));
         }
-        expect_same_bytes(g, twin);
+        expect_same_saved_bytes(g, twin);
         tdbf_shape sg, st2;
         CHECK_RC(tdbf_get_shape(g, &sg), TDBF_OK);
         CHECK_RC(tdbf_get_shape(twin, &st2), TDBF_OK);
@@ -144,7 +135,7 @@ static void test_batch_is_single(void **state)
         for (size_t j = 0; j < m; j++)
             assert_int_equal(got[j], tdbf_contains(single, keys[j], lens[j], 0));
     }
-    expect_same_bytes(single, batch);
+    expect_same_saved_bytes(single, batch);
     tdbf_close(single);
     tdbf_close(batch);
 }

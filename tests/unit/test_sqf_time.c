@@ -385,11 +385,7 @@ static void test_batch_is_single(void **state)
     }
     tdbf_config cfg = sqf_config(0.01, T, C, 61);
     assert_true(stats_of(batch).memory_bytes > 2 * planned_bytes(&cfg));   /* the chain grew */
-    byte_sink a = save_bytes(single), b = save_bytes(batch);
-    assert_int_equal(a.len, b.len);
-    assert_memory_equal(a.data, b.data, a.len);
-    free(a.data);
-    free(b.data);
+    expect_same_saved_bytes(single, batch);
     tdbf_close(single);
     tdbf_close(batch);
 }
