@@ -10,8 +10,9 @@
  * time with them allowed (SQF_BITS_X86 switches bin.h's counts and
  * selects, and the purge's PEXT and PDEP), and sqf_core.c calls this
  * copy only when the CPU reports them; its shifts of a bin's words take
- * two words a step with SSE2, which every x86-64 CPU has.  AMD's family 17h (Zen 1 and 2) runs PDEP in microcode, hundreds
- * of cycles: those CPUs keep the portable code.
+ * two words a step with SSE2, which every x86-64 CPU has.  AMD's family
+ * 17h (Zen 1 and 2) runs PDEP in microcode, hundreds of cycles: those
+ * CPUs keep the portable code.
  *
  * Both copies write the same bits: tests/unit/test_sqf.c runs its golden
  * streams once on each (tdbf_set_simd(TDBF_SIMD_PORTABLE) selects the
