@@ -376,32 +376,6 @@ static TDBF_ALWAYS_INLINE uint64_t lane_flags(uint64_t x, uint64_t lanes, unsign
 #endif
 }
 
-/* ---- bit sets of a few words --------------------------------------------------
- * The purge's expired entries (one bit an entry) and the header it
- * rebuilds: arrays one word longer than their bits need, so a piece
- * that ends in the last word may touch the next without a test. */
-
-/* Bits [at, at + bits) of set, bits <= 64. */
-static TDBF_ALWAYS_INLINE uint64_t set_piece(const uint64_t *set, unsigned at, unsigned bits)
-{
-    if (bits == 0)
-        return 0;
-    unsigned word = at >> 6, shift = at & 63;
-    uint64_t v = set[word] >> shift;
-    if (shift != 0)
-        v |= set[word + 1] << (64 - shift);
-    return v & low_mask(bits);
-}
-
-/* The low `bits` bits of v (the rest 0) or-ed into set from bit at. */
-static TDBF_ALWAYS_INLINE void set_put(uint64_t *set, unsigned at, uint64_t v, unsigned bits)
-{
-    unsigned word = at >> 6, shift = at & 63;
-    set[word] |= v << shift;
-    if (shift != 0 && shift + bits > 64)
-        set[word + 1] |= v >> (64 - shift);
-}
-
 /* Bits appended to a bin at increasing positions, a whole word written at
  * a time; the bits below the first position are kept. */
 typedef struct bit_writer {
@@ -531,19 +505,20 @@ static TDBF_ALWAYS_INLINE void header_store(sqf_geom g, uint64_t *w, const uint6
  * its 1s (deposit), and the rest of the word is packed (compress), so
  * the header is rebuilt in a few steps a word, however many leave. */
 static TDBF_ALWAYS_INLINE void header_drop(sqf_geom g, uint64_t *w, const uint64_t h[SQF_HEADER_WORDS],
-                                           const uint64_t gone[SQF_MAX_SLOTS / 64 + 1])
+                                           const uint64_t gone[SQF_MAX_SLOTS / 64])
 {
-    uint64_t kept[SQF_HEADER_WORDS + 1] = { 0 };
-    unsigned last = geom_header_words(g) - 1, entry = 0, at = 0;
+    uint64_t kept[SQF_HEADER_WORDS] = { 0 };
+    bit_writer out = writer_at(kept, 0);
+    unsigned last = geom_header_words(g) - 1, entry = 0;
     for (unsigned j = 0; j <= last; j++) {
         uint64_t valid = j < last ? ~UINT64_C(0) : low_mask(geom_header_bits(g) - 64 * last);
         unsigned ones = count_ones(h[j]);
-        uint64_t keep = valid & ~deposit_bits(set_piece(gone, entry, ones), h[j]);
-        unsigned bits = count_ones(keep);
-        set_put(kept, at, compress_bits(h[j], keep), bits);
+        uint64_t leave = ones ? field_get(gone, entry, ones) : 0;
+        uint64_t keep = valid & ~deposit_bits(leave, h[j]);
+        writer_put(&out, compress_bits(h[j], keep), count_ones(keep));
         entry += ones;
-        at += bits;
     }
+    writer_end(&out, geom_header_bits(g));
     header_store(g, w, kept);
 }
 

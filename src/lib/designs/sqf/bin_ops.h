@@ -63,17 +63,18 @@ static TDBF_ALWAYS_INLINE unsigned age_of(uint64_t slot, unsigned gw, unsigned d
  * (which never passes the reader); the slots before it stay where they
  * are. */
 typedef struct purge_pass {
-    uint64_t   gone[SQF_MAX_SLOTS / 64 + 1];
+    uint64_t   gone[SQF_MAX_SLOTS / 64];
     bit_writer out;
     int        writing;   /* an expired entry was met: out is in use */
 } purge_pass;
 
-/* The window of `count` slots from slot i (count <= 64 / (r + 3)). */
+/* The window of `count` slots from slot i (count <= 64 / (r + 3));
+ * lanes: bit 0 of each whole slot of a window (slot_lanes). */
 static TDBF_ALWAYS_INLINE void purge_window(sqf_geom g, uint64_t *w, purge_pass *pp, unsigned i,
-                                            unsigned count, unsigned gw, unsigned d)
+                                            unsigned count, uint64_t lanes, unsigned gw, unsigned d)
 {
     unsigned sb = geom_slot_bits(g), bits = count * sb;
-    uint64_t lanes = slot_lanes(g), valid = lanes & low_mask(bits);
+    uint64_t valid = lanes & low_mask(bits);
     uint64_t window = field_window(w, g.words, slot_pos(g, i));
     uint64_t found = expired_in_window(window, lanes, gw, d) & valid;
     if (found == 0) {
@@ -87,7 +88,7 @@ static TDBF_ALWAYS_INLINE void purge_window(sqf_geom g, uint64_t *w, purge_pass 
     }
     uint64_t keep = valid & ~found;
     writer_put(&pp->out, compress_bits(window, keep * low_mask(sb)), count_ones(keep) * sb);
-    set_put(pp->gone, i, lane_flags(found, lanes, sb), count);
+    field_set(pp->gone, i, count, lane_flags(found, lanes, sb));
 }
 
 /* The expiry rule, in place: the entries older than L leave; d > 0
@@ -107,11 +108,12 @@ static TDBF_ALWAYS_INLINE void bin_purge(sqf_geom g, uint64_t *w, unsigned gw, u
     purge_pass pp;
     memset(pp.gone, 0, sizeof pp.gone);
     pp.writing = 0;
+    uint64_t lanes = slot_lanes(g);
     unsigned per_window = 64 / geom_slot_bits(g), whole = n - n % per_window;
     for (unsigned i = 0; i < whole; i += per_window)
-        purge_window(g, w, &pp, i, per_window, gw, d);
+        purge_window(g, w, &pp, i, per_window, lanes, gw, d);
     if (whole < n)
-        purge_window(g, w, &pp, whole, n - whole, gw, d);
+        purge_window(g, w, &pp, whole, n - whole, lanes, gw, d);
     if (pp.writing) {
         writer_end(&pp.out, slot_pos(g, n));
         header_drop(g, w, h, pp.gone);
