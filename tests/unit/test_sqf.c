@@ -20,6 +20,7 @@
  *                    must leave the same bits and give the same answers.
  */
 #include "driver.h"
+#include "stream.h"
 #include "designs/sqf/internal.h"
 #include "util/serial.h"
 #include "util/wide.h"
@@ -340,6 +341,7 @@ static uint64_t golden_run(const sqf_shape *s, int caller_turns)
     }
     for (uint64_t i = 0; i < W / 4; i++)
         golden_op(&digest, &box.core, i, drv_below(&rng, W));
+    tdbf_sqf_core_settle(&box.core);
     digest_core(&digest, &box.core);
     box_close(&box);
     return digest;
@@ -418,6 +420,73 @@ static void test_golden_memory(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* The core's saved words, into a fresh sink (stream.h). */
+static void save_words(const sqf_core *c, byte_sink *sink)
+{
+    tdbf_out out = { .write = byte_sink_write, .ctx = sink, .rc = TDBF_OK };
+    tdbf_checksum_init(&out.sum);
+    sink->len = 0;
+    tdbf_sqf_save_core_words(&out, c);
+    assert_int_equal(out.rc, TDBF_OK);
+    assert_int_equal(sink->len, tdbf_sqf_core_bytes(&c->shape));
+}
+
+/* A spill's write to the spare is held back (sqf_core.c): while it is,
+ * the answers and the saved words are those of the core with it made.
+ * At load 40 a bin of C = 42 spills often; at every 97th add a copy of
+ * the core settles its writes; both find every key of the window asked
+ * (all of it every 8th time: the keys of the pending writes among them),
+ * give the same answers for fresh keys, and save the same bytes, which
+ * are the settled copy's memory. */
+static void test_held_back_spare_writes(void **state)
+{
+    (void)state;
+    const uint64_t W = 8000, N = 6 * W;
+    sqf_shape s = shape_for(W, 40);
+    core_box box, copy;
+    box_open(&box, &s);
+    box_open(&copy, &s);
+    size_t bytes = (size_t)tdbf_sqf_core_bytes(&s);
+    byte_sink held = { NULL, 0, 0, -1 }, made = { NULL, 0, 0, -1 };
+    uint64_t checks = 0, with_pending = 0, rng = 5;
+    for (uint64_t i = 0; i < N; i++) {
+        tdbf_hash128 h = key_hash(i);
+        tdbf_sqf_core_add(&box.core, &h);
+        if (i % 97 != 0)
+            continue;
+        with_pending += box.core.pending_count != 0;
+        memcpy(copy.mem, box.mem, bytes);
+        uint64_t *copy_mem = copy.mem;
+        copy.core = box.core;
+        copy.core.bins = copy_mem;
+        copy.core.spare = copy_mem + s.bins * s.bin_words;
+        tdbf_sqf_core_settle(&copy.core);
+        assert_int_equal(copy.core.pending_count, 0);
+        /* the whole window every 8th time (a pending entry's key among
+         * them), else a sample; as many fresh keys */
+        uint64_t first = i + 1 >= W ? i + 1 - W : 0, step = checks % 8 ? 1 + drv_below(&rng, 97) : 1;
+        for (uint64_t id = first; id <= i; id += step) {
+            tdbf_hash128 p = key_hash(id), fresh = key_hash((UINT64_C(1) << 48) + id);
+            assert_true(tdbf_sqf_core_contains(&box.core, &p));
+            assert_int_equal(tdbf_sqf_core_contains(&copy.core, &p), 1);
+            assert_int_equal(tdbf_sqf_core_contains(&box.core, &fresh),
+                             tdbf_sqf_core_contains(&copy.core, &fresh));
+        }
+        save_words(&box.core, &held);
+        save_words(&copy.core, &made);
+        assert_memory_equal(held.data, made.data, bytes);
+        for (uint64_t w = 0; w < bytes / 8; w++)
+            assert_int_equal(tdbf_load_le64(made.data + 8 * w), copy_mem[w]);
+        checks++;
+    }
+    assert_true(box.core.spills > N / 50);
+    assert_true(with_pending > checks / 2);   /* the case this test is for */
+    free(held.data);
+    free(made.data);
+    box_close(&copy);
+    box_close(&box);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -428,6 +497,7 @@ int main(void)
         cmocka_unit_test(test_idle_bins),
         cmocka_unit_test(test_fp_worst_point),
         cmocka_unit_test(test_golden_memory),
+        cmocka_unit_test(test_held_back_spare_writes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,9 +18,11 @@
 #include "designs/sqf/bin.h"
 
 /* The spare (sqf_core.c): a spilled entry's bits in the word of its
- * generation; does the spare hold this fingerprint in a live word? */
+ * generation; does the spare hold this fingerprint in a live word?  The
+ * fingerprint's line asked for ahead. */
 void tdbf_sqf_spare_add(sqf_core *c, const sqf_print *p, uint64_t gen);
 int tdbf_sqf_spare_contains(const sqf_core *c, const sqf_print *p);
+void tdbf_sqf_spare_prefetch(const sqf_core *c, const sqf_print *p);
 
 /* The copy of the operations for x86-64 with POPCNT and BMI2 (bin_x86.c),
  * and whether this CPU runs it and the caller has not asked for the
@@ -216,6 +218,9 @@ static TDBF_ALWAYS_INLINE int add_in_bin(sqf_core *c, sqf_geom g, const sqf_prin
 {
     uint64_t gen = c->gen, *w = bin_of(c, p->bin);
     ask_second_line(g, w, 1);
+    int covered = spill_covers(&c->shape, w, p->q, gen);
+    if (covered)   /* a new entry will read the spare: ask for it now */
+        tdbf_sqf_spare_prefetch(c, p);
     unsigned gw = state_last_write(w);
     unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d != 0) {
@@ -235,7 +240,7 @@ static TDBF_ALWAYS_INLINE int add_in_bin(sqf_core *c, sqf_geom g, const sqf_prin
     }
     /* A new entry even when the spare says present: otherwise that false
      * positive could later turn into a false negative. */
-    int present = spill_covers(&c->shape, w, p->q, gen) && tdbf_sqf_spare_contains(c, p);
+    int present = covered && tdbf_sqf_spare_contains(c, p);
     unsigned n = header_entries(g, h);
     if (n < g.slots)
         entry_insert(g, w, p->q, end, ((uint64_t)p->rem << SQF_TAG_BITS) | tag, n);
@@ -250,6 +255,9 @@ static TDBF_ALWAYS_INLINE int contains_in_bin(const sqf_core *c, sqf_geom g, con
     uint64_t gen = c->gen;
     const uint64_t *w = bin_of(c, p->bin);
     ask_second_line(g, w, 0);
+    int covered = spill_covers(&c->shape, w, p->q, gen);
+    if (covered)   /* its line, while the bin is searched */
+        tdbf_sqf_spare_prefetch(c, p);
     unsigned gw = state_last_write(w);
     unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d <= SQF_KEPT) {   /* else every entry of the bin has expired */
@@ -260,7 +268,7 @@ static TDBF_ALWAYS_INLINE int contains_in_bin(const sqf_core *c, sqf_geom g, con
         if (run_find(g, w, first, end, p->rem, gw, d) >= 0)
             return 1;
     }
-    return spill_covers(&c->shape, w, p->q, gen) && tdbf_sqf_spare_contains(c, p);
+    return covered && tdbf_sqf_spare_contains(c, p);
 }
 
 /* ---- the planner's shapes, compiled for their geometry -------------------

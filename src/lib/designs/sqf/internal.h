@@ -54,6 +54,14 @@ typedef struct sqf_bin_ops {
     int (*contains)(const struct sqf_core *c, const struct sqf_print *p);
 } sqf_bin_ops;
 
+/* A spilled entry's bits on their way to a spare word (sqf_core.c). */
+typedef struct sqf_spare_write {
+    uint64_t word;   /* index into the spare */
+    uint64_t mask;
+} sqf_spare_write;
+
+enum { SQF_PENDING = 8 };   /* spare writes a core holds back */
+
 typedef struct sqf_core {
     sqf_shape shape;
     uint64_t  gen;         /* the current generation */
@@ -66,6 +74,11 @@ typedef struct sqf_core {
     uint64_t *spare;       /* spare_lines * SQF_TAGS words */
     sqf_bin_ops ops;       /* the bins' code for this shape and CPU
                               (bin_ops.h), chosen by tdbf_sqf_core_init */
+    /* Spare writes not yet made, asked for ahead (sqf_core.c, "the
+     * spare's writes"): the spare's words are these OR'd in. */
+    sqf_spare_write pending[SQF_PENDING];
+    unsigned  pending_count;
+    unsigned  pending_next;   /* the slot the next spill takes */
 } sqf_core;
 
 /* 0 when the shape fits its bin (state + header + slots <= bin bits) and
@@ -80,6 +93,12 @@ void tdbf_sqf_core_init(sqf_core *c, const sqf_shape *s, uint64_t *mem, int turn
 /* Move on `steps` generations (a time window's clock): the spare's words
  * of the generations that expire are cleared. */
 void tdbf_sqf_core_turn(sqf_core *c, uint64_t steps);
+/* Make the spare writes held back, so the core's words are all of its
+ * state (a test reading them; tdbf_sqf_core_turn does it itself). */
+void tdbf_sqf_core_settle(sqf_core *c);
+/* The core's words (bins, then the spare) as the saved form has them:
+ * with the held-back spare writes made, the core unchanged. */
+void tdbf_sqf_save_core_words(tdbf_out *out, const sqf_core *c);
 /* Test-and-insert: 1 = was present, 0 = new.  Always records the key in
  * the current generation. */
 int tdbf_sqf_core_add(sqf_core *c, const tdbf_hash128 *h);

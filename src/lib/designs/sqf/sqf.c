@@ -157,6 +157,59 @@ static void sqf_prefetch(const tdbf *f, const tdbf_key *key, int for_add)
     tdbf_sqf_core_prefetch(core, &key->hash);
 }
 
+/* A batch (ops->add_many and contains_many, at every size): the keys'
+ * bins asked for prefetch_ahead keys ahead, and a count window's keys
+ * straight into its core, without the shell's loop's indirect calls a
+ * key; a chain's through its own add and query (which cannot fail). */
+static void prefetch_first(const tdbf *f, const tdbf_key *keys, size_t n, int for_add)
+{
+    for (size_t i = 0; i < n && i < f->state.prefetch_ahead; i++)
+        sqf_prefetch(f, &keys[i], for_add);
+}
+
+static int sqf_add_many(tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
+                        uint8_t *present)
+{
+    size_t ahead = f->state.prefetch_ahead;
+    prefetch_first(f, keys, n, 1);
+    if (is_chain(f)) {
+        for (size_t i = 0; i < n; i++) {
+            if (i + ahead < n)
+                sqf_prefetch(f, &keys[i + ahead], 1);
+            present[i] = (uint8_t)f->state.add(f, &keys[i], now_ns);
+        }
+        return TDBF_OK;
+    }
+    sqf_core *c = &((sqf *)f->state.impl)->core;
+    for (size_t i = 0; i < n; i++) {
+        if (i + ahead < n)
+            tdbf_sqf_core_prefetch(c, &keys[i + ahead].hash);
+        present[i] = (uint8_t)tdbf_sqf_core_add(c, &keys[i].hash);
+    }
+    return TDBF_OK;
+}
+
+static void sqf_contains_many(const tdbf *f, const tdbf_key *keys, size_t n, uint64_t now_ns,
+                              uint8_t *found)
+{
+    size_t ahead = f->state.prefetch_ahead;
+    prefetch_first(f, keys, n, 0);
+    if (is_chain(f)) {
+        for (size_t i = 0; i < n; i++) {
+            if (i + ahead < n)
+                sqf_prefetch(f, &keys[i + ahead], 0);
+            found[i] = (uint8_t)f->state.contains(f, &keys[i], now_ns);
+        }
+        return;
+    }
+    const sqf_core *c = &((const sqf *)f->state.impl)->core;
+    for (size_t i = 0; i < n; i++) {
+        if (i + ahead < n)
+            tdbf_sqf_core_prefetch(c, &keys[i + ahead].hash);
+        found[i] = (uint8_t)tdbf_sqf_core_contains(c, &keys[i].hash);
+    }
+}
+
 /* The shell's jump (designs/ops.h): the filter reads neither the key's
  * bytes nor the time, and its adds cannot fail. */
 static int sqf_add_hashed(tdbf *f, tdbf_hash128 h)
@@ -242,7 +295,7 @@ static void sqf_save(const tdbf *f, tdbf_out *out)
     const sqf *q = f->state.impl;
     tdbf_out_u32(out, SQF_LAYOUT_COUNT);
     tdbf_sqf_save_core_fields(out, &q->core);
-    tdbf_out_words(out, q->mem, tdbf_sqf_core_bytes(&q->core.shape) / 8);
+    tdbf_sqf_save_core_words(out, &q->core);
 }
 
 int tdbf_sqf_read_core_fields(tdbf_in *in, sqf_saved_core *sc)
@@ -373,6 +426,9 @@ const tdbf_ops tdbf_sqf_ops = {
     .add = sqf_add,
     .contains = sqf_contains,
     .prefetch = sqf_prefetch,
+    .contains_many = sqf_contains_many,
+    .add_many = sqf_add_many,
+    .batch_at_every_size = true,
     .advance = sqf_advance,
     .stats = sqf_stats,
     .shape = sqf_shape_of,

@@ -732,7 +732,7 @@ void tdbf_sqf_time_save(const tdbf *f, tdbf_out *out)
         tdbf_sqf_save_core_fields(out, &a->core);
     }
     for (unsigned i = 0; i < t->count; i++)
-        tdbf_out_words(out, t->links[i]->mem, tdbf_sqf_core_bytes(&t->links[i]->core.shape) / 8);
+        tdbf_sqf_save_core_words(out, &t->links[i]->core);
 }
 
 /* The chain's own fields, checked against each other and the clock. */
