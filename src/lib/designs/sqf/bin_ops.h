@@ -18,11 +18,29 @@
 #include "designs/sqf/bin.h"
 
 /* The spare (sqf_core.c): a spilled entry's bits in the word of its
- * generation; does the spare hold this fingerprint in a live word?  The
- * fingerprint's line asked for ahead. */
+ * generation; does the spare hold this fingerprint in a live word? */
 void tdbf_sqf_spare_add(sqf_core *c, const sqf_print *p, uint64_t gen);
 int tdbf_sqf_spare_contains(const sqf_core *c, const sqf_print *p);
-void tdbf_sqf_spare_prefetch(const sqf_core *c, const sqf_print *p);
+
+/* A fingerprint's place in the spare: its hash, and the first word of
+ * its line (a word per generation modulo 8). */
+static TDBF_ALWAYS_INLINE uint64_t spare_hash(const sqf_print *p)
+{
+    return tdbf_mix64(p->bin ^ tdbf_mix64(((uint64_t)p->q << 32) | p->rem));
+}
+
+static TDBF_ALWAYS_INLINE uint64_t spare_first_word(const sqf_shape *s, uint64_t x)
+{
+    return tdbf_reduce(x, s->spare_lines) * SQF_TAGS;
+}
+
+/* Ask for a fingerprint's spare line.  Inline, as every prefetch helper
+ * (util/bits.h): in sqf_core.c's own copy of the operations GCC deleted
+ * the calls to an out-of-line one, which only prefetches. */
+static TDBF_ALWAYS_INLINE void spare_prefetch(const sqf_core *c, const sqf_print *p)
+{
+    tdbf_prefetch(c->spare + spare_first_word(&c->shape, spare_hash(p)), 0);
+}
 
 /* The copy of the operations for x86-64 with POPCNT and BMI2 (bin_x86.c),
  * and whether this CPU runs it and the caller has not asked for the
@@ -220,7 +238,7 @@ static TDBF_ALWAYS_INLINE int add_in_bin(sqf_core *c, sqf_geom g, const sqf_prin
     ask_second_line(g, w, 1);
     int covered = spill_covers(&c->shape, w, p->q, gen);
     if (covered)   /* a new entry will read the spare: ask for it now */
-        tdbf_sqf_spare_prefetch(c, p);
+        spare_prefetch(c, p);
     unsigned gw = state_last_write(w);
     unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d != 0) {
@@ -257,7 +275,7 @@ static TDBF_ALWAYS_INLINE int contains_in_bin(const sqf_core *c, sqf_geom g, con
     ask_second_line(g, w, 0);
     int covered = spill_covers(&c->shape, w, p->q, gen);
     if (covered)   /* its line, while the bin is searched */
-        tdbf_sqf_spare_prefetch(c, p);
+        spare_prefetch(c, p);
     unsigned gw = state_last_write(w);
     unsigned d = mod_diff(gen, gw, SQF_GENS);
     if (d <= SQF_KEPT) {   /* else every entry of the bin has expired */

@@ -87,6 +87,8 @@
  * after fixed streams on each.  The spare's writes are held back a few
  * spills, their lines asked for ahead ("the spare's writes" below).
  */
+#include <string.h>
+
 #include "designs/sqf/bin_ops.h"
 #include "designs/sqf/internal.h"
 #include "util/bits.h"
@@ -153,11 +155,6 @@ static TDBF_ALWAYS_INLINE sqf_print fingerprint(const sqf_shape *s, const tdbf_h
 
 /* ---- the spare ------------------------------------------------------------ */
 
-static uint64_t spare_hash(const sqf_print *p)
-{
-    return tdbf_mix64(p->bin ^ tdbf_mix64(((uint64_t)p->q << 32) | p->rem));
-}
-
 /* The bits a fingerprint sets in its word, and its line. */
 static uint64_t spare_mask(const sqf_shape *s, uint64_t x)
 {
@@ -184,11 +181,6 @@ static uint64_t spare_mask(const sqf_shape *s, uint64_t x)
  * is the one the write made at once gives (tests/unit/test_sqf.c).
  * (Measured with a build whose spare writes all hit one cached line: a
  * batch add at W = 10^8, 0.01 spent ~1/4 of its time on these misses.) */
-
-static uint64_t spare_first_word(const sqf_shape *s, uint64_t x)
-{
-    return tdbf_reduce(x, s->spare_lines) * SQF_TAGS;
-}
 
 /* The masks pending for spare word `word`. */
 static uint64_t pending_bits(const sqf_core *c, uint64_t word)
@@ -224,23 +216,21 @@ void tdbf_sqf_spare_add(sqf_core *c, const sqf_print *p, uint64_t gen)
     c->spills++;
 }
 
-void tdbf_sqf_spare_prefetch(const sqf_core *c, const sqf_print *p)
-{
-    tdbf_prefetch(c->spare + spare_first_word(&c->shape, spare_hash(p)), 0);
-}
-
 int tdbf_sqf_spare_contains(const sqf_core *c, const sqf_print *p)
 {
     const sqf_shape *s = &c->shape;
     uint64_t x = spare_hash(p);
     uint64_t first = spare_first_word(s, x), mask = spare_mask(s, x);
-    for (unsigned t = 0; t < SQF_TAGS; t++) {
-        uint64_t word = c->spare[first + t];
-        if (c->pending_count != 0)
-            word |= pending_bits(c, first + t);
-        if ((word & mask) == mask)
-            return 1;
+    uint64_t words[SQF_TAGS];
+    memcpy(words, c->spare + first, sizeof words);
+    for (unsigned i = 0; i < c->pending_count; i++) {
+        uint64_t word = c->pending[i].word;
+        if (word >= first && word < first + SQF_TAGS)
+            words[word - first] |= c->pending[i].mask;
     }
+    for (unsigned t = 0; t < SQF_TAGS; t++)
+        if ((words[t] & mask) == mask)
+            return 1;
     return 0;
 }
 
