@@ -182,14 +182,15 @@ static uint64_t spare_mask(const sqf_shape *s, uint64_t x)
  * (Measured with a build whose spare writes all hit one cached line: a
  * batch add at W = 10^8, 0.01 spent ~1/4 of its time on these misses.) */
 
-/* The masks pending for spare word `word`. */
-static uint64_t pending_bits(const sqf_core *c, uint64_t word)
+/* Spare words [first, first + count) as they read: `words` holds their
+ * memory, and the masks pending for them are OR'd in. */
+static void add_pending(const sqf_core *c, uint64_t first, unsigned count, uint64_t *words)
 {
-    uint64_t bits = 0;
-    for (unsigned i = 0; i < c->pending_count; i++)
-        if (c->pending[i].word == word)
-            bits |= c->pending[i].mask;
-    return bits;
+    for (unsigned i = 0; i < c->pending_count; i++) {
+        uint64_t word = c->pending[i].word;
+        if (word >= first && word - first < count)
+            words[word - first] |= c->pending[i].mask;
+    }
 }
 
 void tdbf_sqf_core_settle(sqf_core *c)
@@ -223,11 +224,7 @@ int tdbf_sqf_spare_contains(const sqf_core *c, const sqf_print *p)
     uint64_t first = spare_first_word(s, x), mask = spare_mask(s, x);
     uint64_t words[SQF_TAGS];
     memcpy(words, c->spare + first, sizeof words);
-    for (unsigned i = 0; i < c->pending_count; i++) {
-        uint64_t word = c->pending[i].word;
-        if (word >= first && word < first + SQF_TAGS)
-            words[word - first] |= c->pending[i].mask;
-    }
+    add_pending(c, first, SQF_TAGS, words);
     for (unsigned t = 0; t < SQF_TAGS; t++)
         if ((words[t] & mask) == mask)
             return 1;
@@ -249,7 +246,9 @@ void tdbf_sqf_save_core_words(tdbf_out *out, const sqf_core *c)
         tdbf_out_words(out, c->spare + from, next - from);
         if (next == spare_words)
             return;
-        tdbf_out_u64(out, c->spare[next] | pending_bits(c, next));
+        uint64_t word = c->spare[next];
+        add_pending(c, next, 1, &word);
+        tdbf_out_u64(out, word);
         from = next + 1;
     }
 }
